@@ -1,0 +1,97 @@
+/* ParLoT trace file container: file header and chunk layout.  Specified in
+   docs/trace-format.md; the stream inside STREAM chunks in docs/codec.md.
+
+   Shared, freestanding code (see pl_codec.h): used by the Valgrind tool to
+   write traces and by the decoder to read them. */
+#ifndef PL_FORMAT_H
+#define PL_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* File header: 16 bytes.
+     0  8  magic  "\x89PARLOT\n"
+     8  2  format major version (readers reject other majors)
+    10  2  format minor version (readers accept any minor)
+    12  4  header flags (0; readers ignore unknown bits) */
+#define PL_MAGIC          "\x89PARLOT\n"
+#define PL_MAGIC_LEN      8
+#define PL_VERSION_MAJOR  1
+#define PL_VERSION_MINOR  0
+#define PL_FILE_HEADER_SIZE 16
+
+/* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
+     0  1  type  (enum pl_chunk_type)
+     1  1  flags (0)
+     2  2  reserved (0)
+     4  4  payload_len (<= PL_MAX_PAYLOAD)
+     8  4  thread number (1-based, per process; 0 for process-level chunks)
+    12  4  CRC-32 (IEEE, as zlib's crc32) of the payload */
+#define PL_CHUNK_HEADER_SIZE 16
+#define PL_MAX_PAYLOAD (16u << 20)
+
+enum pl_chunk_type {
+   PL_CHUNK_PROCESS      = 1, /* key\0value\0 pairs describing the process */
+   PL_CHUNK_OBJECTS      = 2, /* { u32 obj_id; name\0 } ... */
+   PL_CHUNK_FUNCTIONS    = 3, /* { u32 fn_id; u32 obj_id; u64 addr; name\0 } ... */
+   PL_CHUNK_THREAD_BEGIN = 4, /* struct below */
+   PL_CHUNK_STREAM       = 5, /* u64 stream offset, then encoded bytes */
+   PL_CHUNK_THREAD_END   = 6, /* struct below */
+   PL_CHUNK_PROCESS_END  = 7  /* key\0value\0 pairs: exit status, totals */
+};
+
+/* THREAD_BEGIN payload (24 bytes):
+     0  4  thread number
+     4  4  parent thread number (0: none / initial thread)
+     8  4  Valgrind ThreadId (slots are reused; the thread number is not)
+    12  4  codec (enum pl_codec_kind)
+    16  4  inherited depth: the first N entries of the stream re-create the
+           call stack a forked child inherited (0 otherwise)
+    20  4  flags (0) */
+#define PL_THREAD_BEGIN_SIZE 24
+
+/* THREAD_END payload (48 bytes):
+     0  8  events (entries + exits)
+     8  8  words fed to LZ
+    16  8  raw bytes (LZ output; the decoder's ZE limit)
+    24  8  encoded bytes (sum of STREAM payload data)
+    32  4  OS thread id (LWP), 0 if never known
+    36  4  end reason (enum pl_thread_end_reason)
+    40  8  max call depth */
+#define PL_THREAD_END_SIZE 48
+
+enum pl_thread_end_reason {
+   PL_END_THREAD_EXIT  = 1, /* the thread exited */
+   PL_END_PROCESS_EXIT = 2, /* still running when the process ended */
+   PL_END_EXEC         = 3  /* the process called exec */
+};
+
+/* STREAM payload: u64 offset of these bytes within the thread's encoded
+   stream (lets a reader detect a missing chunk), then the bytes. */
+#define PL_STREAM_PREFIX_SIZE 8
+
+/* Little-endian access. */
+static inline void pl_put16(uint8_t *p, uint16_t v)
+{ p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void pl_put32(uint8_t *p, uint32_t v)
+{ pl_put16(p, (uint16_t)v); pl_put16(p + 2, (uint16_t)(v >> 16)); }
+static inline void pl_put64(uint8_t *p, uint64_t v)
+{ pl_put32(p, (uint32_t)v); pl_put32(p + 4, (uint32_t)(v >> 32)); }
+static inline uint16_t pl_get16(const uint8_t *p)
+{ return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t pl_get32(const uint8_t *p)
+{ return pl_get16(p) | ((uint32_t)pl_get16(p + 2) << 16); }
+static inline uint64_t pl_get64(const uint8_t *p)
+{ return pl_get32(p) | ((uint64_t)pl_get32(p + 4) << 32); }
+
+/* CRC-32 (IEEE 802.3 polynomial, reflected; crc32(0, buf, n) as zlib). */
+uint32_t pl_crc32(uint32_t crc, const void *buf, size_t n);
+
+/* Fill the 16-byte file header. */
+void pl_file_header(uint8_t out[PL_FILE_HEADER_SIZE]);
+
+/* Fill a chunk header for the given payload (computes its CRC). */
+void pl_chunk_header(uint8_t out[PL_CHUNK_HEADER_SIZE], unsigned type,
+                     uint32_t thread, const void *payload, uint32_t len);
+
+#endif

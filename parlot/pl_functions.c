@@ -1,0 +1,235 @@
+/* Function and object tables.
+
+   A function is identified by its entry address together with its name and
+   object, so that code unloaded and replaced by other code at the same
+   address (dlclose/dlopen) gets a new ID instead of a wrong name.  Lookups
+   happen at translation time only; the per-event path never comes here. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_clientstate.h"
+
+#include "pl_format.h"
+#include "pl_output.h"
+#include "pl_functions.h"
+
+typedef struct {
+   HChar *name;
+   Bool   is_main;
+} pl_object;
+
+typedef struct {
+   Addr   addr;
+   HChar *name;
+   UInt   obj;
+} pl_function;
+
+static Bool main_only;
+static Bool keep_plt;
+
+/* Indexed by ID; index 0 unused (0 means exit in the stream). */
+static pl_object   *objs;
+static UInt         n_objs = 1, cap_objs;
+static pl_function *fns;
+static UInt         n_fns = 1, cap_fns;
+
+/* Open-addressing map from entry address to the newest ID there. */
+typedef struct { Addr addr; UInt id; } pl_slot;
+static pl_slot *slots;
+static UWord    n_slots;            /* power of two */
+static UWord    used_slots;
+
+static pl_buf pending_objs, pending_fns;
+static ULong  exe_dev, exe_ino;
+static Bool   exe_known;
+
+void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs)
+{
+   main_only = main_image_only;
+   keep_plt = keep_plt_stubs;
+   n_slots = 1 << 12;
+   slots = VG_(calloc)("pl.fn.slots", n_slots, sizeof *slots);
+
+   struct vg_stat st;
+   if (VG_(args_the_exename) &&
+       !sr_isError(VG_(stat)(VG_(args_the_exename), &st))) {
+      exe_dev = st.dev;
+      exe_ino = st.ino;
+      exe_known = True;
+   }
+}
+
+static void *grow(void *arr, UInt *cap, UInt need, SizeT elem, const HChar *cc)
+{
+   if (need <= *cap)
+      return arr;
+   UInt ncap = *cap ? *cap * 2 : 256;
+   while (ncap < need)
+      ncap *= 2;
+   *cap = ncap;
+   return VG_(realloc)(cc, arr, ncap * elem);
+}
+
+static void queue_obj(UInt id)
+{
+   pl_buf_u32(&pending_objs, id);
+   pl_buf_str(&pending_objs, objs[id].name);
+}
+
+static void queue_fn(UInt id)
+{
+   pl_buf_u32(&pending_fns, id);
+   pl_buf_u32(&pending_fns, fns[id].obj);
+   pl_buf_u64(&pending_fns, fns[id].addr);
+   pl_buf_str(&pending_fns, fns[id].name);
+   if (pending_fns.len >= 256 * 1024)
+      pl_fn_flush_defs();
+}
+
+/* The main executable is recognised by file identity, which is immune to
+   relative paths and symlinks in how it was started. */
+static Bool is_main_object(const HChar *path)
+{
+   struct vg_stat st;
+   if (!exe_known || sr_isError(VG_(stat)(path, &st)))
+      return False;
+   return st.dev == exe_dev && st.ino == exe_ino;
+}
+
+static UInt object_id(const HChar *name)
+{
+   static UInt last = 0;
+   if (last && VG_(strcmp)(objs[last].name, name) == 0)
+      return last;
+   for (UInt i = 1; i < n_objs; i++)
+      if (VG_(strcmp)(objs[i].name, name) == 0)
+         return last = i;
+   objs = grow(objs, &cap_objs, n_objs + 1, sizeof *objs, "pl.fn.objs");
+   objs[n_objs].name = VG_(strdup)("pl.fn.objname", name);
+   objs[n_objs].is_main = is_main_object(name);
+   queue_obj(n_objs);
+   return last = n_objs++;
+}
+
+static UWord slot_of(Addr a)
+{
+   /* Fibonacci hashing of the address. */
+   return (UWord)((a * 0x9E3779B97F4A7C15ULL) >> 20) & (n_slots - 1);
+}
+
+static void slots_insert(Addr a, UInt id)
+{
+   UWord i = slot_of(a);
+   while (slots[i].id != 0 && slots[i].addr != a)
+      i = (i + 1) & (n_slots - 1);
+   if (slots[i].id == 0)
+      used_slots++;
+   slots[i].addr = a;
+   slots[i].id = id;
+}
+
+static void slots_grow(void)
+{
+   pl_slot *old = slots;
+   UWord old_n = n_slots;
+   n_slots *= 2;
+   used_slots = 0;
+   slots = VG_(calloc)("pl.fn.slots", n_slots, sizeof *slots);
+   for (UWord i = 0; i < old_n; i++)
+      if (old[i].id)
+         slots_insert(old[i].addr, old[i].id);
+   VG_(free)(old);
+}
+
+static UInt slots_find(Addr a)
+{
+   UWord i = slot_of(a);
+   while (slots[i].id != 0) {
+      if (slots[i].addr == a)
+         return slots[i].id;
+      i = (i + 1) & (n_slots - 1);
+   }
+   return 0;
+}
+
+/* PLT stubs have no symbols; with --keep-plt=yes each 16-byte slot of a
+   .plt section is a function of its own, named after its offset. */
+static Bool plt_entry_name(DiEpoch ep, Addr a, HChar *out, SizeT n)
+{
+   DebugInfo *di = VG_(find_DebugInfo)(ep, a);
+   if (!di)
+      return False;
+   Addr plt = VG_(DebugInfo_get_plt_avma)(di);
+   SizeT size = VG_(DebugInfo_get_plt_size)(di);
+   if (a < plt || a >= plt + size || (a - plt) % 16 != 0)
+      return False;
+   VG_(snprintf)(out, n, "plt+0x%lx", (UWord)(a - plt));
+   return True;
+}
+
+UInt pl_fn_entry_id(Addr a)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   const HChar *sym;
+   HChar plt_name[48];
+
+   if (!VG_(get_fnname_if_entry)(ep, a, &sym)) {
+      if (!keep_plt || !plt_entry_name(ep, a, plt_name, sizeof plt_name))
+         return 0;
+      sym = plt_name;
+   }
+   /* 'sym' lives only until the next debuginfo query: copy it first. */
+   HChar *name = VG_(strdup)("pl.fn.name", sym);
+
+   DebugInfo *di = VG_(find_DebugInfo)(ep, a);
+   const HChar *objname = di ? VG_(DebugInfo_get_filename)(di) : "???";
+   UInt obj = object_id(objname);
+   if (main_only && !objs[obj].is_main) {
+      VG_(free)(name);
+      return 0;
+   }
+
+   UInt id = slots_find(a);
+   if (id && fns[id].obj == obj && VG_(strcmp)(fns[id].name, name) == 0) {
+      VG_(free)(name);
+      return id;
+   }
+   id = n_fns++;
+   fns = grow(fns, &cap_fns, n_fns, sizeof *fns, "pl.fn.fns");
+   fns[id].addr = a;
+   fns[id].name = name;
+   fns[id].obj = obj;
+   if (2 * (used_slots + 1) > n_slots)
+      slots_grow();
+   slots_insert(a, id);
+   queue_fn(id);
+   return id;
+}
+
+void pl_fn_flush_defs(void)
+{
+   if (pending_objs.len) {
+      pl_out_chunk(PL_CHUNK_OBJECTS, 0, pending_objs.data, pending_objs.len);
+      pending_objs.len = 0;
+   }
+   if (pending_fns.len) {
+      pl_out_chunk(PL_CHUNK_FUNCTIONS, 0, pending_fns.data, pending_fns.len);
+      pending_fns.len = 0;
+   }
+}
+
+void pl_fn_requeue_all(void)
+{
+   pending_objs.len = 0;
+   pending_fns.len = 0;
+   for (UInt i = 1; i < n_objs; i++)
+      queue_obj(i);
+   pl_fn_flush_defs();
+   for (UInt i = 1; i < n_fns; i++)
+      queue_fn(i);
+}
+
+UInt pl_fn_count(void) { return n_fns - 1; }

@@ -1,0 +1,392 @@
+/* ParLoT for Valgrind: records every function entry and exit of every
+   thread, compressed on the fly (see docs/manual.md).
+
+   This file holds the tool's life cycle: options, instrumentation, thread,
+   fork and exec events, and the summary at exit.  Tracing state lives in
+   pl_threads.c, function identities in pl_functions.c, the file in
+   pl_output.c, and the codec (shared with the decoder) in common/. */
+#include "config.h"              /* VERSION of the Valgrind tree */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vkiscnums.h"
+#include "pub_tool_xarray.h"
+
+#include "pl_codec.h"
+#include "pl_format.h"
+#include "pl_output.h"
+#include "pl_functions.h"
+#include "pl_threads.h"
+
+#define PARLOT_VERSION "0.1"
+#define DEFAULT_OUT_FILE "parlot.out.%p"
+
+/* ---- options --------------------------------------------------------- */
+
+static const HChar *clo_out_file = NULL;   /* NULL: the default name */
+static Bool clo_images_main = False;
+static Bool clo_compress = True;
+static Bool clo_keep_plt = False;
+static Int  clo_flush_ms = 1000;
+static pl_buf tool_options;                /* as given, for the trace */
+
+static Bool pl_process_cmd_line_option(const HChar *arg)
+{
+   const HChar *images;
+
+   if VG_STR_CLO(arg, "--parlot-out-file", clo_out_file) {}
+   else if VG_STR_CLO(arg, "--images", images) {
+      if (VG_(strcmp)(images, "all") == 0)
+         clo_images_main = False;
+      else if (VG_(strcmp)(images, "main") == 0)
+         clo_images_main = True;
+      else
+         VG_(fmsg_bad_option)(arg, "--images takes 'all' or 'main'\n");
+   }
+   else if VG_BOOL_CLO(arg, "--compress", clo_compress) {}
+   else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
+   else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
+   else
+      return False;
+
+   if (tool_options.len)
+      tool_options.data[tool_options.len - 1] = ' ';
+   pl_buf_str(&tool_options, arg);
+   return True;
+}
+
+static void pl_print_usage(void)
+{
+   VG_(printf)(
+"    --parlot-out-file=<file>  trace file name [parlot.out.%%p]; %%p and\n"
+"                              %%q{VAR} are expanded; the default name never\n"
+"                              overwrites: .1, .2, ... are appended instead\n"
+"    --images=all|main         trace every object or only the main\n"
+"                              executable [all]\n"
+"    --compress=yes|no         compress streams with LZ + zero elimination;\n"
+"                              'no' writes raw 16-bit words [yes]\n"
+"    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
+"    --flush-interval=<ms>     write completed stream data at least this\n"
+"                              often, 0 = only when buffers fill [1000]\n"
+   );
+}
+
+static void pl_print_debug_usage(void)
+{
+   VG_(printf)("    (none)\n");
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+/* Indexed by Valgrind ThreadId.  A slot is cleared at thread exit, so a
+   new thread in a reused slot gets a new stream. */
+static pl_thread **threads;
+static UInt        n_thread_slots;
+
+static pl_thread *thread_of(ThreadId tid)
+{
+   return tid < n_thread_slots ? threads[tid] : NULL;
+}
+
+static void set_thread(ThreadId tid, pl_thread *t)
+{
+   if (tid >= n_thread_slots) {
+      UInt n = n_thread_slots ? n_thread_slots : 16;
+      while (n <= tid)
+         n *= 2;
+      threads = VG_(realloc)("pl.threads", threads, n * sizeof *threads);
+      VG_(memset)(threads + n_thread_slots, 0,
+                  (n - n_thread_slots) * sizeof *threads);
+      n_thread_slots = n;
+   }
+   threads[tid] = t;
+}
+
+static void flush_all_threads(void)
+{
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i])
+         pl_thread_flush(threads[i]);
+}
+
+static void pl_start_client_code(ThreadId tid, ULong blocks_done)
+{
+   static UInt last_flush_ms;
+   pl_thread *t = thread_of(tid);
+   if (t == NULL) {                      /* the initial thread */
+      t = pl_thread_new(tid, 0);
+      set_thread(tid, t);
+   }
+   if (t->lwp == 0)
+      t->lwp = VG_(gettid)();
+   pl_cur = t;
+
+   if (clo_flush_ms > 0) {
+      UInt now = VG_(read_millisecond_timer)();
+      if (now - last_flush_ms >= (UInt)clo_flush_ms) {
+         last_flush_ms = now;
+         flush_all_threads();
+      }
+   }
+}
+
+static void pl_thread_created(ThreadId parent, ThreadId child)
+{
+   pl_thread *p = thread_of(parent);
+   pl_thread *old = thread_of(child);
+   if (old) {                            /* defensive: slot not released */
+      pl_thread_end(old, PL_END_THREAD_EXIT);
+      pl_thread_free(old);
+   }
+   set_thread(child, pl_thread_new(child, p ? p->number : 0));
+}
+
+static void pl_thread_first_insn(ThreadId tid)
+{
+   pl_thread *t = thread_of(tid);
+   if (t)
+      t->lwp = VG_(gettid)();
+}
+
+static void pl_thread_exited(ThreadId tid)
+{
+   pl_thread *t = thread_of(tid);
+   if (!t)
+      return;
+   pl_thread_end(t, PL_END_THREAD_EXIT);
+   pl_thread_free(t);
+   set_thread(tid, NULL);
+}
+
+/* ---- the trace file ---------------------------------------------------- */
+
+static void write_process_info(Int forked_from)
+{
+   pl_buf b = { 0 };
+   HChar key[32];
+   UInt nargs = VG_(sizeXA)(VG_(args_for_client));
+
+   pl_buf_kv_num(&b, "pid", VG_(getpid)());
+   pl_buf_kv_num(&b, "ppid", VG_(getppid)());
+   if (forked_from)
+      pl_buf_kv_num(&b, "forked_from_pid", forked_from);
+   pl_buf_kv(&b, "exe", VG_(args_the_exename) ? VG_(args_the_exename) : "");
+   pl_buf_kv_num(&b, "argc", nargs + 1);
+   pl_buf_kv(&b, "arg0", VG_(args_the_exename) ? VG_(args_the_exename) : "");
+   for (UInt i = 0; i < nargs; i++) {
+      VG_(sprintf)(key, "arg%u", i + 1);
+      pl_buf_kv(&b, key, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   }
+   pl_buf_kv(&b, "valgrind_version", VERSION);
+   pl_buf_kv(&b, "parlot_version", PARLOT_VERSION);
+   pl_buf_kv(&b, "tool_options", tool_options.len ?
+                                 (HChar *)tool_options.data : "");
+   pl_buf_kv(&b, "images", clo_images_main ? "main" : "all");
+   pl_buf_kv(&b, "codec", clo_compress ? "lzze" : "raw");
+   pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
+   pl_out_chunk(PL_CHUNK_PROCESS, 0, b.data, b.len);
+   pl_buf_free(&b);
+}
+
+static void open_trace(Int forked_from)
+{
+   const HChar *fmt = clo_out_file ? clo_out_file : DEFAULT_OUT_FILE;
+   HChar *name = VG_(expand_file_name)("--parlot-out-file", fmt);
+   pl_out_open(name, clo_out_file == NULL);
+   VG_(free)(name);
+   write_process_info(forked_from);
+}
+
+/* ---- fork and exec --------------------------------------------------- */
+
+/* In the child: the parent's file and other threads are not ours.  The
+   forking thread continues in a new trace whose stream first re-creates
+   the call stack inherited from the parent. */
+static void pl_fork_child(ThreadId tid)
+{
+   Int parent_pid = VG_(getppid)();
+   pl_out_abandon();
+   pl_threads_new_process();
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i] && i != tid) {
+         pl_thread_free(threads[i]);
+         threads[i] = NULL;
+      }
+   open_trace(parent_pid);
+   pl_fn_requeue_all();
+   pl_thread *t = thread_of(tid);
+   if (t) {
+      t->lwp = VG_(gettid)();
+      t->parent = 0;
+      pl_thread_restart(t);
+      pl_cur = t;
+   }
+}
+
+static Bool exec_pending;
+
+static Bool is_exec(UInt sysno)
+{
+#if defined(__NR_execveat)
+   if (sysno == __NR_execveat)
+      return True;
+#endif
+   return sysno == __NR_execve;
+}
+
+/* Before exec, end every stream: if the exec succeeds nothing of this
+   process image runs again. */
+static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
+{
+   if (!is_exec(sysno))
+      return;
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i])
+         pl_thread_end(threads[i], PL_END_EXEC);
+   pl_fn_flush_defs();
+   exec_pending = True;
+}
+
+/* Reached only when the exec failed: the threads go on in new streams. */
+static void pl_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
+                            SysRes res)
+{
+   if (!exec_pending)
+      return;
+   exec_pending = False;
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i])
+         pl_thread_restart(threads[i]);
+}
+
+/* ---- instrumentation --------------------------------------------------- */
+
+static IRTemp read_sp(IRSB *sb, const VexGuestLayout *layout, IRType ty)
+{
+   IRTemp t = newIRTemp(sb->tyenv, ty);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Get(layout->offset_SP, ty)));
+   return t;
+}
+
+static void add_entry_call(IRSB *sb, const VexGuestLayout *layout,
+                           IRType ty, UInt fn)
+{
+   IRTemp sp = read_sp(sb, layout, ty);
+   IRDirty *d = unsafeIRDirty_0_N(2, "pl_on_entry",
+                                  VG_(fnptr_to_fnentry)(&pl_on_entry),
+                                  mkIRExprVec_2(mkIRExpr_HWord(fn),
+                                                IRExpr_RdTmp(sp)));
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+static void add_return_call(IRSB *sb, const VexGuestLayout *layout, IRType ty)
+{
+   IRTemp sp = read_sp(sb, layout, ty);
+   IRDirty *d = unsafeIRDirty_0_N(1, "pl_on_return",
+                                  VG_(fnptr_to_fnentry)(&pl_on_return),
+                                  mkIRExprVec_1(IRExpr_RdTmp(sp)));
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* An entry call goes right after the IMark of a function's first
+   instruction (so it sees the SP at entry, whether the function was
+   reached by call or jump, and also inside chased blocks).  A block ending
+   in a return gets a return call at its very end, after the ret's own SP
+   update, reached only when the ret itself executes. */
+static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
+                           const VexGuestLayout *layout,
+                           const VexGuestExtents *vge,
+                           const VexArchInfo *archinfo_host,
+                           IRType gWordTy, IRType hWordTy)
+{
+   if (gWordTy != hWordTy)
+      VG_(tool_panic)("host/guest word size mismatch");
+
+   IRSB *sb = deepCopyIRSBExceptStmts(sb_in);
+   for (Int i = 0; i < sb_in->stmts_used; i++) {
+      IRStmt *st = sb_in->stmts[i];
+      addStmtToIRSB(sb, st);
+      if (st->tag == Ist_IMark) {
+         UInt fn = pl_fn_entry_id((Addr)st->Ist.IMark.addr);
+         if (fn)
+            add_entry_call(sb, layout, gWordTy, fn);
+      }
+   }
+   if (sb_in->jumpkind == Ijk_Ret)
+      add_return_call(sb, layout, gWordTy);
+   return sb;
+}
+
+/* ---- start and end --------------------------------------------------- */
+
+static void pl_post_clo_init(void)
+{
+   pl_fn_init(clo_images_main, clo_keep_plt);
+   pl_threads_init(clo_compress ? PL_CODEC_LZZE : PL_CODEC_RAW);
+   open_trace(0);
+}
+
+static void pl_fini(Int exitcode)
+{
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i]) {
+         pl_thread_end(threads[i], PL_END_PROCESS_EXIT);
+         pl_thread_free(threads[i]);
+         threads[i] = NULL;
+      }
+   pl_fn_flush_defs();
+
+   pl_buf b = { 0 };
+   pl_buf_kv_num(&b, "exit_status", (ULong)(Long)exitcode);
+   pl_buf_kv_num(&b, "threads", pl_total.threads);
+   pl_buf_kv_num(&b, "functions", pl_fn_count());
+   pl_buf_kv_num(&b, "events", pl_total.events);
+   pl_out_chunk(PL_CHUNK_PROCESS_END, 0, b.data, b.len);
+   pl_buf_free(&b);
+   pl_out_close();
+
+   if (VG_(clo_verbosity) == 0)
+      return;
+   ULong raw = 2 * pl_total.words;
+   ULong written = pl_out_bytes();
+   VG_(umsg)("ParLoT: trace file %s%s\n", pl_out_name(),
+             pl_out_failed() ? " (INCOMPLETE: a write failed)" : "");
+   VG_(umsg)("ParLoT: threads %'llu, functions %'u, events %'llu\n",
+             pl_total.threads, pl_fn_count(), pl_total.events);
+   if (written > 0)
+      VG_(umsg)("ParLoT: bytes written %'llu, uncompressed stream %'llu, "
+                "ratio %llu.%01llu\n", written, raw,
+                raw / written, (10 * raw / written) % 10);
+}
+
+static void pl_pre_clo_init(void)
+{
+   VG_(details_name)            ("ParLoT");
+   VG_(details_version)         (PARLOT_VERSION);
+   VG_(details_description)     ("whole-program call and return tracing");
+   VG_(details_copyright_author)(
+      "Copyright (C) 2026, the ParLoT for Valgrind authors.");
+   VG_(details_bug_reports_to)  ("the ParLoT for Valgrind issue tracker");
+   VG_(details_avg_translation_sizeB)(300);
+
+   VG_(basic_tool_funcs)        (pl_post_clo_init, pl_instrument, pl_fini);
+   VG_(needs_command_line_options)(pl_process_cmd_line_option,
+                                   pl_print_usage, pl_print_debug_usage);
+   VG_(needs_syscall_wrapper)   (pl_pre_syscall, pl_post_syscall);
+
+   VG_(track_start_client_code) (pl_start_client_code);
+   VG_(track_pre_thread_ll_create)(pl_thread_created);
+   VG_(track_pre_thread_first_insn)(pl_thread_first_insn);
+   VG_(track_pre_thread_ll_exit)(pl_thread_exited);
+   VG_(atfork)(NULL, NULL, pl_fork_child);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(pl_pre_clo_init)

@@ -1,0 +1,198 @@
+/* The trace file of this process: naming, opening, chunk writing.
+
+   All writes go through write_all(), which stops tracing loudly (one
+   message, trace marked incomplete in the summary) on the first failure
+   such as a full disk, rather than dropping data silently. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_vki.h"
+
+#include "pl_format.h"
+#include "pl_output.h"
+
+/* Core function, not in the tool headers but stable since 3.0: moves a
+   descriptor above the client's range (so the client cannot close or
+   reuse it) and sets close-on-exec.  Every tool that keeps a file open
+   while the client runs needs exactly this. */
+extern Int VG_(safe_fd)(Int oldfd);
+
+static Int    out_fd = -1;
+static HChar *out_name;
+static UInt   out_seq;
+static ULong  out_bytes;
+static Bool   out_failed;
+
+/* ---- pl_buf ---------------------------------------------------------- */
+
+static void buf_reserve(pl_buf *b, SizeT n)
+{
+   if (b->len + n <= b->cap)
+      return;
+   SizeT cap = b->cap ? 2 * b->cap : 4096;
+   while (cap < b->len + n)
+      cap *= 2;
+   b->data = VG_(realloc)("pl.buf", b->data, cap);
+   b->cap = cap;
+}
+
+void pl_buf_bytes(pl_buf *b, const void *p, SizeT n)
+{
+   buf_reserve(b, n);
+   VG_(memcpy)(b->data + b->len, p, n);
+   b->len += n;
+}
+
+void pl_buf_u32(pl_buf *b, UInt v)
+{
+   buf_reserve(b, 4);
+   pl_put32(b->data + b->len, v);
+   b->len += 4;
+}
+
+void pl_buf_u64(pl_buf *b, ULong v)
+{
+   buf_reserve(b, 8);
+   pl_put64(b->data + b->len, v);
+   b->len += 8;
+}
+
+void pl_buf_str(pl_buf *b, const HChar *s)
+{
+   pl_buf_bytes(b, s, VG_(strlen)(s) + 1);
+}
+
+void pl_buf_kv(pl_buf *b, const HChar *key, const HChar *value)
+{
+   pl_buf_str(b, key);
+   pl_buf_str(b, value);
+}
+
+void pl_buf_kv_num(pl_buf *b, const HChar *key, ULong value)
+{
+   HChar num[32];
+   VG_(sprintf)(num, "%llu", value);
+   pl_buf_kv(b, key, num);
+}
+
+void pl_buf_free(pl_buf *b)
+{
+   if (b->data)
+      VG_(free)(b->data);
+   b->data = NULL;
+   b->len = b->cap = 0;
+}
+
+/* ---- file ------------------------------------------------------------ */
+
+/* The tool library has no strerror: name the errors a trace file meets. */
+static const HChar *err_text(Int err)
+{
+   switch (err) {
+   case VKI_ENOSPC: return "No space left on device";
+   case VKI_EFBIG:  return "File too large";
+   case VKI_EIO:    return "Input/output error";
+   case VKI_EACCES: return "Permission denied";
+   case VKI_EPERM:  return "Operation not permitted";
+   case VKI_ENOENT: return "No such file or directory";
+   case VKI_ENOTDIR: return "Not a directory";
+   case VKI_EISDIR: return "Is a directory";
+   case VKI_EROFS:  return "Read-only file system";
+   case VKI_EEXIST: return "File exists";
+   case VKI_EBADF:  return "Bad file descriptor";
+   default:         return "system error";
+   }
+}
+
+static void write_all(const void *buf, SizeT len)
+{
+   const UChar *p = buf;
+   if (out_fd < 0 || out_failed)
+      return;
+   while (len > 0) {
+      Int n = VG_(write)(out_fd, p, len > (1u << 30) ? (1u << 30) : (Int)len);
+      if (n < 0 && -n == VKI_EINTR)
+         continue;
+      if (n <= 0) {
+         VG_(umsg)("ParLoT: error: writing trace file '%s' failed (%s); "
+                   "tracing stops, the trace is incomplete\n", out_name,
+                   n < 0 ? err_text(-n) : "no progress");
+         out_failed = True;
+         return;
+      }
+      p += n;
+      len -= n;
+      out_bytes += n;
+   }
+}
+
+void pl_out_open(const HChar *name, Bool never_overwrite)
+{
+   Int flags = VKI_O_CREAT | VKI_O_WRONLY |
+               (never_overwrite ? VKI_O_EXCL : VKI_O_TRUNC);
+   HChar *try_name = VG_(strdup)("pl.out.name", name);
+   SysRes sr;
+
+   for (out_seq = 0; ; out_seq++) {
+      sr = VG_(open)(try_name, flags, VKI_S_IRUSR | VKI_S_IWUSR |
+                                      VKI_S_IRGRP | VKI_S_IROTH);
+      if (!sr_isError(sr) || sr_Err(sr) != VKI_EEXIST || out_seq >= 100000)
+         break;
+      VG_(free)(try_name);
+      try_name = VG_(malloc)("pl.out.name", VG_(strlen)(name) + 16);
+      VG_(sprintf)(try_name, "%s.%u", name, out_seq + 1);
+   }
+   if (sr_isError(sr)) {
+      VG_(fmsg)("ParLoT: cannot create trace file '%s': %s\n",
+                try_name, err_text(sr_Err(sr)));
+      VG_(exit)(1);
+   }
+   /* Keep the descriptor out of the client's range, closed on exec. */
+   out_fd = VG_(safe_fd)(sr_Res(sr));
+   out_name = try_name;
+   out_bytes = 0;
+   out_failed = False;
+
+   UChar hdr[PL_FILE_HEADER_SIZE];
+   pl_file_header(hdr);
+   write_all(hdr, sizeof hdr);
+}
+
+void pl_out_chunk(UInt type, UInt thread, const void *payload, UInt len)
+{
+   UChar hdr[PL_CHUNK_HEADER_SIZE];
+   tl_assert(len <= PL_MAX_PAYLOAD);
+   pl_chunk_header(hdr, type, thread, payload, len);
+   write_all(hdr, sizeof hdr);
+   write_all(payload, len);
+}
+
+void pl_out_write(const void *buf, SizeT len)
+{
+   write_all(buf, len);
+}
+
+void pl_out_abandon(void)
+{
+   if (out_fd >= 0)
+      VG_(close)(out_fd);
+   out_fd = -1;
+   if (out_name)
+      VG_(free)(out_name);
+   out_name = NULL;
+}
+
+void pl_out_close(void)
+{
+   if (out_fd >= 0)
+      VG_(close)(out_fd);
+   out_fd = -1;
+}
+
+const HChar *pl_out_name(void) { return out_name ? out_name : "(none)"; }
+UInt  pl_out_seq(void)    { return out_seq; }
+ULong pl_out_bytes(void)  { return out_bytes; }
+Bool  pl_out_failed(void) { return out_failed; }

@@ -1,0 +1,44 @@
+/* The trace file of this process: naming, opening, chunk writing. */
+#ifndef PL_OUTPUT_H
+#define PL_OUTPUT_H
+
+#include "pub_tool_basics.h"
+
+/* A growable byte buffer for assembling chunk payloads. */
+typedef struct {
+   UChar *data;
+   SizeT  len;
+   SizeT  cap;
+} pl_buf;
+
+void pl_buf_bytes(pl_buf *b, const void *p, SizeT n);
+void pl_buf_u32(pl_buf *b, UInt v);
+void pl_buf_u64(pl_buf *b, ULong v);
+void pl_buf_str(pl_buf *b, const HChar *s);           /* with its NUL */
+void pl_buf_kv(pl_buf *b, const HChar *key, const HChar *value);
+void pl_buf_kv_num(pl_buf *b, const HChar *key, ULong value);
+void pl_buf_free(pl_buf *b);
+
+/* Open the trace file named by the (already %-expanded) name.  With
+   never_overwrite, an existing file is kept and ".1", ".2", ... is tried
+   instead.  Writes the file header.  Exits Valgrind with a one-line error
+   if no file can be created. */
+void pl_out_open(const HChar *name, Bool never_overwrite);
+
+/* Write a whole chunk: its header (built here) and payload. */
+void pl_out_chunk(UInt type, UInt thread, const void *payload, UInt len);
+
+/* Write bytes that already form complete chunks. */
+void pl_out_write(const void *buf, SizeT len);
+
+/* Forget the file without writing to it (a forked child must not touch
+   its parent's file). */
+void pl_out_abandon(void);
+void pl_out_close(void);
+
+const HChar *pl_out_name(void);
+UInt  pl_out_seq(void);          /* the ".N" suffix used, 0 for none */
+ULong pl_out_bytes(void);        /* bytes written so far */
+Bool  pl_out_failed(void);       /* a write failed: the trace is incomplete */
+
+#endif

@@ -1,0 +1,179 @@
+/* Per-thread tracing: the shadow call stack with stack-pointer correction
+   and the incremental encoder feeding the thread's stream.
+
+   Correction (x86/amd64, stack grows down; a frame is known by the SP at
+   its entry, which points at its return address):
+   - entry at SP s: every open frame whose entry SP is <= s cannot still be
+     live (a live caller's frame lies above the callee's) — it ended without
+     a visible return (longjmp, exception, tail call): emit its exit first.
+   - return leaving SP s after the ret: every frame whose entry SP is < s
+     has returned, the matching one and any stale ones above it.
+   So the stream always replays as a valid stack. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+
+#include "pl_format.h"
+#include "pl_output.h"
+#include "pl_functions.h"
+#include "pl_threads.h"
+
+/* Output buffer: 16-byte chunk header, 8-byte stream offset, then the
+   encoder's bytes, so that a chunk leaves in one write. */
+#define PL_PREFIX   (PL_CHUNK_HEADER_SIZE + PL_STREAM_PREFIX_SIZE)
+#define PL_OUT_CAP  (64 * 1024)
+
+pl_thread *pl_cur;
+pl_totals  pl_total;
+
+static Int  codec_kind;
+static UInt next_number = 1;
+
+void pl_threads_init(Int kind)
+{
+   codec_kind = kind;
+}
+
+void pl_threads_new_process(void)
+{
+   next_number = 1;
+   VG_(memset)(&pl_total, 0, sizeof pl_total);
+}
+
+void pl_thread_flush(pl_thread *t)
+{
+   SizeT n = pl_enc_ready(&t->enc);
+   if (n == 0)
+      return;
+   pl_fn_flush_defs();
+   pl_put64(t->buf + PL_CHUNK_HEADER_SIZE, t->enc.out_total);
+   pl_chunk_header(t->buf, PL_CHUNK_STREAM, t->number,
+                   t->buf + PL_CHUNK_HEADER_SIZE, PL_STREAM_PREFIX_SIZE + n);
+   pl_out_write(t->buf, PL_PREFIX + n);
+   pl_enc_consume(&t->enc, n);
+}
+
+static inline void room_for_event(pl_thread *t)
+{
+   if (UNLIKELY(t->enc.out_cap - t->enc.out_len < PL_ENC_MAX_EVENT_BYTES))
+      pl_thread_flush(t);
+}
+
+static inline void emit_exit(pl_thread *t)
+{
+   room_for_event(t);
+   pl_enc_exit(&t->enc);
+}
+
+static void grow_stack(pl_thread *t)
+{
+   t->cap = t->cap ? 2 * t->cap : 256;
+   t->stack = VG_(realloc)("pl.thread.stack", t->stack,
+                           t->cap * sizeof *t->stack);
+}
+
+static inline void push(pl_thread *t, UInt fn, Addr sp)
+{
+   if (UNLIKELY(t->depth == t->cap))
+      grow_stack(t);
+   t->stack[t->depth].sp = sp;
+   t->stack[t->depth].fn = fn;
+   t->depth++;
+   if (t->depth > t->max_depth)
+      t->max_depth = t->depth;
+   room_for_event(t);
+   pl_enc_enter(&t->enc, fn);
+}
+
+VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
+{
+   pl_thread *t = pl_cur;
+   while (t->depth > 0 && t->stack[t->depth - 1].sp <= sp) {
+      t->depth--;
+      emit_exit(t);
+   }
+   push(t, (UInt)fn, sp);
+}
+
+VG_REGPARM(1) void pl_on_return(UWord sp_after)
+{
+   pl_thread *t = pl_cur;
+   while (t->depth > 0 && t->stack[t->depth - 1].sp < sp_after) {
+      t->depth--;
+      emit_exit(t);
+   }
+}
+
+static void begin_stream(pl_thread *t, UInt inherited_depth)
+{
+   UChar p[PL_THREAD_BEGIN_SIZE];
+   t->number = next_number++;
+   pl_enc_init(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
+   pl_put32(p + 0, t->number);
+   pl_put32(p + 4, t->parent);
+   pl_put32(p + 8, t->tid);
+   pl_put32(p + 12, (UInt)codec_kind);
+   pl_put32(p + 16, inherited_depth);
+   pl_put32(p + 20, 0);
+   pl_out_chunk(PL_CHUNK_THREAD_BEGIN, t->number, p, sizeof p);
+}
+
+pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
+{
+   pl_thread *t = VG_(calloc)("pl.thread", 1, sizeof *t);
+   t->tid = tid;
+   t->parent = parent_number;
+   t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
+   begin_stream(t, 0);
+   return t;
+}
+
+void pl_thread_end(pl_thread *t, UInt reason)
+{
+   UWord depth = t->depth;
+   while (t->depth > 0) {
+      t->depth--;
+      emit_exit(t);
+   }
+   t->depth = depth;   /* the frames stay for pl_thread_restart */
+
+   pl_enc_finish(&t->enc);
+   pl_thread_flush(t);
+
+   UChar p[PL_THREAD_END_SIZE];
+   pl_put64(p + 0, t->enc.events);
+   pl_put64(p + 8, t->enc.words);
+   pl_put64(p + 16, t->enc.raw_bytes);
+   pl_put64(p + 24, t->enc.out_total);
+   pl_put32(p + 32, (UInt)t->lwp);
+   pl_put32(p + 36, reason);
+   pl_put64(p + 40, t->max_depth);
+   pl_out_chunk(PL_CHUNK_THREAD_END, t->number, p, sizeof p);
+
+   pl_total.threads++;
+   pl_total.events += t->enc.events;
+   pl_total.words += t->enc.words;
+   pl_total.encoded_bytes += t->enc.out_total;
+}
+
+void pl_thread_restart(pl_thread *t)
+{
+   UWord depth = t->depth;
+   t->max_depth = depth;
+   begin_stream(t, (UInt)depth);
+   for (UWord i = 0; i < depth; i++) {
+      room_for_event(t);
+      pl_enc_enter(&t->enc, t->stack[i].fn);
+   }
+}
+
+void pl_thread_free(pl_thread *t)
+{
+   if (pl_cur == t)
+      pl_cur = NULL;
+   VG_(free)(t->stack);
+   VG_(free)(t->buf);
+   VG_(free)(t);
+}

@@ -1,0 +1,59 @@
+/* Per-thread tracing state: shadow call stack, encoder, output buffer. */
+#ifndef PL_THREADS_H
+#define PL_THREADS_H
+
+#include "pub_tool_basics.h"
+#include "pl_codec.h"
+
+typedef struct {
+   Addr sp;       /* stack pointer at the entry: the frame's identity */
+   UInt fn;
+} pl_frame;
+
+typedef struct {
+   UInt      number;        /* 1, 2, ... per process, never reused */
+   UInt      parent;        /* number of the creating thread, 0 if none */
+   ThreadId  tid;           /* Valgrind's slot (reused after exit) */
+   Int       lwp;           /* OS thread id, 0 until known */
+   pl_frame *stack;
+   UWord     depth, cap;
+   UWord     max_depth;
+   UChar    *buf;           /* chunk header + stream prefix + encoder output */
+   pl_encoder enc;
+} pl_thread;
+
+/* The thread whose client code is running (Valgrind runs one at a time). */
+extern pl_thread *pl_cur;
+
+void pl_threads_init(Int codec_kind);
+
+/* A forked child starts its own numbering and totals. */
+void pl_threads_new_process(void);
+
+/* Start a stream for a thread (writes THREAD_BEGIN). */
+pl_thread *pl_thread_new(ThreadId tid, UInt parent_number);
+
+/* End the thread's stream: exits for the frames still open, THREAD_END.
+   Keeps the frames themselves (see pl_thread_restart).  Frees nothing. */
+void pl_thread_end(pl_thread *t, UInt reason);
+
+/* Continue an ended thread in a fresh stream with a new number whose first
+   entries re-create the call stack it has (fork child, failed exec). */
+void pl_thread_restart(pl_thread *t);
+
+void pl_thread_free(pl_thread *t);
+
+/* Write the thread's completed output bytes as a STREAM chunk. */
+void pl_thread_flush(pl_thread *t);
+
+/* Event helpers called from instrumented code. */
+VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
+VG_REGPARM(1) void pl_on_return(UWord sp_after);
+
+/* Process totals over ended streams, for the summary. */
+typedef struct {
+   ULong threads, events, words, encoded_bytes;
+} pl_totals;
+extern pl_totals pl_total;
+
+#endif
