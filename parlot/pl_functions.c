@@ -8,6 +8,7 @@
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_clientstate.h"
@@ -41,6 +42,11 @@ typedef struct { Addr addr; UInt id; } pl_slot;
 static pl_slot *slots;
 static UWord    n_slots;            /* power of two */
 static UWord    used_slots;
+
+/* Core function, not in the tool headers (stable since 3.10): the symbol
+   name exactly as in the object — not demangled, and not renamed to
+   "(below main)" — so traces name functions as nm does; decoders demangle. */
+extern Bool VG_(get_fnname_raw)(DiEpoch ep, Addr a, const HChar **buf);
 
 static pl_buf pending_objs, pending_fns;
 static ULong  exe_dev, exe_ino;
@@ -176,7 +182,9 @@ UInt pl_fn_entry_id(Addr a)
    const HChar *sym;
    HChar plt_name[48];
 
-   if (!VG_(get_fnname_if_entry)(ep, a, &sym)) {
+   if (VG_(get_fnname_if_entry)(ep, a, &sym)) {
+      VG_(get_fnname_raw)(ep, a, &sym);
+   } else {
       if (!keep_plt || !plt_entry_name(ep, a, plt_name, sizeof plt_name))
          return 0;
       sym = plt_name;

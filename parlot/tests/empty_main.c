@@ -1,0 +1,7 @@
+/* The smallest possible program: main does nothing.  The trace must still
+   exist, decode, be consistent and hold exactly one call/return of main
+   among the instrumented functions. */
+int main(void)
+{
+   return 0;
+}
