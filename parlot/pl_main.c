@@ -196,6 +196,22 @@ static void write_process_info(Int forked_from)
    pl_buf_free(&b);
 }
 
+/* PROCESS_END marks the file complete up to here.  After a failed exec
+   more chunks and a second PROCESS_END follow; readers take the last. */
+static void write_process_end(const HChar *how, Int exitcode)
+{
+   pl_buf b = { 0 };
+   pl_fn_flush_defs();
+   pl_buf_kv(&b, "end", how);
+   if (VG_(strcmp)(how, "exit") == 0)
+      pl_buf_kv_num(&b, "exit_status", (ULong)(Long)exitcode);
+   pl_buf_kv_num(&b, "threads", pl_total.threads);
+   pl_buf_kv_num(&b, "functions", pl_fn_count());
+   pl_buf_kv_num(&b, "events", pl_total.events);
+   pl_out_chunk(PL_CHUNK_PROCESS_END, 0, b.data, b.len);
+   pl_buf_free(&b);
+}
+
 static void open_trace(Int forked_from)
 {
    const HChar *fmt = clo_out_file ? clo_out_file : DEFAULT_OUT_FILE;
@@ -251,7 +267,7 @@ static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
    for (UInt i = 0; i < n_thread_slots; i++)
       if (threads[i])
          pl_thread_end(threads[i], PL_END_EXEC);
-   pl_fn_flush_defs();
+   write_process_end("exec", 0);
    exec_pending = True;
 }
 
@@ -342,15 +358,7 @@ static void pl_fini(Int exitcode)
          pl_thread_free(threads[i]);
          threads[i] = NULL;
       }
-   pl_fn_flush_defs();
-
-   pl_buf b = { 0 };
-   pl_buf_kv_num(&b, "exit_status", (ULong)(Long)exitcode);
-   pl_buf_kv_num(&b, "threads", pl_total.threads);
-   pl_buf_kv_num(&b, "functions", pl_fn_count());
-   pl_buf_kv_num(&b, "events", pl_total.events);
-   pl_out_chunk(PL_CHUNK_PROCESS_END, 0, b.data, b.len);
-   pl_buf_free(&b);
+   write_process_end("exit", exitcode);
    pl_out_close();
 
    if (VG_(clo_verbosity) == 0)

@@ -15,10 +15,15 @@
    The log is reopened in a forked child (pthread_atfork).
 
    Line format (all numbers hex except pid/ppid/thread, which are decimal):
-     P <pid> <ppid>               first line of every log
+     P <pid> <ppid> <forkseq>     first line of every log; <forkseq> is 0,
+                                  or in a forked child the number of the
+                                  parent's F line that created it
      E <thread> <fn> <entry-sp>   function <fn> entered
      X <thread> <fn> <entry-sp>   function <fn> about to return
-     F <thread>                   this thread is about to call fork()
+     F <thread> <seq> <sp>        this thread is calling fork() (the seq-th
+                                  fork of this process; <sp> is the entry
+                                  SP of the fork handler, below the frames
+                                  that the child inherits)
    <thread> is a per-process counter (1 = first thread that ran an
    instrumented function, never reused).  <entry-sp> is the stack pointer
    at the function's first instruction (the address of its return address):
@@ -39,6 +44,7 @@
 static int log_fd = -1;
 static volatile int log_lock;          /* spin lock for the (re)open only */
 static int thread_counter;
+static int fork_count;
 static __thread int my_thread;
 
 NOINSTR static char *put_dec(char *p, unsigned long v)
@@ -100,6 +106,8 @@ NOINSTR static void open_log(void)
    p = put_dec(p, (unsigned long)getpid());
    *p++ = ' ';
    p = put_dec(p, (unsigned long)getppid());
+   *p++ = ' ';
+   p = put_dec(p, (unsigned long)fork_count);
    *p++ = '\n';
    write_all(fd, line, (size_t)(p - line));
    log_fd = fd;
@@ -136,12 +144,26 @@ NOINSTR static void log_event(char kind, void *fn, unsigned long entry_sp)
    write_all(fd, line, (size_t)(p - line));
 }
 
+/* The frame of the instrumented function: its frame pointer (-O0 code
+   always sets up rbp/ebp/x29) is one word below its entry SP on x86
+   (push %rbp just after the return address was pushed).  */
+#if defined(__x86_64__) || defined(__i386__)
+#  define ENTRY_SP(fp) ((unsigned long)(fp) + sizeof(void *))
+#else
+#  define ENTRY_SP(fp) ((unsigned long)(fp))
+#endif
+
 NOINSTR static void before_fork(void)
 {
-   char line[32], *p = line;
+   char line[80], *p = line;
    int fd = get_fd();
+   fork_count++;
    *p++ = 'F'; *p++ = ' ';
    p = put_dec(p, (unsigned long)get_thread());
+   *p++ = ' ';
+   p = put_dec(p, (unsigned long)fork_count);
+   *p++ = ' ';
+   p = put_hex(p, ENTRY_SP(__builtin_frame_address(0)));
    *p++ = '\n';
    write_all(fd, line, (size_t)(p - line));
 }
@@ -162,15 +184,6 @@ __attribute__((constructor)) NOINSTR static void oracle_init(void)
    pthread_atfork(before_fork, NULL, in_child);
    (void)get_fd();
 }
-
-/* The frame of the instrumented function: its frame pointer (-O0 code
-   always sets up rbp/ebp/x29) is one word below its entry SP on x86
-   (push %rbp just after the return address was pushed).  */
-#if defined(__x86_64__) || defined(__i386__)
-#  define ENTRY_SP(fp) ((unsigned long)(fp) + sizeof(void *))
-#else
-#  define ENTRY_SP(fp) ((unsigned long)(fp))
-#endif
 
 NOINSTR void __cyg_profile_func_enter(void *fn, void *call_site)
 {

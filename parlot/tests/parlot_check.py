@@ -1,0 +1,1007 @@
+#!/usr/bin/env python3
+"""Post-test checker of the ParLoT regression tests (run by vg_regtest as a
+'post:' command, from the test directory).
+
+It compares ParLoT traces, decoded with `$PARLOT_DECODE --events`, against
+oracles that do not depend on ParLoT:
+
+  oracle    The ground truth logged by the program itself: every test
+            program is compiled with -finstrument-functions and linked
+            with oracle_hooks.c, which logs each entry/exit with the entry
+            SP of the frame.  For every thread of every process, the
+            decoded events of the instrumented functions (main image,
+            functions whose debug info points into a test source) must be
+            the oracle's sequence, event for event.  The only events the
+            oracle cannot log are the exits of frames that never return
+            (longjmp, exceptions without cleanups, pthread_exit, exit,
+            crash).  The documented ParLoT semantics, call-stack correction
+            by SP, gives them: a frame is dead as soon as an event happens
+            at an entry SP at or above its own; its exit is due right
+            there.  Frames still open when a thread ends may, but need not,
+            get exits at the very end.  A forked child's stream must begin
+            with calls recreating the stack of the forking thread.
+            Options add Callgrind as a peer (per caller->callee edge call
+            counts), a second ParLoT run with other options (--images,
+            --compress), and specific checks (depth, thread numbering,
+            distinct function count, fork stacks).
+
+  tailcall  The tail-call program (no instrumentation possible): the
+            decoded order must follow the documented semantics derived
+            from the program's structure, which is verified in the binary
+            with objdump.
+
+Every decoded stream is also checked for consistency: a call's depth is
+the stack height + 1, a return matches the innermost open call (function,
+object and depth), thread numbers are 1..N per process.
+
+On success, prints one fixed verdict line per check (compared by
+vg_regtest with the test's .post.exp).  On failure, prints what differs,
+precisely, and exits 0 so that vg_regtest shows the difference in the
+.post.diff file.  Set-up errors (PARLOT_DECODE unset, a missing file)
+print a message and exit 2.
+
+Environment:
+  PARLOT_DECODE    path of parlot-decode (required)
+  PARLOT_VALGRIND  valgrind launcher for the peer runs (default:
+                   ../../vg-in-place, i.e. the tree vg_regtest runs)
+"""
+
+import argparse
+import collections
+import glob
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+
+class SetupError(Exception):
+    pass
+
+
+class CheckFailed(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------
+# Environment
+# --------------------------------------------------------------------------
+
+def decoder_path():
+    dec = os.environ.get("PARLOT_DECODE")
+    if not dec:
+        raise SetupError("PARLOT_DECODE is not set: export PARLOT_DECODE="
+                         "/path/to/parlot-decode before running the tests")
+    if not (os.path.isfile(dec) and os.access(dec, os.X_OK)):
+        raise SetupError("PARLOT_DECODE=%s is not an executable file" % dec)
+    return dec
+
+
+def valgrind_cmd():
+    vg = os.environ.get("PARLOT_VALGRIND")
+    if vg:
+        return shlex.split(vg)
+    for cand in ("../../vg-in-place",):
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return [os.path.abspath(cand)]
+    raise SetupError("no valgrind for the peer run: ../../vg-in-place not "
+                     "found (set PARLOT_VALGRIND)")
+
+
+# --------------------------------------------------------------------------
+# Decoding
+# --------------------------------------------------------------------------
+
+Event = collections.namedtuple("Event", "pid thread kind depth obj fn")
+
+
+def decode(path):
+    """Decode one trace file; returns the list of events."""
+    if not os.path.isfile(path):
+        raise CheckFailed("trace file %s does not exist" % path)
+    proc = subprocess.run([decoder_path(), "--events", path],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = proc.stderr.decode("utf-8", "replace").strip()
+    if proc.returncode != 0:
+        raise CheckFailed("parlot-decode --events %s failed (exit %d): %s"
+                          % (path, proc.returncode, err or "no message"))
+    if err:
+        raise CheckFailed("parlot-decode --events %s wrote on stderr: %s"
+                          % (path, err.splitlines()[0]))
+    events = []
+    for n, line in enumerate(proc.stdout.decode("utf-8", "replace")
+                             .splitlines(), 1):
+        f = line.split("\t", 5)
+        try:
+            if len(f) != 6 or f[2] not in ("call", "return"):
+                raise ValueError
+            events.append(Event(int(f[0]), int(f[1]), f[2], int(f[3]),
+                                f[4], f[5]))
+        except ValueError:
+            raise CheckFailed("%s: malformed decoder output line %d: %r"
+                              % (path, n, line))
+    return events
+
+
+def streams_of(events):
+    """(pid, thread) -> list of events, in decoder order."""
+    out = collections.OrderedDict()
+    for e in events:
+        out.setdefault((e.pid, e.thread), []).append(e)
+    return out
+
+
+def check_consistency(path, events, contiguous_threads):
+    """Replaying every stream must give a valid stack."""
+    errors = []
+    streams = streams_of(events)
+    for (pid, thr), evs in streams.items():
+        stack = []
+        for i, e in enumerate(evs):
+            where = "%s pid %d thread %d event #%d" % (path, pid, thr, i)
+            if e.kind == "call":
+                if e.depth != len(stack) + 1:
+                    errors.append("%s: call of %s at depth %d, but %d frames "
+                                  "are open" % (where, e.fn, e.depth,
+                                                len(stack)))
+                stack.append((e.obj, e.fn))
+            else:
+                if not stack:
+                    errors.append("%s: return from %s with an empty stack"
+                                  % (where, e.fn))
+                    continue
+                if (e.obj, e.fn) != stack[-1] or e.depth != len(stack):
+                    errors.append("%s: return from %s (%s) at depth %d, but "
+                                  "the open frame is %s (%s) at depth %d"
+                                  % (where, e.fn, e.obj, e.depth,
+                                     stack[-1][1], stack[-1][0], len(stack)))
+                stack.pop()
+            if len(errors) > 10:
+                break
+    pids = collections.defaultdict(set)
+    for (pid, thr) in streams:
+        pids[pid].add(thr)
+    for pid, thrs in pids.items():
+        if 1 not in thrs:
+            errors.append("%s pid %d: no thread 1 (initial thread)"
+                          % (path, pid))
+        if contiguous_threads and thrs != set(range(1, max(thrs) + 1)):
+            missing = sorted(set(range(1, max(thrs) + 1)) - thrs)
+            errors.append("%s pid %d: thread numbers not contiguous, "
+                          "missing %s" % (path, pid, missing[:10]))
+    if errors:
+        raise CheckFailed("inconsistent stream:\n  " + "\n  ".join(errors))
+
+
+# --------------------------------------------------------------------------
+# Symbols of the main executable
+# --------------------------------------------------------------------------
+
+def demangle(names):
+    names = list(names)
+    mangled = [n for n in names if n.startswith("_Z")]
+    if not mangled:
+        return {n: n for n in names}
+    proc = subprocess.run(["c++filt"], input="\n".join(mangled) + "\n",
+                          stdout=subprocess.PIPE, universal_newlines=True,
+                          check=True)
+    out = dict(zip(mangled, proc.stdout.splitlines()))
+    return {n: out.get(n, n) for n in names}
+
+
+class Symbols:
+    """Text symbols of the test executable.  Instrumented functions are
+    those whose debug info points into a source other than oracle_hooks.c
+    (the CRT functions, _start, _init, frame_dummy, ... have no debug info
+    and are not instrumented; libc_nonshared functions neither)."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.real = os.path.realpath(prog)
+        out = subprocess.run(["nm", "--defined-only", "-l", prog],
+                             stdout=subprocess.PIPE, universal_newlines=True,
+                             check=True).stdout
+        raw = []
+        for line in out.splitlines():
+            parts = line.split("\t")
+            f = parts[0].split()
+            if len(f) != 3 or f[1] not in "tTwWiI":
+                continue
+            addr = int(f[0], 16)
+            loc = parts[1] if len(parts) > 1 else ""
+            raw.append((addr, f[2], loc))
+        dem = demangle(n for _, n, _ in raw)
+        self.names = collections.defaultdict(list)   # addr -> names
+        self.addr_of = collections.defaultdict(set)  # name -> addrs
+        self.instrumented = set()
+        for addr, name, loc in raw:
+            d = dem[name]
+            self.names[addr].append(d)
+            self.addr_of[name].add(addr)
+            self.addr_of[d].add(addr)
+            src = os.path.basename(loc.rsplit(":", 1)[0]) if loc else ""
+            if src and src != "oracle_hooks.c":
+                self.instrumented.add(addr)
+
+    def is_main(self, obj):
+        if obj == self.prog or os.path.realpath(obj) == self.real:
+            return True
+        return os.path.basename(obj) == os.path.basename(self.real)
+
+    def key(self, obj, fn):
+        """Address of an instrumented main-image function, else None."""
+        if not self.is_main(obj):
+            return None
+        fn = re.sub(r"'\d+$", "", fn)
+        addrs = self.addr_of.get(fn)
+        if addrs is None and fn.startswith("_Z"):
+            addrs = self.addr_of.get(demangle([fn])[fn])
+        if not addrs:
+            return None
+        inst = [a for a in addrs if a in self.instrumented]
+        if len(inst) > 1:
+            raise CheckFailed("function name %r is ambiguous in %s"
+                              % (fn, self.prog))
+        return inst[0] if inst else None
+
+    def name(self, addr):
+        if addr in self.names:
+            return self.names[addr][0]
+        return "0x%x" % addr
+
+
+# --------------------------------------------------------------------------
+# The oracle
+# --------------------------------------------------------------------------
+
+class OracleProcess:
+    def __init__(self, path):
+        self.path = path
+        self.pid = self.ppid = None
+        self.fork_seq = 0
+        self.threads = collections.OrderedDict()  # thread -> [(k, addr, sp)]
+        self.fork_marks = {}                      # seq -> (thread, sp, index)
+        with open(path) as f:
+            lines = f.read().splitlines()
+        if not lines or not lines[0].startswith("P "):
+            raise CheckFailed("oracle log %s has no header" % path)
+        h = lines[0].split()
+        self.pid, self.ppid = int(h[1]), int(h[2])
+        self.fork_seq = int(h[3]) if len(h) > 3 else 0
+        for n, line in enumerate(lines[1:], 2):
+            f = line.split()
+            if len(f) == 4 and f[0] in ("E", "X"):
+                self.threads.setdefault(int(f[1]), []).append(
+                    (f[0], int(f[2], 16), int(f[3], 16)))
+            elif len(f) == 4 and f[0] == "F":
+                t = int(f[1])
+                ev = self.threads.setdefault(t, [])
+                self.fork_marks[int(f[2])] = (t, int(f[3], 16), len(ev))
+                ev.append(("F", int(f[2]), int(f[3], 16)))
+            elif n == len(lines) and line:
+                pass        # a torn last line (crash while writing): ignore
+            else:
+                raise CheckFailed("%s:%d: malformed oracle line %r"
+                                  % (path, n, line))
+        self.models = {}        # thread -> Model
+        self.inherited = ()     # frames inherited at fork (thread 1)
+
+
+class Model:
+    """The expected filtered ParLoT stream of one thread."""
+
+    def __init__(self, events, inherited=()):
+        self.seq = [("call", a) for a, _ in inherited]
+        stack = list(inherited)
+        self.synthetic = 0
+        self.fork_stacks = {}
+        for kind, addr, sp in events:
+            if kind == "E":
+                while stack and stack[-1][1] <= sp:
+                    self.seq.append(("return", stack.pop()[0]))
+                    self.synthetic += 1
+                stack.append((addr, sp))
+                self.seq.append(("call", addr))
+            elif kind == "X":
+                while stack and stack[-1][1] < sp:
+                    self.seq.append(("return", stack.pop()[0]))
+                    self.synthetic += 1
+                if not stack or stack[-1] != (addr, sp):
+                    raise CheckFailed("oracle inconsistent: exit of 0x%x "
+                                      "(sp 0x%x) does not match the open "
+                                      "frame %s" % (addr, sp,
+                                                    stack[-1:] or "none"))
+                stack.pop()
+                self.seq.append(("return", addr))
+            else:       # fork mark: addr is the fork sequence number
+                while stack and stack[-1][1] <= sp:
+                    self.seq.append(("return", stack.pop()[0]))
+                    self.synthetic += 1
+                self.fork_stacks[addr] = (tuple(stack), len(self.seq))
+        self.open = tuple(stack)
+
+
+def load_oracle(prefix):
+    paths = sorted(glob.glob(glob.escape(prefix) + ".*"),
+                   key=lambda p: [int(x) if x.isdigit() else x
+                                  for x in p[len(prefix):].split(".")])
+    paths = [p for p in paths if re.match(r"^\.\d+\.\d+$", p[len(prefix):])]
+    if not paths:
+        raise SetupError("no oracle log %s.<pid>.<n>: did the program run "
+                         "with PARLOT_ORACLE_LOG=%s?" % (prefix, prefix))
+    procs = [OracleProcess(p) for p in paths]
+    # Build the models, parents before children (fork sequence tree).
+    done = set()
+    pending = list(procs)
+    while pending:
+        progress = False
+        for op in list(pending):
+            parent = None
+            if op.fork_seq:
+                cands = [p for p in procs if p.pid == op.ppid
+                         and op.fork_seq in p.fork_marks]
+                if not cands:
+                    raise CheckFailed("oracle: no parent log for forked "
+                                      "child %s" % op.path)
+                parent = cands[-1]
+                if id(parent) not in done:
+                    continue
+            for thr, evs in op.threads.items():
+                inh = ()
+                if parent is not None and thr == 1:
+                    pthr = parent.fork_marks[op.fork_seq][0]
+                    inh = parent.models[pthr].fork_stacks[op.fork_seq][0]
+                    op.inherited = inh
+                op.models[thr] = Model(evs, inh)
+            if parent is not None and 1 not in op.models:
+                pthr = parent.fork_marks[op.fork_seq][0]
+                op.inherited = parent.models[pthr].fork_stacks[op.fork_seq][0]
+                op.models[1] = Model([], op.inherited)
+            done.add(id(op))
+            pending.remove(op)
+            progress = True
+        if not progress:
+            raise CheckFailed("oracle: cyclic fork relation in logs")
+    return procs
+
+
+# --------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------
+
+def filtered(evs, syms):
+    out = []
+    for e in evs:
+        k = syms.key(e.obj, e.fn)
+        if k is not None:
+            out.append((e.kind, k))
+    return out
+
+
+def agrees(model, seq):
+    """seq (filtered ParLoT) equals the model, possibly followed by
+    returns that close frames the model leaves open, innermost first."""
+    n = len(model.seq)
+    if seq[:n] != model.seq:
+        return False
+    tail = seq[n:]
+    open_frames = [a for a, _ in model.open]
+    if len(tail) > len(open_frames):
+        return False
+    for i, (kind, k) in enumerate(tail):
+        if kind != "return" or k != open_frames[-1 - i]:
+            return False
+    return True
+
+
+def describe(ev, syms):
+    return "%-6s %s" % (ev[0], syms.name(ev[1]))
+
+
+def first_diff(model, seq, syms, label):
+    n = 0
+    lim = min(len(model.seq), len(seq))
+    while n < lim and model.seq[n] == seq[n]:
+        n += 1
+    lines = ["%s: first difference at event #%d (oracle %d events, "
+             "ParLoT %d events)" % (label, n, len(model.seq), len(seq))]
+    lo = max(0, n - 3)
+    lines.append("    oracle:  " + " | ".join(
+        describe(e, syms) for e in model.seq[lo:n + 4]))
+    lines.append("    parlot:  " + " | ".join(
+        describe(e, syms) for e in seq[lo:n + 4]))
+    if model.open:
+        lines.append("    (frames open at the end in the oracle: %s)" %
+                     ", ".join(syms.name(a) for a, _ in model.open[-5:]))
+    return "\n".join(lines)
+
+
+def common_prefix(a, b):
+    n = 0
+    lim = min(len(a), len(b))
+    while n < lim and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def match_process(op, trace_events, syms):
+    """Match every oracle thread of op with a ParLoT thread of the same pid
+    in one trace; returns {oracle thread: parlot thread}."""
+    streams = streams_of(e for e in trace_events if e.pid == op.pid)
+    fseq = {thr: filtered(evs, syms) for (pid, thr), evs in streams.items()}
+    by_seq = collections.defaultdict(list)
+    for thr, s in fseq.items():
+        by_seq[tuple(s)].append(thr)
+    used = set()
+    mapping = {}
+    problems = []
+    for othr, model in op.models.items():
+        found = None
+        for thr in by_seq.get(tuple(model.seq), []):
+            if thr not in used:
+                found = thr
+                break
+        if found is None and model.open:
+            for thr, s in fseq.items():
+                if thr not in used and agrees(model, s):
+                    found = thr
+                    break
+        if found is None:
+            best = max((t for t in fseq if t not in used),
+                       key=lambda t: common_prefix(model.seq, fseq[t]),
+                       default=None)
+            if best is None:
+                problems.append("oracle thread %d of pid %d (%d events): no "
+                                "ParLoT thread left to match"
+                                % (othr, op.pid, len(model.seq)))
+            else:
+                problems.append(first_diff(
+                    model, fseq[best], syms,
+                    "pid %d oracle thread %d vs closest ParLoT thread %d"
+                    % (op.pid, othr, best)))
+            continue
+        used.add(found)
+        mapping[othr] = found
+    for thr, s in fseq.items():
+        if thr not in used and s:
+            problems.append("pid %d ParLoT thread %d has %d events of "
+                            "instrumented functions that no oracle thread "
+                            "logged (first: %s)"
+                            % (op.pid, thr, len(s), describe(s[0], syms)))
+    if problems:
+        raise CheckFailed("\n".join(problems))
+    return mapping
+
+
+# --------------------------------------------------------------------------
+# Callgrind as a peer
+# --------------------------------------------------------------------------
+
+def parse_callgrind(path):
+    """Returns {(caller ob, caller fn, callee ob, callee fn): calls}."""
+    tables = {"ob": {}, "fl": {}, "fn": {}}
+    kind_of = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl",
+               "cfi": "fl", "cfl": "fl", "fn": "fn", "cfn": "fn"}
+    cur = {"ob": "", "fn": ""}
+    call = {"ob": None, "fn": None}
+    edges = collections.Counter()
+    pending_calls = None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"^(ob|cob|fl|fi|fe|cfi|cfl|fn|cfn)=(.*)$", line)
+            if m:
+                key, val = m.group(1), m.group(2)
+                mm = re.match(r"^\((\d+)\)(?: (.*))?$", val)
+                if mm:
+                    tab = tables[kind_of[key]]
+                    if mm.group(2) is not None:
+                        tab[mm.group(1)] = mm.group(2)
+                    val = tab.get(mm.group(1), val)
+                if key == "ob":
+                    cur["ob"] = val
+                elif key == "fn":
+                    cur["fn"] = val
+                    call = {"ob": None, "fn": None}
+                elif key == "cob":
+                    call["ob"] = val
+                elif key == "cfn":
+                    call["fn"] = val
+                continue
+            m = re.match(r"^calls=(\d+)", line)
+            if m:
+                pending_calls = int(m.group(1))
+                callee_ob = call["ob"] if call["ob"] is not None else cur["ob"]
+                edges[(cur["ob"], cur["fn"], callee_ob, call["fn"])] += \
+                    pending_calls
+                call = {"ob": None, "fn": None}
+    return edges
+
+
+def edges_from_callgrind(path, syms):
+    out = collections.Counter()
+    for (ob, fn, cob, cfn), n in parse_callgrind(path).items():
+        callee = syms.key(cob, cfn)
+        if callee is None:
+            continue
+        caller = syms.key(ob, fn)
+        out[(caller if caller is not None else "<other>", callee)] += n
+    return out
+
+
+def edges_from_parlot(events, syms):
+    out = collections.Counter()
+    for _, evs in streams_of(events).items():
+        stack = []
+        for e in evs:
+            if e.kind == "call":
+                k = syms.key(e.obj, e.fn)
+                if k is not None:
+                    caller = stack[-1] if stack else None
+                    out[(caller if caller is not None else "<other>", k)] += 1
+                stack.append(k)
+            elif stack:
+                stack.pop()
+    return out
+
+
+def compare_edges(pe, ce, syms):
+    def nm(k):
+        return k if isinstance(k, str) else syms.name(k)
+    diffs = []
+    for edge in sorted(set(pe) | set(ce), key=lambda e: (nm(e[0]), nm(e[1]))):
+        if pe.get(edge, 0) != ce.get(edge, 0):
+            diffs.append("  %s -> %s: ParLoT %d, Callgrind %d"
+                         % (nm(edge[0]), nm(edge[1]), pe.get(edge, 0),
+                            ce.get(edge, 0)))
+    if diffs:
+        raise CheckFailed("per-edge call counts differ from Callgrind's "
+                          "(%d edges):\n%s" % (len(diffs), "\n".join(diffs[:40])))
+
+
+def run_callgrind(args, prog_args, events, syms, name):
+    out = "%s.callgrind.out" % name
+    oracle = "%s.callgrind.oracle" % name
+    env = dict(os.environ)
+    env["PARLOT_ORACLE_LOG"] = oracle
+    cmd = valgrind_cmd() + ["--tool=callgrind", "--command-line-only=yes",
+                            "--callgrind-out-file=" + out, args.prog] + \
+        prog_args
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=env)
+    try:
+        if not os.path.exists(out):
+            raise CheckFailed("callgrind run failed (exit %d): %s" % (
+                proc.returncode,
+                proc.stderr.decode(errors="replace")[-2000:]))
+        compare_edges(edges_from_parlot(events, syms),
+                      edges_from_callgrind(out, syms), syms)
+    finally:
+        for p in [out] + glob.glob(glob.escape(oracle) + ".*"):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
+# --------------------------------------------------------------------------
+# A second ParLoT run of the same program with other options
+# --------------------------------------------------------------------------
+
+def run_peer(args, prog_args, name):
+    trace = "%s.peer.trace" % name
+    oracle = "%s.peer.oracle" % name
+    env = dict(os.environ)
+    env["PARLOT_ORACLE_LOG"] = oracle
+    cmd = valgrind_cmd() + ["--tool=parlot", "--command-line-only=yes"] + \
+        shlex.split(args.peer_run) + ["--parlot-out-file=" + trace,
+                                      args.prog] + prog_args
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=env)
+    try:
+        if not os.path.exists(trace):
+            raise CheckFailed("peer run %s wrote no trace (exit %d): %s" % (
+                " ".join(cmd), proc.returncode,
+                proc.stderr.decode(errors="replace")[-2000:]))
+        size = os.path.getsize(trace)
+        events = decode(trace)
+    finally:
+        for p in [trace] + glob.glob(glob.escape(oracle) + ".*"):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+    return events, size
+
+
+def project(events, syms, whole):
+    """Per thread, the events to compare between two runs: all of them
+    (without pid), or the main-image ones without depth."""
+    out = collections.OrderedDict()
+    for (pid, thr), evs in streams_of(events).items():
+        if whole:
+            out[thr] = [(e.kind, e.depth, e.obj, e.fn) for e in evs]
+        else:
+            out[thr] = [(e.kind, e.fn) for e in evs if syms.is_main(e.obj)]
+    return out
+
+
+def compare_runs(a, b, what):
+    problems = []
+    for thr in sorted(set(a) | set(b)):
+        sa, sb = a.get(thr, []), b.get(thr, [])
+        if sa != sb:
+            n = common_prefix(sa, sb)
+            problems.append("thread %d: first difference at event #%d "
+                            "(%d vs %d events)\n    this run: %s\n    peer:"
+                            "     %s" % (thr, n, len(sa), len(sb),
+                                         sa[max(0, n - 2):n + 3],
+                                         sb[max(0, n - 2):n + 3]))
+    if problems:
+        raise CheckFailed("%s differ:\n%s" % (what, "\n".join(problems[:10])))
+
+
+# --------------------------------------------------------------------------
+# The 'oracle' command
+# --------------------------------------------------------------------------
+
+def cmd_oracle(args):
+    syms = Symbols(args.prog)
+    procs = load_oracle(args.oracle)
+    prog_args = shlex.split(args.args or "")
+    name = args.name or os.path.basename(args.oracle)
+
+    # The trace files: patterns may use {pid} (pid of the first process).
+    first_pid = procs[0].pid
+    files = []
+    for pat in args.trace:
+        pat = pat.replace("{pid}", str(first_pid))
+        hits = sorted(glob.glob(pat))
+        if not hits:
+            raise CheckFailed("no trace file matches %s" % pat)
+        files.extend(h for h in hits if h not in files)
+    traces = collections.OrderedDict((f, decode(f)) for f in files)
+    for f, evs in traces.items():
+        if not evs:
+            raise CheckFailed("%s decodes to no event at all" % f)
+        check_consistency(f, evs, args.images == "all")
+        if args.images == "main":
+            others = sorted({e.obj for e in evs if not syms.is_main(e.obj)})
+            if others:
+                raise CheckFailed("%s: --images=main trace has events of "
+                                  "other objects: %s" % (f, others[:5]))
+
+    # Each oracle process (image) must match exactly one trace file.
+    matched = {}          # id(op) -> (file, mapping)
+    problems = []
+    for op in procs:
+        cands = [f for f, evs in traces.items()
+                 if f not in [m[0] for m in matched.values()]
+                 and any(e.pid == op.pid for e in evs)]
+        if not cands:
+            problems.append("no trace holds pid %d (oracle log %s)"
+                            % (op.pid, op.path))
+            continue
+        errs = []
+        for f in cands:
+            try:
+                matched[id(op)] = (f, match_process(op, traces[f], syms))
+                break
+            except CheckFailed as e:
+                errs.append("%s vs %s:\n%s" % (op.path, f, e))
+        else:
+            problems.extend(errs)
+    if problems:
+        raise CheckFailed("\n".join(problems))
+    unmatched = [f for f in traces if f not in
+                 [m[0] for m in matched.values()]]
+    if unmatched:
+        raise CheckFailed("trace files that match no oracle log: %s"
+                          % unmatched)
+    for op in procs:
+        if not args.allow_synthetic and any(
+                m.synthetic for m in op.models.values()):
+            raise CheckFailed("oracle %s: frames were skipped (exits "
+                              "without returns): unexpected in this test"
+                              % op.path)
+
+    # Fork: the child's stream begins with the inherited stack, identical
+    # (functions, objects, depths) to the forking thread's stack in the
+    # parent's trace when it called the fork handler before_fork.
+    if args.fork_stacks:
+        check_fork_stacks(procs, matched, traces, syms)
+
+    if args.expect_images is not None and len(procs) != args.expect_images:
+        raise CheckFailed("expected %d process images, the oracle logged %d"
+                          % (args.expect_images, len(procs)))
+    if args.expect_files:
+        want = sorted(p.replace("{pid}", str(first_pid))
+                      for p in args.expect_files)
+        if sorted(traces) != want:
+            raise CheckFailed("trace files are %s, expected %s"
+                              % (sorted(traces), want))
+
+    all_events = [e for evs in traces.values() for e in evs]
+    if args.min_depth:
+        deepest = max(e.depth for e in all_events)
+        if deepest < args.min_depth:
+            raise CheckFailed("deepest call at depth %d < %d"
+                              % (deepest, args.min_depth))
+    if args.expect_distinct is not None:
+        keys = {k for (_, k) in filtered(all_events, syms)}
+        if len(keys) != args.expect_distinct:
+            raise CheckFailed("%d distinct instrumented functions decoded, "
+                              "the generator made %d"
+                              % (len(keys), args.expect_distinct))
+    if args.expect_threads is not None:
+        for op in procs:
+            f = matched[id(op)][0]
+            thrs = {e.thread for e in traces[f] if e.pid == op.pid}
+            if len(thrs) != args.expect_threads:
+                raise CheckFailed("pid %d: %d ParLoT threads, expected %d"
+                                  % (op.pid, len(thrs), args.expect_threads))
+    if args.thread_tags:
+        check_thread_order(procs, matched, syms, args.thread_tags)
+    print("trace matches oracle")
+
+    if args.callgrind:
+        if len(traces) != 1:
+            raise SetupError("--callgrind needs a single-process test")
+        run_callgrind(args, prog_args, all_events, syms, name)
+        print("edges match callgrind")
+
+    if args.peer_run is not None:
+        peer, peer_size = run_peer(args, prog_args, name)
+        whole = args.peer_compare == "all"
+        compare_runs(project(all_events, syms, whole),
+                     project(peer, syms, whole),
+                     "decoded events" if whole else "main-image events")
+        if args.peer_smaller:
+            size = sum(os.path.getsize(f) for f in traces)
+            if not peer_size < size:
+                raise CheckFailed("peer trace (%s) is %d bytes, not smaller "
+                                  "than this run's %d bytes"
+                                  % (args.peer_run, peer_size, size))
+        print("peer run matches")
+
+
+def check_fork_stacks(procs, matched, traces, syms):
+    problems = []
+    for op in procs:
+        if not op.fork_seq:
+            continue
+        parent = [p for p in procs if p.pid == op.ppid
+                  and op.fork_seq in p.fork_marks][-1]
+        pfile, pmap = matched[id(parent)]
+        cfile, cmap = matched[id(op)]
+        othr = parent.fork_marks[op.fork_seq][0]
+        # which fork of that thread (k-th before_fork call)?
+        nth = sorted(s for s, (t, _, _) in parent.fork_marks.items()
+                     if t == othr).index(op.fork_seq)
+        pevs = [e for e in traces[pfile]
+                if e.pid == parent.pid and e.thread == pmap[othr]]
+        stack, seen, pstack = [], 0, None
+        for e in pevs:
+            if e.kind == "call":
+                if e.fn == "before_fork" and syms.is_main(e.obj):
+                    if seen == nth:
+                        pstack = list(stack)
+                        break
+                    seen += 1
+                stack.append(e)
+            else:
+                stack.pop()
+        if pstack is None:
+            problems.append("parent pid %d: no call of before_fork #%d"
+                            % (parent.pid, nth))
+            continue
+        # keep the frames up to the deepest instrumented one, plus one
+        # (the library's fork function itself)
+        deepest = max((i for i, e in enumerate(pstack)
+                       if syms.key(e.obj, e.fn) is not None), default=-1)
+        want = [(e.depth, e.obj, e.fn) for e in pstack[:deepest + 2]]
+        cevs = [e for e in traces[cfile]
+                if e.pid == op.pid and e.thread == cmap.get(1, 1)]
+        got = [(e.depth, e.obj, e.fn) for e in cevs[:len(want)]
+               if e.kind == "call"]
+        if got != want:
+            n = common_prefix(got, want)
+            problems.append("child pid %d does not begin with the stack "
+                            "inherited from pid %d: first difference at "
+                            "frame %d: child %s, parent %s"
+                            % (op.pid, parent.pid, n, got[n:n + 2],
+                               want[n:n + 2]))
+    if problems:
+        raise CheckFailed("\n".join(problems))
+
+
+def check_thread_order(procs, matched, syms, tags):
+    """Workers announce their creation index with calls to tag functions
+    (bit 0, bit 1, MSB first); the index i-th created thread (i >= 1) must
+    be ParLoT thread i + 1."""
+    bit0, bit1 = [syms.addr_of.get(t) for t in tags.split(",")]
+    if not bit0 or not bit1:
+        raise SetupError("tag functions %s not found" % tags)
+    bit0, bit1 = next(iter(bit0)), next(iter(bit1))
+    problems = []
+    for op in procs:
+        _, mapping = matched[id(op)]
+        for othr, model in op.models.items():
+            bits = [1 if a == bit1 else 0 for k, a in model.seq
+                    if k == "call" and a in (bit0, bit1)]
+            if not bits:
+                if mapping[othr] != 1:
+                    problems.append("the initial thread is ParLoT thread %d"
+                                    % mapping[othr])
+                continue
+            idx = int("".join(map(str, bits)), 2)
+            if mapping[othr] != idx + 1:
+                problems.append("worker created #%d is ParLoT thread %d, "
+                                "expected %d" % (idx, mapping[othr], idx + 1))
+    if problems:
+        raise CheckFailed("thread numbers do not follow creation order:\n  "
+                          + "\n  ".join(problems[:20]))
+
+
+# --------------------------------------------------------------------------
+# The 'tailcall' command
+# --------------------------------------------------------------------------
+
+# The program's structure (tailcall.c): who tail-calls (jmp) whom, who calls
+# whom, and main's sequence of calls.
+TAIL_JUMPS = [("tc_a", "tc_b"), ("tc_b", "tc_c"), ("tc_mix", "tc_b"),
+              ("even_t", "odd_t"), ("odd_t", "even_t"), ("tc_lib", "puts")]
+PLAIN_CALLS = [("tc_mix", "tc_c")]
+
+
+def tail_model():
+    """Expected (kind, function, depth relative to main) sequence."""
+    seq = []
+
+    def tail_chain(first, chain):
+        seq.append(("call", first, 1))
+        prev = first
+        for nxt in chain:
+            seq.append(("return", prev, 1))
+            seq.append(("call", nxt, 1))
+            prev = nxt
+        seq.append(("return", prev, 1))
+
+    for _ in range(3):                                  # tc_a(i), i < 3
+        tail_chain("tc_a", ["tc_b", "tc_c"])
+    seq += [("call", "tc_mix", 1), ("call", "tc_c", 2),
+            ("return", "tc_c", 2), ("return", "tc_mix", 1),
+            ("call", "tc_b", 1), ("return", "tc_b", 1),
+            ("call", "tc_c", 1), ("return", "tc_c", 1)]   # tc_mix(7)
+    chain, n, f = [], 5, "even_t"                        # even_t(5)
+    while n > 0:
+        f = "odd_t" if f == "even_t" else "even_t"
+        chain.append(f)
+        n -= 1
+    tail_chain("even_t", chain)
+    seq += [("call", "tc_lib", 1), ("return", "tc_lib", 1)]
+    return seq
+
+
+def disassembly(prog):
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", prog],
+                         stdout=subprocess.PIPE, universal_newlines=True,
+                         check=True).stdout
+    funcs, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            cur = m.group(1)
+            funcs[cur] = []
+        elif cur and "\t" in line:
+            funcs[cur].append(line.split("\t", 1)[1].strip())
+    return funcs
+
+
+def cmd_tailcall(args):
+    funcs = disassembly(args.prog)
+    problems = []
+    for f, g in TAIL_JUMPS:
+        body = funcs.get(f, [])
+        if not any(re.match(r"^jmp\s+\S+ <%s(@plt)?>$" % g, i) for i in body):
+            problems.append("%s does not tail-jump to %s in the binary"
+                            % (f, g))
+        if any(re.match(r"^call\s+\S+ <%s(@plt)?>$" % g, i) for i in body):
+            problems.append("%s calls %s instead of jumping" % (f, g))
+    for f, g in PLAIN_CALLS:
+        if not any(re.match(r"^call\s+\S+ <%s>$" % g, i)
+                   for i in funcs.get(f, [])):
+            problems.append("%s does not call %s in the binary" % (f, g))
+    if problems:
+        raise SetupError("the compiler did not produce the structure the "
+                         "test relies on: " + "; ".join(problems))
+
+    syms = Symbols(args.prog)
+    events = decode(args.trace[0])
+    check_consistency(args.trace[0], events, True)
+    main_thr = [e for e in events if e.thread == 1]
+    tracked = {"tc_a", "tc_b", "tc_c", "tc_mix", "even_t", "odd_t", "tc_lib"}
+    main_depth = [e.depth for e in main_thr
+                  if e.kind == "call" and e.fn == "main"
+                  and syms.is_main(e.obj)]
+    if len(main_depth) != 1:
+        raise CheckFailed("expected one call of main, found %d"
+                          % len(main_depth))
+    got = [(e.kind, e.fn, e.depth - main_depth[0]) for e in main_thr
+           if syms.is_main(e.obj) and e.fn in tracked]
+    want = tail_model()
+    if got != want:
+        n = common_prefix(got, want)
+        raise CheckFailed("tail-call sequence differs at event #%d (%d vs "
+                          "%d events)\n    expected: %s\n    decoded:  %s"
+                          % (n, len(want), len(got), want[max(0, n - 2):n + 3],
+                             got[max(0, n - 2):n + 3]))
+    # tc_lib jumps to puts through the PLT: the event right after
+    # "return tc_lib" is the call of puts itself (PLT stubs are not
+    # functions), at the same depth.
+    for i, e in enumerate(main_thr):
+        if e.kind == "return" and e.fn == "tc_lib":
+            nxt = main_thr[i + 1] if i + 1 < len(main_thr) else None
+            if (nxt is None or nxt.kind != "call" or syms.is_main(nxt.obj)
+                    or nxt.fn not in ("puts", "_IO_puts")
+                    or nxt.depth != e.depth):
+                raise CheckFailed("after return from tc_lib, expected the "
+                                  "call of libc's puts at depth %d, got %s"
+                                  % (e.depth, nxt))
+            break
+    print("tail calls decode as documented")
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    o = sub.add_parser("oracle")
+    o.add_argument("--prog", required=True, help="the test executable")
+    o.add_argument("--args", help="its arguments (for the peer runs)")
+    o.add_argument("--oracle", required=True, help="oracle log prefix")
+    o.add_argument("--trace", required=True, action="append",
+                   help="trace file or glob; {pid} = pid of the oracle's "
+                   "first process")
+    o.add_argument("--name", help="prefix of temporary files")
+    o.add_argument("--images", choices=["all", "main"], default="all")
+    o.add_argument("--allow-synthetic", action="store_true",
+                   help="frames may be skipped (longjmp, exceptions, ...)")
+    o.add_argument("--callgrind", action="store_true",
+                   help="compare per-edge call counts with Callgrind's")
+    o.add_argument("--peer-run", metavar="OPTS",
+                   help="run ParLoT again with OPTS and compare")
+    o.add_argument("--peer-compare", choices=["all", "main"], default="main")
+    o.add_argument("--peer-smaller", action="store_true",
+                   help="the peer's trace must be smaller than this one")
+    o.add_argument("--fork-stacks", action="store_true")
+    o.add_argument("--expect-images", type=int)
+    o.add_argument("--expect-files", action="append")
+    o.add_argument("--expect-threads", type=int)
+    o.add_argument("--expect-distinct", type=int)
+    o.add_argument("--thread-tags", help="bit0,bit1 tag functions")
+    o.add_argument("--min-depth", type=int)
+    t = sub.add_parser("tailcall")
+    t.add_argument("--prog", required=True)
+    t.add_argument("--trace", required=True, action="append")
+    args = ap.parse_args()
+    try:
+        if args.cmd == "oracle":
+            cmd_oracle(args)
+        else:
+            cmd_tailcall(args)
+    except SetupError as e:
+        print("setup error: %s" % e)
+        print("parlot_check: setup error: %s" % e, file=sys.stderr)
+        return 2
+    except CheckFailed as e:
+        print("FAILED: %s" % e)
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
