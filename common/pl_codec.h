@@ -77,10 +77,19 @@ size_t pl_enc_ready(const pl_encoder *e);
 /* The caller wrote out the first n (<= pl_enc_ready) bytes: drop them. */
 void pl_enc_consume(pl_encoder *e, size_t n);
 
-/* End of stream: emit a pending match length and close the last ZE group
-   (zero padded; the true length is e->raw_bytes).  After this every byte in
-   the buffer is ready.  No events may follow. */
-void pl_enc_finish(pl_encoder *e);
+/* Raw (ZE input) bytes covered by the pl_enc_ready() bytes: the stream
+   position a chunk of them ends at (STREAM chunk raw_end). */
+uint64_t pl_enc_ready_raw(const pl_encoder *e);
+
+/* Make everything so far ready: emit a pending match length and close the
+   open ZE group, short (its missing bytes are not data; the reader knows
+   where the group ends from the chunk's raw_end).  Encoding may go on
+   afterwards: the next byte starts a new group and the next word a fresh
+   LZ position, which is exactly what a decoder does after a length.  Used
+   at the end of a stream and whenever a reader must see everything so far
+   (periodic flush, exec).  Like an event, requires out_cap - out_len >=
+   PL_ENC_MAX_EVENT_BYTES (it adds at most 12 bytes). */
+void pl_enc_sync(pl_encoder *e);
 
 /* ---- Decoder ---------------------------------------------------------- */
 
@@ -122,9 +131,19 @@ void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes);
    values[0..cap): 0 = exit, otherwise the function ID entered.  Returns the
    number of values written (>= 0), or PL_DEC_CORRUPT.  Stops when the input
    is used up or the output is full; state carries over to the next call, so
-   a stream may be fed in pieces of any size. */
+   a stream may be fed in pieces of any size.  When it finds corruption after
+   producing values in the same call, it returns those values (d->error is
+   already set) and the next call returns PL_DEC_CORRUPT; so the values
+   before the bad spot never depend on how input and output were split.
+   Input left once the raw limit is reached is corrupt. */
 long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
                 uint32_t *values, size_t cap);
+
+/* The end of a STREAM chunk, whose raw_end was given to
+   pl_dec_set_raw_limit before its bytes: the writer ended a ZE group there
+   (possibly short), so the group state is reset.  PL_DEC_CORRUPT (with
+   d->error) if the chunk's bytes did not reach exactly raw_end. */
+int pl_dec_end_chunk(pl_decoder *d);
 
 /* True when the stream so far ends on an event boundary (nothing half-read:
    no partial word, length, escape or match copy pending). */

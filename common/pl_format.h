@@ -37,8 +37,16 @@ enum pl_chunk_type {
    PL_CHUNK_THREAD_BEGIN = 4, /* struct below */
    PL_CHUNK_STREAM       = 5, /* u64 stream offset, then encoded bytes */
    PL_CHUNK_THREAD_END   = 6, /* struct below */
-   PL_CHUNK_PROCESS_END  = 7  /* key\0value\0 pairs: exit status, totals */
+   PL_CHUNK_PROCESS_END  = 7, /* key\0value\0 pairs: exit status, totals */
+   PL_CHUNK_EXEC         = 8  /* key\0value\0 pairs; see below */
 };
+
+/* EXEC: the process is calling exec (payload: "path" = the program).  Every
+   stream was synced just before, so all events so far are in the file.  If
+   the exec succeeds this is the last chunk, and streams without THREAD_END
+   simply end here (frames may still be open: the process image was
+   replaced).  If it fails, tracing goes on in the same streams and more
+   chunks follow. */
 
 /* THREAD_BEGIN payload (24 bytes):
      0  4  thread number
@@ -66,9 +74,15 @@ enum pl_thread_end_reason {
    PL_END_EXEC         = 3  /* the process called exec */
 };
 
-/* STREAM payload: u64 offset of these bytes within the thread's encoded
-   stream (lets a reader detect a missing chunk), then the bytes. */
-#define PL_STREAM_PREFIX_SIZE 8
+/* STREAM payload (16-byte prefix, then the encoded bytes):
+     0  8  offset of these bytes within the thread's encoded stream (lets a
+           reader detect a missing chunk)
+     8  8  raw_end: the raw (ZE input) byte position of the stream where
+           these bytes end.  The writer always ends a chunk at the end of a
+           ZE group, which may be short (pl_enc_sync): the reader decodes up
+           to raw_end, then starts a new group with the next chunk.  So every
+           chunk decodes without knowing what follows it. */
+#define PL_STREAM_PREFIX_SIZE 16
 
 /* Little-endian access. */
 static inline void pl_put16(uint8_t *p, uint16_t v)

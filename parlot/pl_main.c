@@ -19,6 +19,8 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_xarray.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_vki.h"
 
 #include "pl_codec.h"
 #include "pl_format.h"
@@ -110,11 +112,11 @@ static void set_thread(ThreadId tid, pl_thread *t)
    threads[tid] = t;
 }
 
-static void flush_all_threads(void)
+static void sync_all_threads(void)
 {
    for (UInt i = 0; i < n_thread_slots; i++)
       if (threads[i])
-         pl_thread_flush(threads[i]);
+         pl_thread_sync(threads[i]);
 }
 
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
@@ -133,7 +135,7 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
       UInt now = VG_(read_millisecond_timer)();
       if (now - last_flush_ms >= (UInt)clo_flush_ms) {
          last_flush_ms = now;
-         flush_all_threads();
+         sync_all_threads();
       }
    }
 }
@@ -196,15 +198,12 @@ static void write_process_info(Int forked_from)
    pl_buf_free(&b);
 }
 
-/* PROCESS_END marks the file complete up to here.  After a failed exec
-   more chunks and a second PROCESS_END follow; readers take the last. */
-static void write_process_end(const HChar *how, Int exitcode)
+/* PROCESS_END: the last chunk of a process that did not exec. */
+static void write_process_end(Int exitcode)
 {
    pl_buf b = { 0 };
    pl_fn_flush_defs();
-   pl_buf_kv(&b, "end", how);
-   if (VG_(strcmp)(how, "exit") == 0)
-      pl_buf_kv_num(&b, "exit_status", (ULong)(Long)exitcode);
+   pl_buf_kv_num(&b, "exit_status", (ULong)(Long)exitcode);
    pl_buf_kv_num(&b, "threads", pl_total.threads);
    pl_buf_kv_num(&b, "functions", pl_fn_count());
    pl_buf_kv_num(&b, "events", pl_total.events);
@@ -247,8 +246,6 @@ static void pl_fork_child(ThreadId tid)
    }
 }
 
-static Bool exec_pending;
-
 static Bool is_exec(UInt sysno)
 {
 #if defined(__NR_execveat)
@@ -258,29 +255,38 @@ static Bool is_exec(UInt sysno)
    return sysno == __NR_execve;
 }
 
-/* Before exec, end every stream: if the exec succeeds nothing of this
-   process image runs again. */
+/* The exec'd program's path, if the client's pointer is readable. */
+static void exec_path(Addr a, HChar *out, SizeT n)
+{
+   SizeT i = 0;
+   while (i + 1 < n && VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ)
+          && ((const HChar *)a)[i] != 0) {
+      out[i] = ((const HChar *)a)[i];
+      i++;
+   }
+   out[i] = 0;
+}
+
+/* Before exec, put every event so far in the file: if the exec succeeds,
+   nothing of this process image runs again.  If it fails (execvp tries
+   each directory of PATH), the streams simply go on. */
 static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 {
    if (!is_exec(sysno))
       return;
-   for (UInt i = 0; i < n_thread_slots; i++)
-      if (threads[i])
-         pl_thread_end(threads[i], PL_END_EXEC);
-   write_process_end("exec", 0);
-   exec_pending = True;
+   HChar path[4096];
+   exec_path(sysno == __NR_execve ? args[0] : args[1], path, sizeof path);
+   sync_all_threads();
+   pl_fn_flush_defs();
+   pl_buf b = { 0 };
+   pl_buf_kv(&b, "path", path);
+   pl_out_chunk(PL_CHUNK_EXEC, 0, b.data, b.len);
+   pl_buf_free(&b);
 }
 
-/* Reached only when the exec failed: the threads go on in new streams. */
 static void pl_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
                             SysRes res)
 {
-   if (!exec_pending)
-      return;
-   exec_pending = False;
-   for (UInt i = 0; i < n_thread_slots; i++)
-      if (threads[i])
-         pl_thread_restart(threads[i]);
 }
 
 /* ---- instrumentation --------------------------------------------------- */
@@ -358,7 +364,7 @@ static void pl_fini(Int exitcode)
          pl_thread_free(threads[i]);
          threads[i] = NULL;
       }
-   write_process_end("exit", exitcode);
+   write_process_end(exitcode);
    pl_out_close();
 
    if (VG_(clo_verbosity) == 0)

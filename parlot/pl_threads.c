@@ -48,11 +48,22 @@ void pl_thread_flush(pl_thread *t)
    if (n == 0)
       return;
    pl_fn_flush_defs();
-   pl_put64(t->buf + PL_CHUNK_HEADER_SIZE, t->enc.out_total);
+   UChar *prefix = t->buf + PL_CHUNK_HEADER_SIZE;
+   pl_put64(prefix, t->enc.out_total);
+   pl_put64(prefix + 8, pl_enc_ready_raw(&t->enc));
    pl_chunk_header(t->buf, PL_CHUNK_STREAM, t->number,
-                   t->buf + PL_CHUNK_HEADER_SIZE, PL_STREAM_PREFIX_SIZE + n);
+                   prefix, PL_STREAM_PREFIX_SIZE + n);
    pl_out_write(t->buf, PL_PREFIX + n);
    pl_enc_consume(&t->enc, n);
+}
+
+void pl_thread_sync(pl_thread *t)
+{
+   if (t->enc.events == t->events_at_sync)
+      return;
+   t->events_at_sync = t->enc.events;
+   pl_enc_sync(&t->enc);
+   pl_thread_flush(t);
 }
 
 static inline void room_for_event(pl_thread *t)
@@ -111,6 +122,7 @@ static void begin_stream(pl_thread *t, UInt inherited_depth)
    UChar p[PL_THREAD_BEGIN_SIZE];
    t->number = next_number++;
    pl_enc_init(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
+   t->events_at_sync = 0;
    pl_put32(p + 0, t->number);
    pl_put32(p + 4, t->parent);
    pl_put32(p + 8, t->tid);
@@ -132,14 +144,11 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
 
 void pl_thread_end(pl_thread *t, UInt reason)
 {
-   UWord depth = t->depth;
    while (t->depth > 0) {
       t->depth--;
       emit_exit(t);
    }
-   t->depth = depth;   /* the frames stay for pl_thread_restart */
-
-   pl_enc_finish(&t->enc);
+   pl_enc_sync(&t->enc);
    pl_thread_flush(t);
 
    UChar p[PL_THREAD_END_SIZE];

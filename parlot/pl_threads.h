@@ -19,6 +19,7 @@ typedef struct {
    UWord     depth, cap;
    UWord     max_depth;
    UChar    *buf;           /* chunk header + stream prefix + encoder output */
+   ULong     events_at_sync;
    pl_encoder enc;
 } pl_thread;
 
@@ -34,17 +35,22 @@ void pl_threads_new_process(void);
 pl_thread *pl_thread_new(ThreadId tid, UInt parent_number);
 
 /* End the thread's stream: exits for the frames still open, THREAD_END.
-   Keeps the frames themselves (see pl_thread_restart).  Frees nothing. */
+   Frees nothing. */
 void pl_thread_end(pl_thread *t, UInt reason);
 
-/* Continue an ended thread in a fresh stream with a new number whose first
-   entries re-create the call stack it has (fork child, failed exec). */
+/* Continue the thread in a fresh stream with a new number whose first
+   entries re-create the call stack it has (a forked child). */
 void pl_thread_restart(pl_thread *t);
 
 void pl_thread_free(pl_thread *t);
 
 /* Write the thread's completed output bytes as a STREAM chunk. */
 void pl_thread_flush(pl_thread *t);
+
+/* Write everything the thread recorded so far (ends a pending match and
+   the open group: costs a little compression, so only for the periodic
+   flush and exec).  Nothing to do for a thread idle since the last sync. */
+void pl_thread_sync(pl_thread *t);
 
 /* Event helpers called from instrumented code. */
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);

@@ -2,6 +2,7 @@
    calls: no frame returns, an atexit handler runs on top of the deep
    stack, and the trace must still be complete, decodable and consistent
    for both threads. */
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>

@@ -5,6 +5,7 @@
    context to an outer one, a jump to a frame that then calls functions at
    the same stack addresses as the dead frames, and a siglongjmp out of a
    signal handler. */
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>

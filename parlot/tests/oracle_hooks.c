@@ -41,13 +41,17 @@
 
 #define NOINSTR __attribute__((no_instrument_function))
 
+/* __builtin_frame_address(1) is what we want: the frame of the function
+   that called the hook; every function here keeps a frame pointer. */
+#pragma GCC diagnostic ignored "-Wframe-address"
+
 static int log_fd = -1;
 static volatile int log_lock;          /* spin lock for the (re)open only */
 static int thread_counter;
 static int fork_count;
 static __thread int my_thread;
 
-NOINSTR static char *put_dec(char *p, unsigned long v)
+NOINSTR static char *oracle_put_dec(char *p, unsigned long v)
 {
    char tmp[24];
    int n = 0;
@@ -56,7 +60,7 @@ NOINSTR static char *put_dec(char *p, unsigned long v)
    return p;
 }
 
-NOINSTR static char *put_hex(char *p, unsigned long v)
+NOINSTR static char *oracle_put_hex(char *p, unsigned long v)
 {
    char tmp[24];
    int n = 0;
@@ -65,7 +69,7 @@ NOINSTR static char *put_hex(char *p, unsigned long v)
    return p;
 }
 
-NOINSTR static void write_all(int fd, const char *buf, size_t len)
+NOINSTR static void oracle_write_all(int fd, const char *buf, size_t len)
 {
    while (len > 0) {
       ssize_t r = write(fd, buf, len);
@@ -75,7 +79,7 @@ NOINSTR static void write_all(int fd, const char *buf, size_t len)
 }
 
 /* Open a new log file for this process and write its header line. */
-NOINSTR static void open_log(void)
+NOINSTR static void oracle_open_log(void)
 {
    const char *prefix = getenv("PARLOT_ORACLE_LOG");
    char path[4096], line[64], *p;
@@ -90,58 +94,58 @@ NOINSTR static void open_log(void)
       memcpy(path, prefix, plen);
       p = path + plen;
       *p++ = '.';
-      p = put_dec(p, (unsigned long)getpid());
+      p = oracle_put_dec(p, (unsigned long)getpid());
       *p++ = '.';
-      p = put_dec(p, n);
+      p = oracle_put_dec(p, n);
       *p = '\0';
       fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
    }
    if (fd < 0) {
       static const char msg[] = "oracle_hooks: cannot create oracle log\n";
-      write_all(2, msg, sizeof msg - 1);
+      oracle_write_all(2, msg, sizeof msg - 1);
       _exit(99);
    }
    p = line;
    *p++ = 'P'; *p++ = ' ';
-   p = put_dec(p, (unsigned long)getpid());
+   p = oracle_put_dec(p, (unsigned long)getpid());
    *p++ = ' ';
-   p = put_dec(p, (unsigned long)getppid());
+   p = oracle_put_dec(p, (unsigned long)getppid());
    *p++ = ' ';
-   p = put_dec(p, (unsigned long)fork_count);
+   p = oracle_put_dec(p, (unsigned long)fork_count);
    *p++ = '\n';
-   write_all(fd, line, (size_t)(p - line));
+   oracle_write_all(fd, line, (size_t)(p - line));
    log_fd = fd;
 }
 
-NOINSTR static int get_fd(void)
+NOINSTR static int oracle_get_fd(void)
 {
    if (__atomic_load_n(&log_fd, __ATOMIC_ACQUIRE) < 0) {
       while (__atomic_exchange_n(&log_lock, 1, __ATOMIC_ACQUIRE)) { }
-      if (log_fd < 0) open_log();
+      if (log_fd < 0) oracle_open_log();
       __atomic_store_n(&log_lock, 0, __ATOMIC_RELEASE);
    }
    return log_fd;
 }
 
-NOINSTR static int get_thread(void)
+NOINSTR static int oracle_get_thread(void)
 {
    if (my_thread == 0)
       my_thread = __atomic_add_fetch(&thread_counter, 1, __ATOMIC_SEQ_CST);
    return my_thread;
 }
 
-NOINSTR static void log_event(char kind, void *fn, unsigned long entry_sp)
+NOINSTR static void oracle_log_event(char kind, void *fn, unsigned long entry_sp)
 {
    char line[80], *p = line;
-   int fd = get_fd();
+   int fd = oracle_get_fd();
    *p++ = kind; *p++ = ' ';
-   p = put_dec(p, (unsigned long)get_thread());
+   p = oracle_put_dec(p, (unsigned long)oracle_get_thread());
    *p++ = ' ';
-   p = put_hex(p, (unsigned long)fn);
+   p = oracle_put_hex(p, (unsigned long)fn);
    *p++ = ' ';
-   p = put_hex(p, entry_sp);
+   p = oracle_put_hex(p, entry_sp);
    *p++ = '\n';
-   write_all(fd, line, (size_t)(p - line));
+   oracle_write_all(fd, line, (size_t)(p - line));
 }
 
 /* The frame of the instrumented function: its frame pointer (-O0 code
@@ -153,22 +157,22 @@ NOINSTR static void log_event(char kind, void *fn, unsigned long entry_sp)
 #  define ENTRY_SP(fp) ((unsigned long)(fp))
 #endif
 
-NOINSTR static void before_fork(void)
+NOINSTR static void oracle_before_fork(void)
 {
    char line[80], *p = line;
-   int fd = get_fd();
+   int fd = oracle_get_fd();
    fork_count++;
    *p++ = 'F'; *p++ = ' ';
-   p = put_dec(p, (unsigned long)get_thread());
+   p = oracle_put_dec(p, (unsigned long)oracle_get_thread());
    *p++ = ' ';
-   p = put_dec(p, (unsigned long)fork_count);
+   p = oracle_put_dec(p, (unsigned long)fork_count);
    *p++ = ' ';
-   p = put_hex(p, ENTRY_SP(__builtin_frame_address(0)));
+   p = oracle_put_hex(p, ENTRY_SP(__builtin_frame_address(0)));
    *p++ = '\n';
-   write_all(fd, line, (size_t)(p - line));
+   oracle_write_all(fd, line, (size_t)(p - line));
 }
 
-NOINSTR static void in_child(void)
+NOINSTR static void oracle_in_child(void)
 {
    /* New process: new log, the forking thread becomes thread 1. */
    if (log_fd >= 0) close(log_fd);
@@ -176,23 +180,23 @@ NOINSTR static void in_child(void)
    log_lock = 0;
    thread_counter = 1;
    my_thread = 1;
-   open_log();
+   oracle_open_log();
 }
 
 __attribute__((constructor)) NOINSTR static void oracle_init(void)
 {
-   pthread_atfork(before_fork, NULL, in_child);
-   (void)get_fd();
+   pthread_atfork(oracle_before_fork, NULL, oracle_in_child);
+   (void)oracle_get_fd();
 }
 
 NOINSTR void __cyg_profile_func_enter(void *fn, void *call_site)
 {
    (void)call_site;
-   log_event('E', fn, ENTRY_SP(__builtin_frame_address(1)));
+   oracle_log_event('E', fn, ENTRY_SP(__builtin_frame_address(1)));
 }
 
 NOINSTR void __cyg_profile_func_exit(void *fn, void *call_site)
 {
    (void)call_site;
-   log_event('X', fn, ENTRY_SP(__builtin_frame_address(1)));
+   oracle_log_event('X', fn, ENTRY_SP(__builtin_frame_address(1)));
 }

@@ -157,8 +157,8 @@ def check_consistency(path, events, contiguous_threads):
                                   % (where, e.fn, e.obj, e.depth,
                                      stack[-1][1], stack[-1][0], len(stack)))
                 stack.pop()
-            if len(errors) > 10:
-                break
+            if errors and errors[-1].startswith(where):
+                break       # the rest of this stream would only cascade
     pids = collections.defaultdict(set)
     for (pid, thr) in streams:
         pids[pid].add(thr)
@@ -240,7 +240,7 @@ class Symbols:
         if not addrs:
             return None
         inst = [a for a in addrs if a in self.instrumented]
-        if len(inst) > 1:
+        if inst and len(addrs) > 1:
             raise CheckFailed("function name %r is ambiguous in %s"
                               % (fn, self.prog))
         return inst[0] if inst else None
@@ -436,6 +436,7 @@ def match_process(op, trace_events, syms):
     used = set()
     mapping = {}
     problems = []
+    reported = set()
     for othr, model in op.models.items():
         found = None
         for thr in by_seq.get(tuple(model.seq), []):
@@ -456,6 +457,7 @@ def match_process(op, trace_events, syms):
                                 "ParLoT thread left to match"
                                 % (othr, op.pid, len(model.seq)))
             else:
+                reported.add(best)
                 problems.append(first_diff(
                     model, fseq[best], syms,
                     "pid %d oracle thread %d vs closest ParLoT thread %d"
@@ -464,7 +466,7 @@ def match_process(op, trace_events, syms):
         used.add(found)
         mapping[othr] = found
     for thr, s in fseq.items():
-        if thr not in used and s:
+        if thr not in used and thr not in reported and s:
             problems.append("pid %d ParLoT thread %d has %d events of "
                             "instrumented functions that no oracle thread "
                             "logged (first: %s)"
@@ -546,7 +548,16 @@ def edges_from_parlot(events, syms):
     return out
 
 
-def compare_edges(pe, ce, syms):
+def compare_edges(pe, ce, syms, skip=()):
+    """Callgrind starts a signal handler on a call stack of its own and
+    records no edge into it: edges into the functions in skip (the
+    handlers) are left out on both sides."""
+    skip_keys = set()
+    for name in skip:
+        skip_keys |= syms.addr_of.get(name, set())
+    pe = {e: n for e, n in pe.items() if e[1] not in skip_keys}
+    ce = {e: n for e, n in ce.items() if e[1] not in skip_keys}
+
     def nm(k):
         return k if isinstance(k, str) else syms.name(k)
     diffs = []
@@ -566,7 +577,8 @@ def run_callgrind(args, prog_args, events, syms, name):
     env = dict(os.environ)
     env["PARLOT_ORACLE_LOG"] = oracle
     cmd = valgrind_cmd() + ["--tool=callgrind", "--command-line-only=yes",
-                            "--callgrind-out-file=" + out, args.prog] + \
+                            "--callgrind-out-file=" + out,
+                            os.path.abspath(args.prog)] + \
         prog_args
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, env=env)
@@ -575,8 +587,9 @@ def run_callgrind(args, prog_args, events, syms, name):
             raise CheckFailed("callgrind run failed (exit %d): %s" % (
                 proc.returncode,
                 proc.stderr.decode(errors="replace")[-2000:]))
+        skip = [n for n in (args.callgrind_skip or "").split(",") if n]
         compare_edges(edges_from_parlot(events, syms),
-                      edges_from_callgrind(out, syms), syms)
+                      edges_from_callgrind(out, syms), syms, skip)
     finally:
         for p in [out] + glob.glob(glob.escape(oracle) + ".*"):
             try:
@@ -596,7 +609,7 @@ def run_peer(args, prog_args, name):
     env["PARLOT_ORACLE_LOG"] = oracle
     cmd = valgrind_cmd() + ["--tool=parlot", "--command-line-only=yes"] + \
         shlex.split(args.peer_run) + ["--parlot-out-file=" + trace,
-                                      args.prog] + prog_args
+                                      os.path.abspath(args.prog)] + prog_args
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, env=env)
     try:
@@ -708,7 +721,7 @@ def cmd_oracle(args):
 
     # Fork: the child's stream begins with the inherited stack, identical
     # (functions, objects, depths) to the forking thread's stack in the
-    # parent's trace when it called the fork handler before_fork.
+    # parent's trace when it called the fork handler oracle_before_fork.
     if args.fork_stacks:
         check_fork_stacks(procs, matched, traces, syms)
 
@@ -784,7 +797,7 @@ def check_fork_stacks(procs, matched, traces, syms):
         stack, seen, pstack = [], 0, None
         for e in pevs:
             if e.kind == "call":
-                if e.fn == "before_fork" and syms.is_main(e.obj):
+                if e.fn == "oracle_before_fork" and syms.is_main(e.obj):
                     if seen == nth:
                         pstack = list(stack)
                         break
@@ -972,6 +985,9 @@ def main():
                    help="frames may be skipped (longjmp, exceptions, ...)")
     o.add_argument("--callgrind", action="store_true",
                    help="compare per-edge call counts with Callgrind's")
+    o.add_argument("--callgrind-skip", metavar="F1,F2",
+                   help="leave edges into these functions (signal "
+                   "handlers) out of the Callgrind comparison")
     o.add_argument("--peer-run", metavar="OPTS",
                    help="run ParLoT again with OPTS and compare")
     o.add_argument("--peer-compare", choices=["all", "main"], default="main")

@@ -1,0 +1,414 @@
+/* libFuzzer target for the ParLoT stream codec.
+
+   Build (from the repository root):
+     clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon \
+         common/tests/fuzz_codec.c common/pl_codec.c -o fuzz_codec
+     mkdir -p corpus && ./fuzz_codec -max_total_time=180 corpus
+   Standalone replay without libFuzzer (e.g. with gcc in the test suite):
+     gcc -O1 -g -DPL_FUZZ_STANDALONE -Icommon common/tests/fuzz_codec.c \
+         common/pl_codec.c -o fuzz_replay
+     ./fuzz_replay corpus      (files or directories; also --random N)
+
+   Each input is used twice:
+   1. as an encoded stream, for both codec kinds: it is decoded once in one
+      piece and again in pieces of pseudo-random sizes with pseudo-random
+      output capacities (and once more with a raw limit).  The decoder must
+      not crash, must make progress on every call, and the pieces must
+      yield exactly the values (and the error, if any) of the one-piece
+      run: resumption may not change the result.
+   2. as a program that generates an event stream (see gen_events), which
+      is encoded with a pseudo-random drain pattern, then decoded; the
+      result must equal the events, and every flushed prefix must decode
+      to a prefix of them. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_codec.h"
+
+/* Budgets per input (kept moderate: libFuzzer's comparison tracing makes
+   every loop iteration expensive).  2^16 events still allow matches longer
+   than 2^15 words, i.e. two-word lengths. */
+#ifndef MAX_VALUES
+#define MAX_VALUES   (1u << 16)   /* output budget per decode */
+#endif
+#ifndef MAX_EVENTS
+#define MAX_EVENTS   (1u << 16)   /* events generated from one input */
+#endif
+
+static void die(const char *what, size_t a, size_t b)
+{
+   fprintf(stderr, "fuzz_codec: %s (%zu, %zu)\n", what, a, b);
+   abort();
+}
+
+typedef struct { uint64_t s; } prng;
+static uint32_t prng_next(prng *r)
+{
+   uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+   return (uint32_t)(z ^ (z >> 31));
+}
+
+static uint64_t seed_of(const uint8_t *d, size_t n)
+{
+   uint64_t h = 0xCBF29CE484222325ull;       /* FNV-1a */
+   size_t k;
+   for (k = 0; k < n; k++)
+      h = (h ^ d[k]) * 0x100000001B3ull;
+   return h;
+}
+
+/* Decoder result: the values (up to MAX_VALUES) and how it ended. */
+typedef struct {
+   uint32_t *v;
+   size_t n;
+   const char *error;
+   int boundary;
+} dec_result;
+
+/* pattern 0: all input at once, large output; otherwise pieces/capacities
+   from r.  use_limit/limit: pl_dec_set_raw_limit. */
+static void decode(int kind, const uint8_t *in, size_t n, prng *r,
+                   int pattern, int use_limit, uint64_t limit,
+                   uint32_t start_pos, dec_result *res)
+{
+   static pl_decoder d;
+   static uint32_t buf[4096];
+   const uint8_t *p = in, *end = in + n;
+
+   res->n = 0;
+   res->error = 0;
+   pl_dec_init(&d, kind);
+   d.lz.pos = start_pos;
+   if (use_limit)
+      pl_dec_set_raw_limit(&d, limit);
+   for (;;) {
+      size_t piece = (size_t)-1, cap = 4096;
+      const uint8_t *pend, *before = p;
+      long got;
+      if (pattern) {
+         uint32_t x = prng_next(r);
+         piece = (x & 3) == 0 ? (x >> 8) % 4 : (x & 3) == 1 ? (x >> 8) % 64 : (size_t)-1;
+         cap = (x & 0xF0) == 0 ? 1 + (x >> 20) % 3 : 1 + (x >> 20) % 4096;
+      }
+      if (cap > MAX_VALUES - res->n)
+         cap = MAX_VALUES - res->n;
+      pend = (size_t)(end - p) < piece ? end : p + piece;
+      got = pl_dec_run(&d, &p, pend, buf, cap);
+      if (p < before || p > pend)
+         die("input pointer out of range", (size_t)(p - in), (size_t)(pend - in));
+      if (got < 0) {
+         if (!d.error)
+            die("corrupt without a message", 0, 0);
+         res->error = d.error;
+         break;
+      }
+      if ((size_t)got > cap)
+         die("more values than capacity", (size_t)got, cap);
+      memcpy(res->v + res->n, buf, (size_t)got * sizeof *buf);
+      res->n += (size_t)got;
+      if (d.error) {
+         /* values before a deferred error; the next call must fail */
+         if (pl_dec_run(&d, &p, pend, buf, cap) != PL_DEC_CORRUPT)
+            die("error not sticky", 0, 0);
+         res->error = d.error;
+         break;
+      }
+      if (res->n >= MAX_VALUES)
+         break;
+      if (got == 0 && p == before) {
+         if (p == end)
+            break;
+         if (pend != p)
+            die("no progress", (size_t)(p - in), n);
+      }
+   }
+   res->boundary = pl_dec_at_boundary(&d);
+}
+
+static int same(const dec_result *a, const dec_result *b)
+{
+   if (a->n != b->n || (a->error == 0) != (b->error == 0))
+      return 0;
+   if (a->n >= MAX_VALUES)          /* budget hit: compare what we have */
+      return memcmp(a->v, b->v, a->n * sizeof *a->v) == 0;
+   return memcmp(a->v, b->v, a->n * sizeof *a->v) == 0
+          && a->boundary == b->boundary;
+}
+
+static uint32_t *vals_a, *vals_b;
+
+static void fuzz_decoder(const uint8_t *data, size_t size)
+{
+   int kind;
+   prng r;
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+      dec_result a = { vals_a, 0, 0, 0 }, b = { vals_b, 0, 0, 0 };
+      uint64_t limit;
+      r.s = seed_of(data, size) + (uint64_t)kind;
+      decode(kind, data, size, &r, 0, 0, 0, 0, &a);
+      decode(kind, data, size, &r, 1, 0, 0, 0, &b);
+      if (!same(&a, &b))
+         die("pieces changed the result", a.n, b.n);
+      /* with a raw limit: again whole vs pieces */
+      limit = prng_next(&r) % (2 * (uint64_t)size + 16);
+      decode(kind, data, size, &r, 0, 1, limit, 0, &a);
+      decode(kind, data, size, &r, 1, 1, limit, 0, &b);
+      if (!same(&a, &b))
+         die("pieces changed the result (limit)", a.n, b.n);
+   }
+}
+
+/* ---- round trip ------------------------------------------------------- */
+
+static uint32_t *events;
+static size_t n_events;
+static uint8_t *sink;
+static size_t sink_len, sink_cap;
+
+static void push_event(uint32_t v)
+{
+   if (n_events < MAX_EVENTS)
+      events[n_events++] = v;
+}
+
+/* The input as a little program: each op byte (then operands) appends
+   events; "repeat" ops make long matches cheaply. */
+static void gen_events(const uint8_t *d, size_t n)
+{
+   size_t k = 0;
+   n_events = 0;
+   while (k < n && n_events < MAX_EVENTS) {
+      uint8_t op = d[k++];
+      switch (op >> 5) {
+      case 0: case 1:                    /* exit */
+         push_event(0);
+         break;
+      case 2: case 3:                    /* small ID */
+         push_event(1 + (op & 7));
+         break;
+      case 4: {                          /* ID near the escape boundary */
+         static const uint32_t edge[8] = { 0xFFFE, 0xFFFF, 0x10000, 0x7FFF,
+                                           0x8000, 0xFFFFFFFF, 0xFF, 0x100 };
+         push_event(edge[op & 7]);
+         break;
+      }
+      case 5: {                          /* any 32-bit ID */
+         uint32_t id = 0;
+         int b;
+         for (b = 0; b < 4 && k < n; b++)
+            id = id << 8 | d[k++];
+         push_event(id ? id : 1);
+         break;
+      }
+      default: {                         /* repeat the last L events T times */
+         size_t len = 1 + (op & 31), times, t, j;
+         times = k < n ? 1 + d[k++] : 1;
+         if (op >= 0xF0 && k < n)
+            times *= 1 + d[k++];            /* long repeats */
+         if (len > n_events)
+            len = n_events;
+         for (t = 0; t < times && n_events < MAX_EVENTS; t++)
+            for (j = 0; j < len && n_events < MAX_EVENTS; j++)
+               push_event(events[n_events - len]);
+         break;
+      }
+      }
+   }
+}
+
+static void sink_add(const uint8_t *p, size_t n)
+{
+   if (sink_len + n > sink_cap) {
+      sink_cap = (sink_len + n) * 2;
+      sink = realloc(sink, sink_cap);
+      if (!sink)
+         abort();
+   }
+   memcpy(sink + sink_len, p, n);
+   sink_len += n;
+}
+
+static void check_prefix(int kind, const pl_encoder *e, size_t upto,
+                         uint32_t start_pos, prng *r)
+{
+   /* the flushed bytes plus the ready part of the buffer */
+   size_t keep = sink_len;
+   dec_result a = { vals_a, 0, 0, 0 };
+   sink_add(e->out, pl_enc_ready(e));
+   decode(kind, sink, sink_len, r, 1, 0, 0, start_pos, &a);
+   sink_len = keep;
+   if (a.error || a.n > upto || memcmp(a.v, events, a.n * sizeof *events) != 0)
+      die("flushed prefix does not decode to a prefix", a.n, upto);
+}
+
+static void fuzz_roundtrip(const uint8_t *data, size_t size)
+{
+   static uint8_t buf[512];
+   static pl_encoder e;
+   int kind;
+   prng r;
+   uint32_t start_pos = 0;
+
+   if (size == 0)
+      return;
+   gen_events(data + 1, size - 1);
+   /* the first byte picks options */
+   if (data[0] & 0x80)
+      start_pos = 0xFFFFFFFFu - (uint32_t)(data[0] & 0x3F) * 1000u;
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+      dec_result a = { vals_a, 0, 0, 0 };
+      size_t k, cap = 2 * PL_ENC_MAX_EVENT_BYTES + (data[0] & 0x3F) * 6;
+      size_t prefix_at = n_events;
+      r.s = seed_of(data, size) ^ (uint64_t)kind;
+      if (data[0] & 0x40)
+         prefix_at = n_events ? prng_next(&r) % n_events : 0;
+      sink_len = 0;
+      pl_enc_init(&e, kind, buf, cap);
+      e.lz.pos = start_pos;
+      for (k = 0; k < n_events; k++) {
+         size_t before;
+         if (e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES
+             || (prng_next(&r) & 7) == 0) {
+            size_t room = e.out_cap - e.out_len, ready = pl_enc_ready(&e);
+            size_t need = room < PL_ENC_MAX_EVENT_BYTES
+                          ? PL_ENC_MAX_EVENT_BYTES - room : 0;
+            size_t c = ready < need ? ready
+                       : need + prng_next(&r) % (ready - need + 1);
+            sink_add(e.out, c);
+            pl_enc_consume(&e, c);
+            if (e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES)
+               die("no room after consume", e.out_len, cap);
+         }
+         before = e.out_len;
+         if (events[k]) pl_enc_enter(&e, events[k]);
+         else pl_enc_exit(&e);
+         if (e.out_len - before > PL_ENC_MAX_EVENT_BYTES)
+            die("event exceeded PL_ENC_MAX_EVENT_BYTES", k, e.out_len - before);
+         if (k == prefix_at)
+            check_prefix(kind, &e, k + 1, start_pos, &r);
+      }
+      if (e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES) {
+         sink_add(e.out, pl_enc_ready(&e));
+         pl_enc_consume(&e, pl_enc_ready(&e));
+      }
+      pl_enc_sync(&e);
+      if (pl_enc_ready(&e) != e.out_len)
+         die("finish left unready bytes", pl_enc_ready(&e), e.out_len);
+      sink_add(e.out, e.out_len);
+      pl_enc_consume(&e, e.out_len);
+      if (e.out_total != sink_len || e.events != n_events)
+         die("totals", (size_t)e.out_total, sink_len);
+
+      decode(kind, sink, sink_len, &r, 1, 1, e.raw_bytes, start_pos, &a);
+      if (a.error)
+         die(a.error, a.n, n_events);
+      if (a.n != n_events || memcmp(a.v, events, a.n * sizeof *events) != 0)
+         die("round trip mismatch", a.n, n_events);
+      if (!a.boundary)
+         die("round trip not at a boundary", a.n, n_events);
+   }
+}
+
+static void init_once(void)
+{
+   if (!vals_a) {
+      vals_a = malloc(MAX_VALUES * sizeof *vals_a);
+      vals_b = malloc(MAX_VALUES * sizeof *vals_b);
+      events = malloc(MAX_EVENTS * sizeof *events);
+      sink_cap = 1 << 16;
+      sink = malloc(sink_cap);
+      if (!vals_a || !vals_b || !events || !sink)
+         abort();
+   }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+   init_once();
+   fuzz_decoder(data, size);
+   fuzz_roundtrip(data, size);
+   return 0;
+}
+
+#ifdef PL_FUZZ_STANDALONE
+#include <dirent.h>
+#include <sys/stat.h>
+
+static int run_file(const char *path)
+{
+   FILE *f = fopen(path, "rb");
+   uint8_t *d = 0;
+   size_t n = 0, cap = 0, got;
+   if (!f) { perror(path); return 1; }
+   do {
+      if (n == cap) {
+         cap = cap ? cap * 2 : 4096;
+         d = realloc(d, cap);
+         if (!d) abort();
+      }
+      got = fread(d + n, 1, cap - n, f);
+      n += got;
+   } while (got);
+   fclose(f);
+   LLVMFuzzerTestOneInput(d, n);
+   free(d);
+   return 0;
+}
+
+static int run_path(const char *path, size_t *count)
+{
+   struct stat st;
+   if (stat(path, &st) != 0) { perror(path); return 1; }
+   if (S_ISDIR(st.st_mode)) {
+      DIR *dir = opendir(path);
+      struct dirent *de;
+      int bad = 0;
+      char full[4096];
+      if (!dir) { perror(path); return 1; }
+      while ((de = readdir(dir))) {
+         if (de->d_name[0] == '.')
+            continue;
+         snprintf(full, sizeof full, "%s/%s", path, de->d_name);
+         bad |= run_path(full, count);
+      }
+      closedir(dir);
+      return bad;
+   }
+   (*count)++;
+   return run_file(path);
+}
+
+int main(int argc, char **argv)
+{
+   size_t count = 0;
+   int i, bad = 0;
+   for (i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--random") && i + 1 < argc) {
+         /* random inputs: a quick smoke run without a corpus */
+         long k, n = atol(argv[++i]);
+         prng r = { 12345 };
+         static uint8_t d[2048];
+         for (k = 0; k < n; k++) {
+            size_t len = prng_next(&r) % sizeof d, j;
+            uint32_t density = 1 + prng_next(&r) % 4;
+            for (j = 0; j < len; j++) {
+               uint32_t x = prng_next(&r);
+               d[j] = x % density ? (uint8_t)(x >> 8) : 0;
+            }
+            LLVMFuzzerTestOneInput(d, len);
+            count++;
+         }
+         continue;
+      }
+      bad |= run_path(argv[i], &count);
+   }
+   printf("fuzz_codec: %zu inputs replayed, no failures\n", count);
+   return bad;
+}
+#endif

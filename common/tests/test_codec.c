@@ -1,0 +1,1330 @@
+/* Unit and round-trip tests for the ParLoT stream codec (pl_codec.c) and
+   the container helpers (pl_format.c).
+
+   Build and run (from the repository root):
+     gcc -O2 -g -Wall -Wextra -Icommon common/tests/test_codec.c \
+         common/pl_codec.c common/pl_format.c -o test_codec && ./test_codec
+   Options: --long   also run a > 2^31-word match (a few seconds)
+            --example  print the worked example of docs/codec.md
+            --seed N   change the random seed
+   Add -DHAVE_ZLIB ... -lz to compare pl_crc32 with zlib's crc32.
+   The last line is "codec: N passed, M failed"; the exit status is 0 only
+   if nothing failed. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pl_codec.h"
+#include "pl_format.h"
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+static int n_pass, n_fail;
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static size_t max_event_growth;   /* largest out_len increase of one event */
+
+#define CHECK(cond, ...)                                             \
+   do {                                                              \
+      if (cond) n_pass++;                                            \
+      else {                                                         \
+         n_fail++;                                                   \
+         fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+         fprintf(stderr, __VA_ARGS__);                               \
+         fputc('\n', stderr);                                        \
+      }                                                              \
+   } while (0)
+
+static uint64_t rnd(void)
+{
+   /* splitmix64 */
+   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+   return z ^ (z >> 31);
+}
+static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+
+static double now(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- growable vectors --------------------------------------------------- */
+
+typedef struct { uint32_t *v; size_t n, cap; } vec32;
+typedef struct { uint8_t *v; size_t n, cap; } vec8;
+
+static void *xrealloc(void *p, size_t n)
+{
+   p = realloc(p, n ? n : 1);
+   if (!p) { perror("realloc"); exit(2); }
+   return p;
+}
+static void v32_push(vec32 *a, uint32_t x)
+{
+   if (a->n == a->cap) {
+      a->cap = a->cap ? a->cap * 2 : 1024;
+      a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+   }
+   a->v[a->n++] = x;
+}
+static void v8_append(vec8 *a, const uint8_t *p, size_t n)
+{
+   if (n == 0)
+      return;
+   if (a->n + n > a->cap) {
+      while (a->n + n > a->cap)
+         a->cap = a->cap ? a->cap * 2 : 4096;
+      a->v = xrealloc(a->v, a->cap);
+   }
+   memcpy(a->v + a->n, p, n);
+   a->n += n;
+}
+static void v32_free(vec32 *a) { free(a->v); a->v = 0; a->n = a->cap = 0; }
+static void v8_free(vec8 *a) { free(a->v); a->v = 0; a->n = a->cap = 0; }
+
+/* ---- encoding with a realistic drain loop ------------------------------ */
+
+typedef struct {
+   uint64_t events, words, raw_bytes, out_total;
+} enc_totals;
+
+typedef struct {
+   size_t bufcap;        /* encoder buffer size */
+   int random_consume;   /* consume random amounts at random times */
+   uint32_t start_pos;   /* test hook: initial LZ position (wrap tests) */
+   int prefix_checks;    /* decode the flushed prefix this many times */
+} enc_opts;
+
+static void put_event(pl_encoder *e, uint32_t v)
+{
+   if (v) pl_enc_enter(e, v);
+   else pl_enc_exit(e);
+}
+
+static int decode_all(int kind, const uint8_t *in, size_t n, int use_limit,
+                      uint64_t limit, uint32_t start_pos, int tiny,
+                      vec32 *out, int *boundary, const char **err,
+                      uint64_t max_values);
+
+/* Does the decoded flushed prefix match a prefix of the events so far? */
+static void check_prefix(int kind, const vec8 *sink, const pl_encoder *e,
+                         const uint32_t *ev, size_t nev, uint32_t start_pos)
+{
+   vec8 all = {0};
+   vec32 got = {0};
+   int boundary;
+   const char *err = 0;
+   int rc;
+
+   v8_append(&all, sink->v, sink->n);
+   v8_append(&all, e->out, pl_enc_ready(e));
+   rc = decode_all(kind, all.v, all.n, 0, 0, start_pos, 0, &got, &boundary,
+                   &err, UINT64_MAX);
+   CHECK(rc == 0, "prefix decode failed: %s", err ? err : "?");
+   CHECK(got.n <= nev, "prefix longer than stream: %zu > %zu", got.n, nev);
+   if (rc == 0 && got.n <= nev && got.n)
+      CHECK(memcmp(got.v, ev, got.n * sizeof *ev) == 0,
+            "prefix mismatch (%zu values)", got.n);
+   v8_free(&all);
+   v32_free(&got);
+}
+
+/* Encode ev[0..n) into sink; 0 means exit. */
+static void encode(int kind, const uint32_t *ev, size_t n, const enc_opts *o,
+                   vec8 *sink, enc_totals *t)
+{
+   size_t cap = o->bufcap ? o->bufcap : 4096;
+   uint8_t *buf = xrealloc(0, cap);
+   pl_encoder *e = xrealloc(0, sizeof *e);
+   size_t k, next_prefix = n + 1;
+   int prefixes_left = o->prefix_checks;
+   uint8_t snap[64];
+   size_t snap_len = 0;
+
+   if (prefixes_left)
+      next_prefix = rnd_below(n + 1);
+   pl_enc_init(e, kind, buf, cap);
+   e->lz.pos = o->start_pos;
+   for (k = 0; k < n; k++) {
+      size_t before, ready;
+      /* keep PL_ENC_MAX_EVENT_BYTES free, like the tool */
+      if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES
+          || (o->random_consume && rnd_below(8) == 0)) {
+         size_t room = e->out_cap - e->out_len, c;
+         size_t need = room < PL_ENC_MAX_EVENT_BYTES
+                       ? PL_ENC_MAX_EVENT_BYTES - room : 0;
+         ready = pl_enc_ready(e);
+         c = ready;
+         if (o->random_consume && ready >= need)
+            /* any amount that makes enough room */
+            c = need + rnd_below(ready - need + 1);
+         v8_append(sink, e->out, c);
+         pl_enc_consume(e, c);
+         if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES) {
+            /* should be impossible with cap >= 2 * MAX_EVENT_BYTES */
+            CHECK(0, "no room after consume (len %zu cap %zu)", e->out_len, cap);
+            c = pl_enc_ready(e);
+            v8_append(sink, e->out, c);
+            pl_enc_consume(e, c);
+         }
+      }
+      /* Ready bytes are final: snapshot some, check after the event. */
+      ready = pl_enc_ready(e);
+      snap_len = ready < sizeof snap ? ready : sizeof snap;
+      memcpy(snap, e->out + ready - snap_len, snap_len);
+      before = e->out_len;
+      put_event(e, ev[k]);
+      if (e->out_len - before > max_event_growth)
+         max_event_growth = e->out_len - before;
+      if (e->out_len - before > PL_ENC_MAX_EVENT_BYTES || e->out_len > cap)
+         CHECK(0, "event %zu grew the buffer by %zu bytes", k, e->out_len - before);
+      if (pl_enc_ready(e) < ready
+          || memcmp(snap, e->out + ready - snap_len, snap_len) != 0)
+         CHECK(0, "event %zu changed ready bytes", k);
+      if (k + 1 == next_prefix) {
+         check_prefix(kind, sink, e, ev, k + 1, o->start_pos);
+         if (--prefixes_left > 0)
+            next_prefix = k + 1 + rnd_below(n - k);
+      }
+   }
+   if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES) {
+      size_t c = pl_enc_ready(e);
+      v8_append(sink, e->out, c);
+      pl_enc_consume(e, c);
+   }
+   {
+      size_t before = e->out_len;
+      pl_enc_sync(e);
+      CHECK(e->out_len - before <= PL_ENC_MAX_EVENT_BYTES, "finish grew %zu",
+            e->out_len - before);
+   }
+   CHECK(pl_enc_ready(e) == e->out_len, "finish left %zu unready bytes",
+         e->out_len - pl_enc_ready(e));
+   {
+      size_t c = e->out_len;
+      v8_append(sink, e->out, c);
+      pl_enc_consume(e, c);
+   }
+   CHECK(e->out_len == 0, "buffer not empty after final consume");
+   CHECK(e->out_total == sink->n, "out_total %llu != sink %zu",
+         (unsigned long long)e->out_total, sink->n);
+   CHECK(e->events == n, "events %llu != %zu", (unsigned long long)e->events, n);
+   if (kind == PL_CODEC_RAW)
+      CHECK(e->raw_bytes == sink->n, "RAW: raw_bytes != output");
+   t->events = e->events;
+   t->words = e->words;
+   t->raw_bytes = e->raw_bytes;
+   t->out_total = e->out_total;
+   free(buf);
+   free(e);
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+/* Decode in[0..n).  tiny: feed 1..7-byte pieces and accept 1..5 values per
+   call; otherwise random pieces (mostly large).  Returns 0, or -1 on
+   PL_DEC_CORRUPT (message in *err), -2 if the decoder stalled or left
+   input unused, -3 if the input ended before the raw limit. */
+static int decode_all(int kind, const uint8_t *in, size_t n, int use_limit,
+                      uint64_t limit, uint32_t start_pos, int tiny,
+                      vec32 *out, int *boundary, const char **err,
+                      uint64_t max_values)
+{
+   pl_decoder *d = xrealloc(0, sizeof *d);
+   const uint8_t *p = in, *end = in + n;
+   uint32_t vals[4096];
+   int rc = 0, stopped = 0;
+
+   pl_dec_init(d, kind);
+   d->lz.pos = start_pos;
+   if (use_limit)
+      pl_dec_set_raw_limit(d, limit);
+   for (;;) {
+      size_t piece, cap;
+      const uint8_t *pend, *before = p;
+      long r;
+      if (tiny) {
+         piece = 1 + rnd_below(7);
+         cap = 1 + rnd_below(5);
+      } else {
+         uint64_t x = rnd_below(16);
+         piece = x < 2 ? rnd_below(16) : x < 4 ? rnd_below(4096) : (size_t)-1;
+         cap = x == 5 ? 1 + rnd_below(8) : sizeof vals / sizeof vals[0];
+      }
+      if (cap > max_values - out->n)
+         cap = (size_t)(max_values - out->n);
+      pend = (size_t)(end - p) < piece ? end : p + piece;
+      r = pl_dec_run(d, &p, pend, vals, cap);
+      if (r < 0) {
+         *err = d->error;
+         rc = -1;
+         break;
+      }
+      if (r > 0 && d->error) {     /* values before a deferred error */
+         size_t k;
+         for (k = 0; k < (size_t)r; k++) v32_push(out, vals[k]);
+         continue;
+      }
+      if ((size_t)r > cap)
+         CHECK(0, "returned %ld > cap %zu", r, cap);
+      for (long k = 0; k < r; k++)
+         v32_push(out, vals[k]);
+      if (out->n >= max_values) {
+         stopped = 1;
+         break;
+      }
+      if (r == 0 && p == before) {
+         if (p == end)
+            break;               /* all input used, nothing pending */
+         if (pend == p)
+            continue;            /* empty piece */
+         *err = "decoder made no progress";
+         rc = -2;
+         break;
+      }
+   }
+   *boundary = pl_dec_at_boundary(d);
+   if (rc == 0 && stopped)
+      ;
+   else if (rc == 0 && p != end) {
+      *err = "input left over";
+      rc = -2;
+   }
+   else if (rc == 0 && use_limit && d->raw_bytes != limit) {
+      *err = "raw limit not reached";
+      rc = -3;
+   }
+   free(d);
+   return rc;
+}
+
+/* ---- round trip -------------------------------------------------------- */
+
+static const char *kind_name(int kind)
+{
+   return kind == PL_CODEC_RAW ? "raw" : "lzze";
+}
+
+typedef struct {
+   double ratio;         /* raw 2-byte words / encoded bytes */
+   size_t encoded;
+} rt_result;
+
+static void ref_encode(int kind, const uint32_t *ev, size_t n,
+                       uint32_t start_pos, vec8 *out);
+static int ref_decode(int kind, const uint8_t *in, size_t n, uint64_t limit,
+                      uint32_t start_pos, uint64_t max_values, vec32 *out,
+                      int *boundary);
+
+static rt_result roundtrip_opts(const char *name, const uint32_t *ev, size_t n,
+                                int kind, const enc_opts *o, int tiny)
+{
+   vec8 sink = {0};
+   vec32 got = {0};
+   enc_totals t;
+   int boundary = 0;
+   const char *err = 0;
+   int rc;
+   rt_result res;
+
+   encode(kind, ev, n, o, &sink, &t);
+   if (!o->random_consume) {
+      /* byte-exact against the reference encoder written from the spec */
+      vec8 ref = {0};
+      size_t k;
+      ref_encode(kind, ev, n, o->start_pos, &ref);
+      for (k = 0; k < ref.n && k < sink.n && ref.v[k] == sink.v[k]; k++)
+         ;
+      CHECK(ref.n == sink.n && k == ref.n,
+            "%s/%s: differs from the reference encoder at byte %zu (%zu/%zu bytes)",
+            name, kind_name(kind), k, sink.n, ref.n);
+      v8_free(&ref);
+   }
+   rc = decode_all(kind, sink.v, sink.n, 1, t.raw_bytes, o->start_pos, tiny,
+                   &got, &boundary, &err, UINT64_MAX);
+   CHECK(rc == 0, "%s/%s: decode error: %s", name, kind_name(kind),
+         err ? err : "?");
+   CHECK(got.n == n, "%s/%s: decoded %zu values, expected %zu", name,
+         kind_name(kind), got.n, n);
+   if (got.n == n && n) {
+      size_t k;
+      for (k = 0; k < n && got.v[k] == ev[k]; k++)
+         ;
+      CHECK(k == n, "%s/%s: first difference at %zu: got %u want %u", name,
+            kind_name(kind), k, got.v[k], ev[k]);
+   }
+   CHECK(boundary, "%s/%s: not at a boundary at the end", name, kind_name(kind));
+   res.encoded = sink.n;
+   res.ratio = sink.n ? (double)t.words * 2.0 / (double)sink.n : 0.0;
+   v8_free(&sink);
+   v32_free(&got);
+   return res;
+}
+
+/* Round trip with both kinds and several feeding patterns. */
+static rt_result roundtrip(const char *name, const uint32_t *ev, size_t n)
+{
+   enc_opts o = {0};
+   rt_result r = {0, 0}, res;
+   int kind;
+
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+      /* small buffer, random consumes, prefix decodes, tiny pieces */
+      o.bufcap = 2 * PL_ENC_MAX_EVENT_BYTES + rnd_below(64);
+      o.random_consume = 1;
+      o.prefix_checks = n < 200000 ? 3 : 1;
+      roundtrip_opts(name, ev, n, kind, &o, n < 3000000);
+      /* large buffer, drained only when full (checks the bytes against
+         the reference encoder), random pieces and capacities */
+      o.bufcap = kind == PL_CODEC_LZZE ? 1 << 16 : 4096;
+      o.random_consume = 0;
+      o.prefix_checks = 0;
+      res = roundtrip_opts(name, ev, n, kind, &o, 0);
+      if (kind == PL_CODEC_LZZE)
+         r = res;
+   }
+   return r;                          /* the LZZE result */
+}
+
+/* ---- stream generators ------------------------------------------------- */
+
+static vec32 gen;                          /* generator output */
+static void ev_enter(uint32_t id) { v32_push(&gen, id); }
+static void ev_exit(void) { v32_push(&gen, 0); }
+
+static unsigned fib_ids[2];
+static unsigned long fib(unsigned n)
+{
+   unsigned long r;
+   ev_enter(fib_ids[n & 1]);               /* two IDs: a little variety */
+   r = n < 2 ? n : fib(n - 1) + fib(n - 2);
+   ev_exit();
+   return r;
+}
+
+/* A small "application": a time-step loop calling a solver whose inner
+   calls depend on data, plus occasional rare calls. */
+static void app(unsigned steps, uint32_t base)
+{
+   unsigned s, k;
+   ev_enter(base + 1);                     /* main */
+   for (s = 0; s < steps; s++) {
+      ev_enter(base + 2);                  /* step */
+      for (k = 0; k < 4 + (s % 3); k++) {
+         ev_enter(base + 3);               /* compute */
+         ev_enter(base + 4); ev_exit();    /* load */
+         if ((k + s) % 5 == 0) { ev_enter(base + 5); ev_exit(); }
+         ev_exit();
+      }
+      if (rnd_below(1000) == 0) { ev_enter(base + 6 + (uint32_t)rnd_below(50)); ev_exit(); }
+      ev_exit();
+   }
+   ev_exit();
+}
+
+static uint32_t hash_like_format(uint32_t a, uint32_t b, uint32_t c)
+{
+   /* the hash of docs/codec.md, restated independently */
+   uint64_t k = ((uint64_t)a << 32) | ((uint64_t)b << 16) | c;
+   return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> 52);
+}
+
+
+/* ---- independent reference implementation (from docs/codec.md) --------- */
+
+/* Written from the specification, deliberately simple and non-incremental,
+   so that pl_codec.c is checked against the document and not only against
+   itself. */
+
+#define R_W 65536u
+#define R_M (R_W - 1u)
+
+typedef struct {
+   uint16_t hist[R_W];
+   uint32_t table[4096];
+   uint32_t pos;
+   uint64_t words;
+} ref_lz;
+
+static uint32_t ref_slot(const ref_lz *z)
+{
+   return hash_like_format(z->hist[(z->pos - 3) & R_M], z->hist[(z->pos - 2) & R_M],
+                           z->hist[(z->pos - 1) & R_M]);
+}
+
+/* lookup of section 4.3; returns valid, candidate in *j */
+static int ref_lookup(ref_lz *z, uint32_t *j)
+{
+   uint32_t i = z->pos, slot = ref_slot(z), d;
+   *j = z->table[slot];
+   z->table[slot] = i;
+   d = i - *j;
+   return *j != 0 && d >= 1 && d <= R_W - 4
+          && z->hist[(*j - 3) & R_M] == z->hist[(i - 3) & R_M]
+          && z->hist[(*j - 2) & R_M] == z->hist[(i - 2) & R_M]
+          && z->hist[(*j - 1) & R_M] == z->hist[(i - 1) & R_M];
+}
+
+static void ref_store(ref_lz *z, uint16_t w)
+{
+   z->hist[z->pos & R_M] = w;
+   z->pos++;
+   z->words++;
+}
+
+static void ref_emit(vec8 *lzbytes, uint32_t w)
+{
+   uint8_t b[2] = { (uint8_t)w, (uint8_t)(w >> 8) };
+   v8_append(lzbytes, b, 2);
+}
+
+static void ref_emit_len(vec8 *o, uint64_t len)
+{
+   while (len >= 0x8000) { ref_emit(o, (uint32_t)(len & 0x7FFF) | 0x8000); len >>= 15; }
+   ref_emit(o, (uint32_t)len);
+}
+
+/* Encode events the way section 4.6 describes; output the stream bytes. */
+static void ref_encode(int kind, const uint32_t *ev, size_t n, uint32_t start_pos,
+                       vec8 *out)
+{
+   vec32 words = {0};
+   vec8 lz = {0};
+   size_t k;
+   ref_lz *z = calloc(1, sizeof *z);
+   uint64_t match_len = 0;
+   uint32_t match_src = 0;
+
+   for (k = 0; k < n; k++) {
+      if (ev[k] <= 0xFFFE) v32_push(&words, ev[k]);
+      else { v32_push(&words, 0xFFFF); v32_push(&words, ev[k] >> 16); v32_push(&words, ev[k] & 0xFFFF); }
+   }
+   if (kind == PL_CODEC_RAW) {
+      for (k = 0; k < words.n; k++) ref_emit(out, words.v[k]);
+      goto done;
+   }
+   z->pos = start_pos;
+   for (k = 0; k < words.n; k++) {
+      uint16_t v = (uint16_t)words.v[k];
+      uint32_t j;
+      if (match_len) {
+         if (z->hist[match_src & R_M] == v) { match_len++; match_src++; ref_store(z, v); continue; }
+         ref_emit_len(&lz, match_len);
+         match_len = 0;
+      }
+      if (z->words >= 3 && ref_lookup(z, &j)) {
+         if (z->hist[j & R_M] == v) { match_len = 1; match_src = j + 1; ref_store(z, v); continue; }
+         ref_emit(&lz, 0);
+      }
+      ref_emit(&lz, v);
+      ref_store(z, v);
+   }
+   if (match_len) ref_emit_len(&lz, match_len);
+   /* ZE, byte by byte */
+   for (k = 0; k < lz.n; k += 8) {
+      uint8_t grp[9];
+      size_t g = 1, b;
+      grp[0] = 0;
+      for (b = 0; b < 8 && k + b < lz.n; b++)
+         if (lz.v[k + b]) { grp[0] |= (uint8_t)(1u << b); grp[g++] = lz.v[k + b]; }
+      v8_append(out, grp, g);
+   }
+done:
+   v32_free(&words);
+   v8_free(&lz);
+   free(z);
+}
+
+/* Decode a whole stream per sections 3-6.  Returns 0 (ok, possibly
+   truncated), or -1 if corrupt; values before the error are in *out. */
+static int ref_decode(int kind, const uint8_t *in, size_t n, uint64_t limit,
+                      uint32_t start_pos, uint64_t max_values, vec32 *out,
+                      int *boundary)
+{
+   vec8 raw = {0};
+   int garbage = 0, rc = 0, esc = 0;
+   size_t k = 0, nw, wi = 0;
+   uint32_t acc = 0;
+   ref_lz *z = calloc(1, sizeof *z);
+   enum { NEW, LIT } st = NEW;
+   int mid = 0;           /* inside a length / after a zero length */
+
+   /* 1. bytes of the LZ (or RAW) word sequence, up to the limit */
+   if (kind == PL_CODEC_RAW) {
+      size_t m = n < limit ? n : (size_t)limit;
+      v8_append(&raw, in, m);
+      garbage = m < n;
+   } else {
+      while (raw.n < limit) {
+         uint8_t bm, b;
+         int bit;
+         if (k == n) break;
+         bm = in[k++];
+         for (bit = 0; bit < 8 && raw.n < limit; bit++) {
+            if (bm >> bit & 1) { if (k == n) goto ze_end; b = in[k++]; }
+            else b = 0;
+            v8_append(&raw, &b, 1);
+         }
+         if (raw.n == limit && bit < 8 && (bm >> bit) != 0)
+            garbage = 1;     /* set bits past the limit */
+      }
+ze_end:
+      if (raw.n == limit && k < n)
+         garbage = 1;
+   }
+   nw = raw.n / 2;
+   *boundary = raw.n % 2 == 0;
+#define RW(i) ((uint32_t)raw.v[2 * (i)] | (uint32_t)raw.v[2 * (i) + 1] << 8)
+#define VALUE(w) do {                                                  \
+      uint32_t w_ = (w);                                               \
+      if (esc) { acc = acc << 16 | w_;                                 \
+                 if (--esc == 0) { if (acc <= 0xFFFE) { rc = -1; goto out; } \
+                                   v32_push(out, acc); } }             \
+      else if (w_ == 0xFFFF) { esc = 2; acc = 0; }                     \
+      else v32_push(out, w_);                                          \
+      if (out->n >= max_values) goto out;                              \
+   } while (0)
+
+   z->pos = start_pos;
+   if (kind == PL_CODEC_RAW) {
+      for (wi = 0; wi < nw; wi++) VALUE(RW(wi));
+   } else {
+      while (wi < nw) {
+         uint32_t j;
+         if (st == NEW && z->words >= 3 && ref_lookup(z, &j)) {
+            uint64_t len = 0;
+            int shift = 0, cnt = 0;
+            for (;;) {
+               uint32_t w;
+               if (wi == nw) { mid = 1; goto out; }
+               w = RW(wi); wi++; cnt++;
+               if (cnt == 5 && w > 0xF) { rc = -1; goto out; }
+               len |= (uint64_t)(w & 0x7FFF) << shift;
+               shift += 15;
+               if (!(w & 0x8000)) break;
+            }
+            if (len == 0) { st = LIT; mid = 1; continue; }
+            while (len--) {
+               uint16_t w = z->hist[j++ & R_M];
+               ref_store(z, w);
+               VALUE(w);
+            }
+            continue;
+         }
+         st = NEW;
+         mid = 0;
+         ref_store(z, (uint16_t)RW(wi));
+         VALUE(RW(wi));
+         wi++;
+      }
+   }
+out:
+   if (garbage && out->n < max_values)
+      rc = -1;           /* whatever the LZ state: bytes past the limit */
+   *boundary = *boundary && !mid && esc == 0;
+#undef RW
+#undef VALUE
+   v8_free(&raw);
+   free(z);
+   return rc;
+}
+
+/* ---- individual tests -------------------------------------------------- */
+
+static void test_empty(void)
+{
+   rt_result r = roundtrip("empty", 0, 0);
+   CHECK(r.encoded == 0, "empty stream encodes to %zu bytes", r.encoded);
+}
+
+static void test_random(void)
+{
+   /* 0: any 32-bit value */
+   static const uint32_t alpha[] = { 2, 3, 17, 300, 0xFFFE, 70000, 0 };
+   size_t a;
+   for (a = 0; a < sizeof alpha / sizeof alpha[0]; a++) {
+      size_t n = 200000, k;
+      char name[64];
+      gen.n = 0;
+      for (k = 0; k < n; k++) {
+         if (alpha[a] == 0)
+            v32_push(&gen, (uint32_t)rnd());         /* any 32-bit value */
+         else
+            v32_push(&gen, (uint32_t)rnd_below(alpha[a] + 1));
+      }
+      snprintf(name, sizeof name, "random alphabet %u", alpha[a]);
+      roundtrip(name, gen.v, gen.n);
+   }
+}
+
+static void test_large_ids(void)
+{
+   static const uint32_t ids[] = { 1, 0xFFFE, 0xFFFF, 0x10000, 0x10001,
+                                   0xFFFFFFFF, 0xFFFEFFFF, 0x7FFFFFFF, 0x8000,
+                                   0x7FFF, 0xFF00, 0x00FF, 0x0100, 0xFFFF0000 };
+   size_t nid = sizeof ids / sizeof ids[0], k;
+   gen.n = 0;
+   for (k = 0; k < nid; k++) { ev_enter(ids[k]); ev_exit(); }
+   roundtrip("large ids, once", gen.v, gen.n);
+   /* the same IDs repeated, so escapes and their parts land inside matches
+      and at every offset of ZE groups */
+   gen.n = 0;
+   for (k = 0; k < 100000; k++) {
+      uint32_t id = ids[rnd_below(nid)];
+      if (rnd_below(3)) ev_enter(id); else ev_exit();
+      if (k % 1000 < 500) { ev_enter(0xFFFF); ev_enter(0x10000); ev_exit(); ev_exit(); }
+   }
+   roundtrip("large ids, mixed", gen.v, gen.n);
+   /* only escapes */
+   gen.n = 0;
+   for (k = 0; k < 50000; k++) ev_enter(0xFFFF);
+   roundtrip("all 0xFFFF", gen.v, gen.n);
+}
+
+static void test_realistic(void)
+{
+   rt_result r;
+   size_t k;
+
+   gen.n = 0;
+   fib_ids[0] = 7; fib_ids[1] = 7;
+   ev_enter(1);
+   fib(25);
+   ev_exit();
+   r = roundtrip("fib(25)", gen.v, gen.n);
+   printf("  fib(25): %zu events -> %zu bytes, ratio %.0f (vs 2 bytes/word)\n",
+          gen.n, r.encoded, r.ratio);
+
+   gen.n = 0;
+   fib_ids[0] = 0x12345; fib_ids[1] = 9;
+   fib(22);
+   r = roundtrip("fib(22) escaped ids", gen.v, gen.n);
+   printf("  fib(22) alternating escaped id: %zu events -> %zu bytes, ratio %.0f\n",
+          gen.n, r.encoded, r.ratio);
+
+   gen.n = 0;
+   app(100000, 10);
+   r = roundtrip("app loop", gen.v, gen.n);
+   printf("  app loop: %zu events -> %zu bytes, ratio %.0f\n", gen.n, r.encoded,
+          r.ratio);
+
+   /* very long match: one pattern repeated so the whole rest is one match
+      of > 2^21 words (a 2-word length varint would overflow at 2^30) */
+   gen.n = 0;
+   for (k = 0; k < (1u << 21) + 12345; k++) { ev_enter(5); ev_exit(); }
+   r = roundtrip("long run", gen.v, gen.n);
+   printf("  long run: %zu events -> %zu bytes\n", gen.n, r.encoded);
+   CHECK(r.encoded < 64, "long run encodes to %zu bytes", r.encoded);
+}
+
+static void test_adversarial(void)
+{
+   size_t k;
+   static const uint32_t periods[] = { 1, 2, 3, 4, 5, 7, 65530, 65531, 65532,
+                                       65533, 65534, 65535, 65536, 65537,
+                                       131072 };
+   size_t p;
+
+   /* alternating / constant */
+   gen.n = 0;
+   for (k = 0; k < 100000; k++) v32_push(&gen, k & 1);
+   roundtrip("alternating 1,0", gen.v, gen.n);
+   gen.n = 0;
+   for (k = 0; k < 100000; k++) v32_push(&gen, 0);
+   roundtrip("all exits", gen.v, gen.n);
+   gen.n = 0;
+   for (k = 0; k < 100000; k++) v32_push(&gen, 0x8000 + (k & 1));
+   roundtrip("alternating 0x8000,0x8001", gen.v, gen.n);
+
+   /* periodic random patterns around the window size */
+   for (p = 0; p < sizeof periods / sizeof periods[0]; p++) {
+      uint32_t per = periods[p];
+      vec32 base = {0};
+      char name[64];
+      for (k = 0; k < per; k++)
+         v32_push(&base, 1 + (uint32_t)rnd_below(60000));
+      gen.n = 0;
+      for (k = 0; k < 3 * (size_t)per + 1000; k++)
+         v32_push(&gen, base.v[k % per]);
+      snprintf(name, sizeof name, "period %u", per);
+      rt_result r = roundtrip(name, gen.v, gen.n);
+      if (per <= 7)
+         CHECK(r.encoded < 40, "period %u not matched: %zu bytes", per,
+               r.encoded);
+      v32_free(&base);
+   }
+
+   /* hash collisions: many distinct contexts in one slot, interleaved, so
+      the table keeps pointing at a context that does not match */
+   {
+      uint32_t tri[64][3];
+      int nt = 0;
+      uint32_t slot = hash_like_format(1, 2, 3);
+      while (nt < 64) {
+         uint32_t a = 1 + (uint32_t)rnd_below(200), b = 1 + (uint32_t)rnd_below(200),
+                  c = 1 + (uint32_t)rnd_below(2000);
+         if (hash_like_format(a, b, c) == slot) {
+            tri[nt][0] = a; tri[nt][1] = b; tri[nt][2] = c;
+            nt++;
+         }
+      }
+      gen.n = 0;
+      for (k = 0; k < 300000; k++) {
+         int t = (int)rnd_below(rnd_below(2) ? 4 : 64);
+         v32_push(&gen, tri[t][0]);
+         v32_push(&gen, tri[t][1]);
+         v32_push(&gen, tri[t][2]);
+         v32_push(&gen, (uint32_t)rnd_below(3));
+      }
+      roundtrip("hash collisions", gen.v, gen.n);
+   }
+
+   /* mutations: a base pattern copied with random edits, so matches end at
+      every kind of place (mid-escape, right after a zero-length, ...) */
+   {
+      vec32 base = {0};
+      for (k = 0; k < 5000; k++) {
+         uint32_t x = (uint32_t)rnd_below(10);
+         v32_push(&base, x < 4 ? 0 : x < 8 ? x : x == 8 ? 0xFFFF : 0x10000 + x);
+      }
+      gen.n = 0;
+      for (k = 0; k < 600000; k++) {
+         uint64_t r = rnd_below(1000);
+         if (r < 3)
+            v32_push(&gen, (uint32_t)rnd());
+         else if (r < 6)
+            v32_push(&gen, 0);
+         else
+            v32_push(&gen, base.v[k % base.n]);
+      }
+      roundtrip("mutated repeats", gen.v, gen.n);
+      v32_free(&base);
+   }
+}
+
+/* The match distance limit, PL_LZ_WINDOW - 4, observed in the encoder:
+   a period of markers A B C D followed by zeros.  In the second period the
+   context (A,B,C) at D points exactly one period back (the first lookup
+   ever happens at position 3, D of the first period); D starts a match
+   iff the period is at most PL_LZ_WINDOW - 4. */
+static void test_distance_limit(void)
+{
+   static const uint32_t periods[] = { 100, PL_LZ_WINDOW - 5, PL_LZ_WINDOW - 4,
+                                       PL_LZ_WINDOW - 3, PL_LZ_WINDOW - 1,
+                                       PL_LZ_WINDOW, PL_LZ_WINDOW + 1 };
+   static const uint32_t mark[4] = { 0x4141, 0x4242, 0x4343, 0x4444 };
+   size_t p, k;
+   pl_encoder *e = malloc(sizeof *e);
+   static uint8_t buf[4096];
+   for (p = 0; p < sizeof periods / sizeof periods[0]; p++) {
+      uint32_t per = periods[p];
+      int started = -1;
+      pl_enc_init(e, PL_CODEC_LZZE, buf, sizeof buf);
+      gen.n = 0;
+      for (k = 0; k < 2 * (size_t)per + 10; k++)
+         v32_push(&gen, k % per < 4 ? mark[k % per] : 0);
+      for (k = 0; k < gen.n; k++) {
+         pl_enc_consume(e, pl_enc_ready(e));
+         put_event(e, gen.v[k]);
+         if (k == (size_t)per + 3)             /* D of the second period */
+            started = e->match_len == 1;
+      }
+      CHECK(started == (per <= PL_LZ_WINDOW - 4),
+            "period %u: match at distance %u %s", per, per,
+            started ? "taken" : "not taken");
+      roundtrip("distance limit", gen.v, gen.n);
+   }
+   free(e);
+}
+
+/* LZ position wrap: start the LZ position near 2^32 in both encoder and
+   decoder (the position is a public field; this changes no stream bytes'
+   meaning as long as both sides agree).  Table entries of 0 (position 0
+   after the wrap) are "empty", exactly as in a stream longer than 2^32. */
+static void test_wrap(void)
+{
+   static const uint32_t starts[] = { 0xFFFFFFFFu - 5000, 0xFFFFFFFFu - 2,
+                                      0xFFFFFFFFu, 0xFFFF0000u, 0x7FFFFFF0u };
+   size_t s, k;
+   for (s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+      enc_opts o = {0};
+      int kind;
+      gen.n = 0;
+      app(3000, 100);
+      for (k = 0; k < 30000; k++)                        /* random tail */
+         v32_push(&gen, (uint32_t)rnd_below(8));
+      app(2000, 100);
+      o.start_pos = starts[s];
+      for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+         o.bufcap = 4096;
+         roundtrip_opts("wrap", gen.v, gen.n, kind, &o, 0);
+         o.bufcap = 200;
+         o.random_consume = 1;
+         o.prefix_checks = 2;
+         roundtrip_opts("wrap", gen.v, gen.n, kind, &o, 1);
+      }
+   }
+}
+
+/* ZE-encode a list of raw LZ words (for hand-made streams). */
+static void ze_words(const uint16_t *w, size_t n, vec8 *out, uint64_t *raw)
+{
+   size_t k;
+   uint8_t grp[9];
+   size_t glen = 0;
+   unsigned fill = 0;
+   for (k = 0; k < 2 * n; k++) {
+      uint8_t b = (uint8_t)(k & 1 ? w[k / 2] >> 8 : w[k / 2]);
+      if (fill == 0) { glen = 1; grp[0] = 0; }
+      if (b) { grp[0] |= (uint8_t)(1u << fill); grp[glen++] = b; }
+      if (++fill == 8) { v8_append(out, grp, glen); fill = 0; }
+   }
+   if (fill) v8_append(out, grp, glen);
+   *raw = 2 * n;
+}
+
+static int decode_words(int kind, const uint16_t *w, size_t n, vec32 *got,
+                        const char **err, uint64_t max_values)
+{
+   vec8 bytes = {0};
+   uint64_t raw;
+   int boundary, rc;
+   if (kind == PL_CODEC_RAW) {
+      size_t k;
+      for (k = 0; k < n; k++) {
+         uint8_t b[2] = { (uint8_t)w[k], (uint8_t)(w[k] >> 8) };
+         v8_append(&bytes, b, 2);
+      }
+      raw = 2 * n;
+   } else {
+      ze_words(w, n, &bytes, &raw);
+   }
+   rc = decode_all(kind, bytes.v, bytes.n, 1, raw, 0, 0, got, &boundary, err,
+                   max_values);
+   v8_free(&bytes);
+   return rc;
+}
+
+static void test_corrupt(void)
+{
+   vec32 got = {0};
+   const char *err;
+   int rc;
+
+   /* escapes that encode a short ID */
+   {
+      static const uint16_t w[] = { 7, 0xFFFF, 0x0000, 0x0005 };
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_RAW, w, 4, &got, &err, UINT64_MAX);
+      CHECK(rc == -1 && err, "raw bad escape accepted");
+      CHECK(got.n == 1 && got.v[0] == 7, "values before the error: %zu", got.n);
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, 4, &got, &err, UINT64_MAX);
+      CHECK(rc == -1 && err, "lzze bad escape accepted");
+      CHECK(got.n == 1 && got.v[0] == 7, "values before the error: %zu", got.n);
+   }
+   {
+      static const uint16_t w[] = { 0xFFFF, 0x0000, 0xFFFE };
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_RAW, w, 3, &got, &err, UINT64_MAX);
+      CHECK(rc == -1 && got.n == 0, "escaped 0xFFFE accepted");
+   }
+   {
+      static const uint16_t w[] = { 0xFFFF, 0x0000, 0xFFFF, 0xFFFF, 0x0001,
+                                    0x0000 };
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_RAW, w, 6, &got, &err, UINT64_MAX);
+      CHECK(rc == 0 && got.n == 2 && got.v[0] == 0xFFFF && got.v[1] == 0x10000,
+            "valid escapes rejected (%d, %zu)", rc, got.n);
+   }
+   /* Match lengths: 1 2 3 4 1 2 3 | the position after the second "1 2 3"
+      has a valid candidate (position 3, distance 4), so a length comes. */
+   {
+      uint16_t w[16] = { 1, 2, 3, 4, 1, 2, 3 };
+      size_t n = 7, k;
+      /* six words */
+      for (k = 0; k < 5; k++) w[n + k] = 0x8000;
+      w[n + 5] = 1;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 6, &got, &err, UINT64_MAX);
+      CHECK(rc == -1 && got.n == 7, "6-word length accepted (%d %zu)", rc, got.n);
+      /* five words, too large */
+      w[n + 4] = 0x10;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 5, &got, &err, UINT64_MAX);
+      CHECK(rc == -1, "length >= 2^64 accepted");
+      /* five words, largest: 0xF << 60 -- copies forever; bounded output */
+      w[n + 4] = 0xF;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 5, &got, &err, 100000);
+      /* the copy repeats 4 1 2 3 (from position 3, distance 4) */
+      CHECK(rc == 0 && got.n >= 100000 && got.v[7] == 4 && got.v[8] == 1
+            && got.v[99999] == 4 && got.v[99998] == 3,
+            "huge length: rc %d n %zu", rc, got.n);
+      /* non-minimal length encodings are accepted: 0x8003 0x0000 = 3 */
+      w[n] = 0x8003; w[n + 1] = 0;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 2, &got, &err, UINT64_MAX);
+      CHECK(rc == 0 && got.n == 10 && got.v[7] == 4 && got.v[9] == 2,
+            "non-minimal length: rc %d n %zu", rc, got.n);
+      /* zero length then a literal */
+      w[n] = 0; w[n + 1] = 9;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 2, &got, &err, UINT64_MAX);
+      CHECK(rc == 0 && got.n == 8 && got.v[7] == 9,
+            "zero length: rc %d n %zu", rc, got.n);
+      /* a literal equal to the candidate is accepted too (our encoder
+         would have started a match, but the meaning is unambiguous) */
+      w[n] = 0; w[n + 1] = 4;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 2, &got, &err, UINT64_MAX);
+      CHECK(rc == 0 && got.n == 8 && got.v[7] == 4,
+            "zero length, literal = candidate: rc %d n %zu", rc, got.n);
+      /* a stream ending inside a length or after a zero length: values so
+         far, no error, not at a boundary */
+      {
+         pl_decoder d;
+         vec8 bytes = {0};
+         uint64_t raw;
+         const uint8_t *p;
+         uint32_t v[16];
+         long r;
+         w[n] = 0x8001;
+         ze_words(w, n + 1, &bytes, &raw);
+         pl_dec_init(&d, PL_CODEC_LZZE);
+         p = bytes.v;
+         r = pl_dec_run(&d, &p, bytes.v + bytes.n, v, 16);
+         CHECK(r == 7 && !d.error && !pl_dec_at_boundary(&d),
+               "truncated length: r %ld", r);
+         bytes.n = 0;
+         w[n] = 0;
+         ze_words(w, n + 1, &bytes, &raw);
+         pl_dec_init(&d, PL_CODEC_LZZE);
+         p = bytes.v;
+         r = pl_dec_run(&d, &p, bytes.v + bytes.n, v, 16);
+         CHECK(r == 7 && !d.error && !pl_dec_at_boundary(&d),
+               "truncated after zero length: r %ld", r);
+         v8_free(&bytes);
+      }
+   }
+   /* trailing data after the raw limit */
+   {
+      uint8_t b[] = { 0x01, 0x05, 0x00 };   /* 1 group: word 5, then junk */
+      pl_decoder d;
+      const uint8_t *p = b;
+      uint32_t v[8];
+      long r;
+      pl_dec_init(&d, PL_CODEC_LZZE);
+      pl_dec_set_raw_limit(&d, 2);
+      r = pl_dec_run(&d, &p, b + 3, v, 8);
+      CHECK(r == 1 && v[0] == 5 && d.error, "trailing byte: r %ld", r);
+      r = pl_dec_run(&d, &p, b + 3, v, 8);
+      CHECK(r == PL_DEC_CORRUPT, "error not sticky");
+      /* padding bits set */
+      b[0] = 0x05;  b[2] = 0x07;
+      pl_dec_init(&d, PL_CODEC_LZZE);
+      pl_dec_set_raw_limit(&d, 2);
+      p = b;
+      r = pl_dec_run(&d, &p, b + 2, v, 8);
+      CHECK(r == 1 && d.error, "set padding bit accepted: r %ld", r);
+   }
+   /* unknown kind */
+   {
+      pl_decoder d;
+      const uint8_t b[2] = { 0, 0 }, *p = b;
+      uint32_t v[2];
+      pl_dec_init(&d, 3);
+      CHECK(pl_dec_run(&d, &p, b + 2, v, 2) == PL_DEC_CORRUPT && d.error,
+            "unknown kind accepted");
+   }
+   /* at_boundary in the middle of things */
+      /* every truncation point: values so far are right, no error */
+   {
+      static const uint16_t w[] = { 1, 2, 3, 4, 1, 2, 3, 0x8000, 1 };
+      vec8 bytes = {0};
+      uint64_t raw;
+      pl_decoder d;
+      const uint8_t *p;
+      uint32_t v[64];
+      size_t cut;
+      ze_words(w, 9, &bytes, &raw);
+      for (cut = 0; cut <= bytes.n; cut++) {
+         long r, i;
+         pl_dec_init(&d, PL_CODEC_LZZE);
+         pl_dec_set_raw_limit(&d, raw);
+         p = bytes.v;
+         r = pl_dec_run(&d, &p, bytes.v + cut, v, 64);
+         if (!(r >= 0 && r <= 64 && p == bytes.v + cut))
+            CHECK(0, "cut %zu: r %ld", cut, r);
+         for (i = 0; i < r; i++)
+            if (v[i] != w[i % 4]) { CHECK(0, "cut %zu: v[%ld] = %u", cut, i, v[i]); break; }
+         if (cut == bytes.n)
+            CHECK(r == 64 && !pl_dec_at_boundary(&d), "full: r %ld", r);
+      }
+      /* mid copy: not at a boundary */
+      pl_dec_init(&d, PL_CODEC_LZZE);
+      p = bytes.v;
+      CHECK(pl_dec_at_boundary(&d), "fresh decoder not at boundary");
+      CHECK(pl_dec_run(&d, &p, bytes.v + bytes.n, v, 20) == 20
+            && !pl_dec_at_boundary(&d), "boundary mid-copy");
+      v8_free(&bytes);
+   }
+   /* mid word and mid escape */
+   {
+      static const uint16_t w[] = { 0x0101, 0xFFFF, 0x0001, 0x0002 };
+      vec8 bytes = {0};
+      uint64_t raw;
+      pl_decoder d;
+      const uint8_t *p;
+      uint32_t v[4];
+      ze_words(w, 4, &bytes, &raw);   /* 5F 01 01 FF FF 01 02 */
+      pl_dec_init(&d, PL_CODEC_LZZE);
+      p = bytes.v;
+      CHECK(pl_dec_run(&d, &p, bytes.v + 2, v, 4) == 0 && !pl_dec_at_boundary(&d),
+            "boundary mid-word");
+      CHECK(pl_dec_run(&d, &p, bytes.v + 3, v, 4) == 1 && v[0] == 0x101
+            && pl_dec_at_boundary(&d), "not at boundary after a word");
+      CHECK(pl_dec_run(&d, &p, bytes.v + 5, v, 4) == 0 && !pl_dec_at_boundary(&d),
+            "boundary mid-escape");
+      CHECK(pl_dec_run(&d, &p, bytes.v + bytes.n, v, 4) == 1 && v[0] == 0x10002
+            && pl_dec_at_boundary(&d), "escape");
+      v8_free(&bytes);
+   }
+   v32_free(&got);
+}
+
+/* Arbitrary bytes must never crash or hang the decoder (the fuzzer does
+   this at scale; this is a quick smoke test). */
+static void test_garbage(void)
+{
+   int round;
+   for (round = 0; round < 3000; round++) {
+      size_t n = rnd_below(round < 2000 ? 64 : 4096), k;
+      int tiny = round < 2000 && (round & 1);
+      uint8_t *b = xrealloc(0, n);
+      vec32 got = {0};
+      const char *err = 0;
+      int boundary, rc, kind;
+      uint64_t density = 1 + rnd_below(8);
+      for (k = 0; k < n; k++)
+         b[k] = rnd_below(density) ? 0 : (uint8_t)rnd();
+      for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+         int use_limit = (int)rnd_below(2), rboundary, rrc;
+         uint64_t limit = use_limit ? rnd_below(2 * n + 8) : UINT64_MAX;
+         uint64_t maxv = tiny ? 4096 : 1u << 18;
+         vec32 ref = {0};
+         got.n = 0;
+         err = 0;
+         rc = decode_all(kind, b, n, use_limit, limit, 0, tiny, &got, &boundary,
+                         &err, maxv);
+         if (rc == -2)
+            CHECK(0, "garbage: %s", err);
+         if (rc == -3)
+            rc = 0;                   /* truncated: fine for garbage */
+         /* same values, same verdict as the reference decoder */
+         rrc = ref_decode(kind, b, n, limit, 0, maxv, &ref, &rboundary);
+         if (ref.n != got.n
+             || (got.n && memcmp(ref.v, got.v, got.n * sizeof *got.v) != 0)
+             || (got.n < maxv && (rrc != 0) != (rc != 0))
+             || (got.n < maxv && rc == 0 && rboundary != boundary)) {
+            CHECK(0, "garbage round %d kind %d: pl %zu values rc %d (%s) bnd %d; "
+                  "ref %zu values rc %d bnd %d", round, kind, got.n, rc,
+                  err ? err : "-", boundary, ref.n, rrc, rboundary);
+         }
+         v32_free(&ref);
+      }
+      free(b);
+      v32_free(&got);
+   }
+   n_pass++;
+}
+
+static void test_event_bound(void)
+{
+   /* Worst cases pushed directly: close a huge match with an escaped ID
+      whose parts again open and close matches. */
+   static uint8_t buf[4 * PL_ENC_MAX_EVENT_BYTES];
+   pl_encoder *e = malloc(sizeof *e);
+   size_t k, worst = 0;
+   for (k = 0; k < 20000; k++) {
+      size_t before;
+      int round = (int)(k % 4);
+      if (k == 0) pl_enc_init(e, PL_CODEC_LZZE, buf, sizeof buf);
+      pl_enc_consume(e, pl_enc_ready(e));
+      before = e->out_len;
+      if (round < 2) pl_enc_enter(e, 0x10000 | (uint32_t)rnd_below(4));
+      else if (rnd_below(50)) pl_enc_enter(e, (uint32_t)(1 + rnd_below(3)));
+      else pl_enc_enter(e, 0xFFFF0000u + (uint32_t)rnd_below(3));
+      if (e->out_len - before > worst) worst = e->out_len - before;
+      if (rnd_below(1000) == 0) e->match_len = (uint64_t)-1 >> rnd_below(4);
+   }
+   /* forced: a 64-bit long open match closed by an escaped entry */
+   e->match_len = UINT64_MAX;
+   pl_enc_consume(e, pl_enc_ready(e));
+   {
+      size_t before = e->out_len;
+      pl_enc_enter(e, 0xFEDCBA98u);
+      if (e->out_len - before > worst) worst = e->out_len - before;
+   }
+   if (worst > max_event_growth) max_event_growth = worst;
+   CHECK(worst <= 25, "worst event growth %zu > 25 (the documented bound)", worst);
+   printf("  max bytes added by one event: %zu in stress, %zu overall "
+          "(bound %d)\n", worst, max_event_growth, PL_ENC_MAX_EVENT_BYTES);
+   free(e);
+}
+
+static void test_long_match(void)
+{
+   /* > 2^31 words in one match (needs a 3-word length) */
+   static uint8_t buf[1 << 12];
+   pl_encoder *e = malloc(sizeof *e);
+   pl_decoder *d = malloc(sizeof *d);
+   vec8 sink = {0};
+   uint64_t n = (1ull << 30) + 777, k, bad = 0;
+   uint32_t vals[1 << 14];
+   const uint8_t *p;
+   double t0 = now();
+   pl_enc_init(e, PL_CODEC_LZZE, buf, sizeof buf);
+   for (k = 0; k < n; k++) {
+      if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES) {
+         v8_append(&sink, e->out, pl_enc_ready(e));
+         pl_enc_consume(e, pl_enc_ready(e));
+      }
+      pl_enc_enter(e, 3);
+      pl_enc_exit(e);
+   }
+   pl_enc_sync(e);
+   v8_append(&sink, e->out, e->out_len);
+   printf("  %llu-word match encoded to %zu bytes in %.1f s\n",
+          (unsigned long long)e->words, sink.n, now() - t0);
+   CHECK(sink.n < 32, "long match: %zu bytes", sink.n);
+   pl_dec_init(d, PL_CODEC_LZZE);
+   pl_dec_set_raw_limit(d, e->raw_bytes);
+   p = sink.v;
+   k = 0;
+   for (;;) {
+      long r = pl_dec_run(d, &p, sink.v + sink.n, vals, 1 << 14);
+      long i;
+      if (r <= 0) { CHECK(r == 0, "long match decode error"); break; }
+      for (i = 0; i < r; i++, k++)
+         bad += vals[i] != (k & 1 ? 0u : 3u);
+   }
+   CHECK(k == 2 * n && bad == 0, "long match: %llu values, %llu bad",
+         (unsigned long long)k, (unsigned long long)bad);
+   printf("  decoded in total %.1f s\n", now() - t0);
+   v8_free(&sink);
+   free(e);
+   free(d);
+}
+
+/* ---- pl_format ------------------------------------------------------------ */
+
+static uint32_t crc_bitwise(const uint8_t *p, size_t n)
+{
+   uint32_t c = 0xFFFFFFFFu;
+   while (n--) {
+      int k;
+      c ^= *p++;
+      for (k = 0; k < 8; k++)
+         c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+   }
+   return ~c;
+}
+
+static void test_format(void)
+{
+   uint8_t buf[1000], h[PL_CHUNK_HEADER_SIZE], fh[PL_FILE_HEADER_SIZE];
+   size_t k;
+   CHECK(pl_crc32(0, "123456789", 9) == 0xCBF43926u, "crc check value");
+   CHECK(pl_crc32(0, "", 0) == 0, "crc of nothing");
+   CHECK(pl_crc32(0, "The quick brown fox jumps over the lazy dog", 43)
+         == 0x414FA339u, "crc fox");
+   for (k = 0; k < sizeof buf; k++) buf[k] = (uint8_t)rnd();
+   for (k = 0; k < 300; k++) {
+      size_t off = rnd_below(16), len = rnd_below(sizeof buf - off + 1);
+      size_t cut = rnd_below(len + 1);
+      uint32_t want = crc_bitwise(buf + off, len);
+      uint32_t c = pl_crc32(0, buf + off, len);
+      uint32_t c2 = pl_crc32(pl_crc32(0, buf + off, cut), buf + off + cut, len - cut);
+      CHECK(c == want && c2 == want, "crc off %zu len %zu", off, len);
+#ifdef HAVE_ZLIB
+      CHECK(c == (uint32_t)crc32(0, buf + off, (uInt)len), "zlib crc");
+#endif
+   }
+   pl_file_header(fh);
+   CHECK(memcmp(fh, PL_MAGIC, PL_MAGIC_LEN) == 0, "magic");
+   CHECK(pl_get16(fh + 8) == PL_VERSION_MAJOR && pl_get16(fh + 10) == PL_VERSION_MINOR
+         && pl_get32(fh + 12) == 0, "file header fields");
+   pl_chunk_header(h, PL_CHUNK_STREAM, 7, "123456789", 9);
+   CHECK(h[0] == PL_CHUNK_STREAM && h[1] == 0 && pl_get16(h + 2) == 0
+         && pl_get32(h + 4) == 9 && pl_get32(h + 8) == 7
+         && pl_get32(h + 12) == 0xCBF43926u, "chunk header fields");
+   {
+      static const uint8_t want[16] = { 5, 0, 0, 0, 9, 0, 0, 0, 7, 0, 0, 0,
+                                        0x26, 0x39, 0xF4, 0xCB };
+      CHECK(memcmp(h, want, 16) == 0, "chunk header bytes");
+   }
+}
+
+/* The worked example of docs/codec.md. */
+static void print_example(void)
+{
+   static const uint32_t ev[] = { 1, 2, 0, 0, 1, 2, 0, 0, 0x12345, 0 };
+   uint8_t buf[256];
+   pl_encoder e;
+   size_t k;
+   pl_enc_init(&e, PL_CODEC_LZZE, buf, sizeof buf);
+   for (k = 0; k < sizeof ev / sizeof ev[0]; k++) {
+      size_t before = e.out_len;
+      put_event(&e, ev[k]);
+      printf("event %-8s -> +%zu bytes (out_len %zu, ready %zu)\n",
+             ev[k] ? "enter" : "exit", e.out_len - before, e.out_len,
+             pl_enc_ready(&e));
+   }
+   pl_enc_sync(&e);
+   printf("finish: %zu bytes, words %llu, raw_bytes %llu:",
+          e.out_len, (unsigned long long)e.words,
+          (unsigned long long)e.raw_bytes);
+   for (k = 0; k < e.out_len; k++)
+      printf(" %02X", buf[k]);
+   printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+   int i, run_long = 0;
+   double t0 = now();
+   for (i = 1; i < argc; i++) {
+      if (!strcmp(argv[i], "--long")) run_long = 1;
+      else if (!strcmp(argv[i], "--example")) { print_example(); return 0; }
+      else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+         rng_state = strtoull(argv[++i], 0, 0);
+      else { fprintf(stderr, "usage: %s [--long] [--example] [--seed N]\n", argv[0]); return 2; }
+   }
+#define RUN(f) do { double t = now(); f(); printf("%-20s %6.2f s\n", #f, now() - t); fflush(stdout); } while (0)
+   RUN(test_format);
+   RUN(test_empty);
+   RUN(test_corrupt);
+   RUN(test_large_ids);
+   RUN(test_random);
+   RUN(test_realistic);
+   RUN(test_adversarial);
+   RUN(test_distance_limit);
+   RUN(test_wrap);
+   RUN(test_garbage);
+   RUN(test_event_bound);
+   if (run_long) RUN(test_long_match);
+   CHECK(max_event_growth <= PL_ENC_MAX_EVENT_BYTES, "max growth %zu",
+         max_event_growth);
+   v32_free(&gen);
+   printf("total %.1f s\n", now() - t0);
+   printf("codec: %d passed, %d failed\n", n_pass, n_fail);
+   return n_fail != 0;
+}

@@ -1,0 +1,1198 @@
+/* Reader for ParLoT trace files: indexing (pl_trace_*) and event decoding
+   (pl_events_*).  The container is specified in docs/trace-format.md. */
+
+#define _FILE_OFFSET_BITS 64
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pl_codec.h"
+#include "pl_format.h"
+#include "pl_trace.h"
+
+#define INDEX_BUF_SIZE  (1u << 20)  /* read-ahead of the indexing pass */
+#define EVENTS_BUF_SIZE (1u << 18)  /* read window of an event iterator */
+#define BATCH           4096        /* values decoded per pl_dec_run */
+/* An iterator reads the next chunk of its thread in the same read() when
+   the bytes of other chunks in between are few: at most this many, or at
+   most as many as it is reading anyway (so at least half of what it reads
+   is its own). */
+#define READ_GAP_MAX    4096
+
+/* A STREAM chunk of one thread: header offset, bytes of stream data. */
+typedef struct {
+   uint64_t off;
+   uint32_t len;
+} chunk_ref;
+
+typedef struct {
+   pl_thread_info info;
+   uint64_t   stream_bytes;   /* stream data indexed so far */
+   uint64_t   end_off;        /* offset of the THREAD_END chunk */
+   chunk_ref *chunks;
+   size_t     nchunks, chunks_cap;
+} thread_rec;
+
+struct pl_trace {
+   char    *path;
+   int      fd;
+   uint64_t size;             /* file size when opened */
+   unsigned minor;
+
+   uint8_t *proc_data, *pend_data;    /* PROCESS / PROCESS_END payloads */
+   pl_kv   *proc, *pend;
+   size_t   nproc, npend;
+   int      have_pend;
+
+   pl_name     *objs;         /* [0] is the unknown object */
+   uint32_t     nobjs;
+   size_t       objs_cap;
+   pl_function *fns;          /* [0] unused */
+   uint32_t     nfns;
+   size_t       fns_cap;
+   uint8_t    **blocks;       /* OBJECTS/FUNCTIONS payloads, names point in */
+   size_t       nblocks, blocks_cap;
+
+   thread_rec *threads;       /* sorted by thread number */
+   size_t      nthreads, threads_cap;
+   size_t      last_thread;   /* lookup cache: chunks come in runs */
+
+   int      damaged;
+   pl_error damage;
+};
+
+static const pl_name unknown_object = { "???", 3 };
+
+static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+
+static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
+{
+   va_list ap;
+   e->offset = off;
+   va_start(ap, fmt);
+   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+   va_end(ap);
+}
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* Grow *p (n used, *cap slots of size sz) to hold one more. */
+static int grow(void *p, size_t *cap, size_t n, size_t sz)
+{
+   void **pp = p;
+   size_t ncap;
+   void *q;
+
+   if (n < *cap)
+      return 0;
+   ncap = *cap ? *cap * 2 : 16;
+   if (ncap > SIZE_MAX / sz)
+      return -1;
+   q = realloc(*pp, ncap * sz);
+   if (!q)
+      return -1;
+   *pp = q;
+   *cap = ncap;
+   return 0;
+}
+
+static const char *chunk_name(unsigned type)
+{
+   static const char *const names[] = {
+      "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
+      "STREAM", "THREAD_END", "PROCESS_END"
+   };
+   return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
+}
+
+/* ---- Reading ----------------------------------------------------------- */
+
+/* A window of file bytes [base, base + len) in buf. */
+typedef struct {
+   int      fd;
+   uint64_t size;
+   uint8_t *buf;
+   size_t   cap;
+   uint64_t base;
+   size_t   len;
+   int      err;      /* errno of a failed read, 0 if none */
+} reader;
+
+/* Fill the window with `want` bytes at `off` (all within the file). */
+static int rd_fill(reader *r, uint64_t off, size_t want)
+{
+   size_t got = 0;
+   r->base = off;
+   r->len = 0;
+   while (got < want) {
+      ssize_t k = pread(r->fd, r->buf + got, want - got, (off_t)(off + got));
+      if (k < 0) {
+         if (errno == EINTR)
+            continue;
+         r->err = errno;
+         return -1;
+      }
+      if (k == 0)
+         break;            /* the file shrank */
+      got += (size_t)k;
+   }
+   r->len = got;
+   return got == want ? 0 : -1;
+}
+
+/* Bytes [off, off + n) with n <= r->cap, reading ahead up to r->cap bytes.
+   NULL if they are not all in the file (r->err tells an I/O error). */
+static const uint8_t *rd_at(reader *r, uint64_t off, size_t n)
+{
+   size_t want;
+   if (off >= r->base && off - r->base <= r->len
+       && n <= r->len - (off - r->base))
+      return r->buf + (off - r->base);
+   if (off > r->size || n > r->size - off)
+      return NULL;
+   want = r->size - off < r->cap ? (size_t)(r->size - off) : r->cap;
+   if (rd_fill(r, off, want) < 0 && r->len < n)
+      return NULL;
+   return r->buf;
+}
+
+/* ---- Indexing ---------------------------------------------------------- */
+
+/* Record the first damage; the file is read as if it ended at `off`. */
+static int damage(pl_trace *t, uint64_t off, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+
+static int damage(pl_trace *t, uint64_t off, const char *fmt, ...)
+{
+   va_list ap;
+   t->damaged = 1;
+   t->damage.offset = off;
+   va_start(ap, fmt);
+   vsnprintf(t->damage.msg, sizeof t->damage.msg, fmt, ap);
+   va_end(ap);
+   return -1;
+}
+
+static int read_failed(pl_trace *t, const reader *r, uint64_t off)
+{
+   if (r->err)
+      return damage(t, off, "read error: %s", strerror(r->err));
+   return damage(t, off, "truncated: the file shrank while being read");
+}
+
+static thread_rec *find_thread(pl_trace *t, uint32_t number)
+{
+   size_t lo = 0, hi = t->nthreads;
+   if (t->last_thread < t->nthreads
+       && t->threads[t->last_thread].info.number == number)
+      return &t->threads[t->last_thread];
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      uint32_t m = t->threads[mid].info.number;
+      if (m == number) {
+         t->last_thread = mid;
+         return &t->threads[mid];
+      }
+      if (m < number)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   return NULL;
+}
+
+/* Insert a thread in number order (almost always at the end). */
+static thread_rec *add_thread(pl_trace *t, uint32_t number)
+{
+   size_t i = t->nthreads;
+   if (grow(&t->threads, &t->threads_cap, t->nthreads, sizeof *t->threads))
+      return NULL;
+   while (i > 0 && t->threads[i - 1].info.number > number)
+      i--;
+   memmove(&t->threads[i + 1], &t->threads[i],
+           (t->nthreads - i) * sizeof *t->threads);
+   t->nthreads++;
+   memset(&t->threads[i], 0, sizeof t->threads[i]);
+   t->threads[i].info.number = number;
+   t->last_thread = i;
+   return &t->threads[i];
+}
+
+/* Split key\0value\0... into pairs. */
+static int parse_kv(pl_trace *t, uint64_t off, unsigned type, uint8_t *p,
+                    uint32_t len, pl_kv **out, size_t *n)
+{
+   size_t count = 0, cap = 0, i = 0;
+   pl_kv *kv = NULL;
+
+   while (i < len) {
+      uint8_t *k = p + i, *kend, *vend;
+      kend = memchr(k, 0, len - i);
+      vend = kend ? memchr(kend + 1, 0, (size_t)(p + len - (kend + 1))) : NULL;
+      if (!vend) {
+         free(kv);
+         return damage(t, off + PL_CHUNK_HEADER_SIZE + i,
+                       "%s: unterminated key or value", chunk_name(type));
+      }
+      if (grow(&kv, &cap, count, sizeof *kv)) {
+         free(kv);
+         return damage(t, off, "out of memory");
+      }
+      kv[count].key = (const char *)k;
+      kv[count].value = (const char *)kend + 1;
+      count++;
+      i = (size_t)(vend + 1 - p);
+   }
+   *out = kv;
+   *n = count;
+   return 0;
+}
+
+static const char *kv_get(const pl_kv *kv, size_t n, const char *key)
+{
+   size_t i;
+   for (i = 0; i < n; i++)
+      if (strcmp(kv[i].key, key) == 0)
+         return kv[i].value;
+   return NULL;
+}
+
+/* Strict unsigned decimal; -1 if s is not one. */
+static int parse_u64(const char *s, uint64_t *v)
+{
+   uint64_t x = 0;
+   if (!*s)
+      return -1;
+   for (; *s; s++) {
+      unsigned d = (unsigned)(*s - '0');
+      if (d > 9 || x > (UINT64_MAX - d) / 10)
+         return -1;
+      x = x * 10 + d;
+   }
+   *v = x;
+   return 0;
+}
+
+static int on_process(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   const char *pid;
+   uint64_t v;
+
+   t->proc_data = p;
+   if (parse_kv(t, off, PL_CHUNK_PROCESS, p, len, &t->proc, &t->nproc))
+      return -1;
+   pid = kv_get(t->proc, t->nproc, "pid");
+   if (!pid)
+      return damage(t, off, "PROCESS chunk has no pid");
+   if (parse_u64(pid, &v) || v > UINT32_MAX)
+      return damage(t, off, "PROCESS chunk: bad pid \"%.40s\"", pid);
+   return 0;
+}
+
+/* Compare a PROCESS_END total with what the trace holds, if recorded. */
+static int check_total(pl_trace *t, uint64_t off, const char *key,
+                       uint64_t actual)
+{
+   const char *s = kv_get(t->pend, t->npend, key);
+   uint64_t v;
+   if (!s)
+      return 0;
+   if (parse_u64(s, &v))
+      return damage(t, off, "PROCESS_END: bad %s \"%.40s\"", key, s);
+   if (v != actual)
+      return damage(t, off, "PROCESS_END records %llu %s, the trace has %llu",
+                    ULL(v), key, ULL(actual));
+   return 0;
+}
+
+static int on_process_end(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   uint64_t events = 0;
+   size_t i;
+
+   t->pend_data = p;
+   if (parse_kv(t, off, PL_CHUNK_PROCESS_END, p, len, &t->pend, &t->npend))
+      return -1;
+   for (i = 0; i < t->nthreads; i++) {
+      if (!t->threads[i].info.ended)
+         return damage(t, off, "PROCESS_END before the THREAD_END of thread %u",
+                       t->threads[i].info.number);
+      events += t->threads[i].info.events;
+   }
+   if (check_total(t, off, "threads", t->nthreads)
+       || check_total(t, off, "events", events))
+      return -1;
+   t->have_pend = 1;
+   return 0;
+}
+
+static int keep_block(pl_trace *t, uint8_t *p)
+{
+   if (grow(&t->blocks, &t->blocks_cap, t->nblocks, sizeof *t->blocks))
+      return -1;
+   t->blocks[t->nblocks++] = p;
+   return 0;
+}
+
+/* Length of the NUL-terminated name at p[0..avail), or -1. */
+static long name_len(const uint8_t *p, size_t avail)
+{
+   const uint8_t *z = memchr(p, 0, avail);
+   return z ? (long)(z - p) : -1;
+}
+
+static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   uint64_t base = off + PL_CHUNK_HEADER_SIZE;
+   size_t i = 0;
+
+   if (keep_block(t, p)) {
+      free(p);
+      return damage(t, off, "out of memory");
+   }
+   while (i < len) {
+      uint32_t id;
+      long n;
+      if (len - i < 5)
+         return damage(t, base + i, "OBJECTS: truncated entry");
+      id = pl_get32(p + i);
+      n = name_len(p + i + 4, len - i - 4);
+      if (n < 0)
+         return damage(t, base + i, "OBJECTS: unterminated name");
+      if (id != t->nobjs + 1)
+         return damage(t, base + i, "OBJECTS: object ID %u, expected %u",
+                       id, t->nobjs + 1);
+      if (grow(&t->objs, &t->objs_cap, (size_t)id, sizeof *t->objs))
+         return damage(t, off, "out of memory");
+      t->objs[id].str = (const char *)p + i + 4;
+      t->objs[id].len = (size_t)n;
+      t->nobjs = id;
+      i += 4 + (size_t)n + 1;
+   }
+   return 0;
+}
+
+static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   uint64_t base = off + PL_CHUNK_HEADER_SIZE;
+   size_t i = 0;
+
+   if (keep_block(t, p)) {
+      free(p);
+      return damage(t, off, "out of memory");
+   }
+   while (i < len) {
+      uint32_t id, obj;
+      long n;
+      pl_function *f;
+      if (len - i < 17)
+         return damage(t, base + i, "FUNCTIONS: truncated entry");
+      id = pl_get32(p + i);
+      obj = pl_get32(p + i + 4);
+      n = name_len(p + i + 16, len - i - 16);
+      if (n < 0)
+         return damage(t, base + i, "FUNCTIONS: unterminated name");
+      if (id != t->nfns + 1)
+         return damage(t, base + i, "FUNCTIONS: function ID %u, expected %u",
+                       id, t->nfns + 1);
+      if (obj > t->nobjs)
+         return damage(t, base + i,
+                       "FUNCTIONS: function %u names undefined object %u",
+                       id, obj);
+      if (grow(&t->fns, &t->fns_cap, (size_t)id, sizeof *t->fns))
+         return damage(t, off, "out of memory");
+      f = &t->fns[id];
+      f->name.str = (const char *)p + i + 16;
+      f->name.len = (size_t)n;
+      f->obj = obj;
+      f->addr = pl_get64(p + i + 8);
+      t->nfns = id;
+      i += 16 + (size_t)n + 1;
+   }
+   return 0;
+}
+
+static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
+                           const uint8_t *p)
+{
+   thread_rec *th;
+   uint32_t number = pl_get32(p), codec = pl_get32(p + 12);
+
+   if (number != thr)
+      return damage(t, off, "THREAD_BEGIN of thread %u in a chunk of thread %u",
+                    number, thr);
+   if (find_thread(t, thr))
+      return damage(t, off, "second THREAD_BEGIN of thread %u", thr);
+   if (codec != PL_CODEC_LZZE && codec != PL_CODEC_RAW)
+      return damage(t, off, "thread %u: unknown codec %u", thr, codec);
+   th = add_thread(t, thr);
+   if (!th)
+      return damage(t, off, "out of memory");
+   th->info.parent = pl_get32(p + 4);
+   th->info.vg_tid = pl_get32(p + 8);
+   th->info.codec = codec;
+   th->info.inherited_depth = pl_get32(p + 16);
+   return 0;
+}
+
+static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
+                     const uint8_t *p)
+{
+   thread_rec *th = find_thread(t, thr);
+   uint64_t at = pl_get64(p);
+   uint32_t n = len - PL_STREAM_PREFIX_SIZE;
+
+   if (!th)
+      return damage(t, off, "STREAM chunk of thread %u before its THREAD_BEGIN",
+                    thr);
+   if (th->info.ended)
+      return damage(t, off, "STREAM chunk of thread %u after its THREAD_END",
+                    thr);
+   if (at != th->stream_bytes)
+      return damage(t, off, "thread %u: STREAM chunk at stream offset %llu, "
+                    "expected %llu (a chunk is missing)",
+                    thr, ULL(at), ULL(th->stream_bytes));
+   if (n == 0)
+      return 0;
+   if (grow(&th->chunks, &th->chunks_cap, th->nchunks, sizeof *th->chunks))
+      return damage(t, off, "out of memory");
+   th->chunks[th->nchunks].off = off;
+   th->chunks[th->nchunks].len = n;
+   th->nchunks++;
+   th->stream_bytes += n;
+   return 0;
+}
+
+static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
+                         const uint8_t *p)
+{
+   thread_rec *th = find_thread(t, thr);
+   pl_thread_info *ti;
+
+   if (!th)
+      return damage(t, off, "THREAD_END of thread %u before its THREAD_BEGIN",
+                    thr);
+   ti = &th->info;
+   if (ti->ended)
+      return damage(t, off, "second THREAD_END of thread %u", thr);
+   ti->events = pl_get64(p);
+   ti->words = pl_get64(p + 8);
+   ti->raw_bytes = pl_get64(p + 16);
+   ti->encoded_bytes = pl_get64(p + 24);
+   ti->lwp = pl_get32(p + 32);
+   ti->end_reason = pl_get32(p + 36);
+   ti->max_depth = pl_get64(p + 40);
+   if (ti->encoded_bytes != th->stream_bytes)
+      return damage(t, off, "THREAD_END of thread %u records %llu stream bytes, "
+                    "its STREAM chunks hold %llu",
+                    thr, ULL(ti->encoded_bytes), ULL(th->stream_bytes));
+   ti->ended = 1;
+   th->end_off = off;
+   return 0;
+}
+
+/* Minimum payload of each chunk type (later minor versions may append). */
+static uint32_t min_payload(unsigned type)
+{
+   switch (type) {
+   case PL_CHUNK_THREAD_BEGIN: return PL_THREAD_BEGIN_SIZE;
+   case PL_CHUNK_THREAD_END:   return PL_THREAD_END_SIZE;
+   case PL_CHUNK_STREAM:       return PL_STREAM_PREFIX_SIZE;
+   default:                    return 0;
+   }
+}
+
+/* Whether the index keeps the whole payload of a chunk type. */
+static int keeps_payload(unsigned type)
+{
+   return type == PL_CHUNK_PROCESS || type == PL_CHUNK_PROCESS_END
+          || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS;
+}
+
+/* Read one chunk's payload, check its CRC, and act on it. */
+static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
+                       uint32_t thr, uint32_t len, uint32_t crc)
+{
+   uint8_t head[PL_THREAD_END_SIZE];
+   uint8_t *keep = NULL;
+   uint64_t pos = off + PL_CHUNK_HEADER_SIZE;
+   uint32_t done = 0, sum = 0;
+
+   if (keeps_payload(type)) {
+      /* +1: a NUL after the payload keeps stray string scans in bounds */
+      keep = malloc((size_t)len + 1);
+      if (!keep)
+         return damage(t, off, "out of memory");
+      keep[len] = 0;
+   }
+   while (done < len) {
+      uint32_t n = len - done < r->cap ? len - done : (uint32_t)r->cap;
+      const uint8_t *p = rd_at(r, pos + done, n);
+      if (!p) {
+         free(keep);
+         return read_failed(t, r, pos + done);
+      }
+      sum = pl_crc32(sum, p, n);
+      if (keep)
+         memcpy(keep + done, p, n);
+      if (done < sizeof head)
+         memcpy(head + done, p, n < sizeof head - done ? n : sizeof head - done);
+      done += n;
+   }
+   if (sum != crc) {
+      free(keep);
+      return damage(t, off, "%s chunk: CRC mismatch (stored 0x%08x, "
+                    "computed 0x%08x)", chunk_name(type), crc, sum);
+   }
+
+   switch (type) {
+   case PL_CHUNK_PROCESS:      return on_process(t, off, keep, len);
+   case PL_CHUNK_PROCESS_END:  return on_process_end(t, off, keep, len);
+   case PL_CHUNK_OBJECTS:      return on_objects(t, off, keep, len);
+   case PL_CHUNK_FUNCTIONS:    return on_functions(t, off, keep, len);
+   case PL_CHUNK_THREAD_BEGIN: return on_thread_begin(t, off, thr, head);
+   case PL_CHUNK_STREAM:       return on_stream(t, off, thr, len, head);
+   case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head);
+   default:                    return 0;   /* unknown types are skipped */
+   }
+}
+
+/* Walk all chunks; stop at the first damage. */
+static void index_file(pl_trace *t, reader *r)
+{
+   uint64_t off = PL_FILE_HEADER_SIZE;
+
+   while (off < t->size) {
+      const uint8_t *h = rd_at(r, off, PL_CHUNK_HEADER_SIZE);
+      unsigned type;
+      uint32_t len, thr;
+      int thread_chunk;
+
+      if (!h) {
+         if (r->err)
+            read_failed(t, r, off);
+         else
+            damage(t, off, "truncated: chunk header needs %u bytes, %llu "
+                   "present", PL_CHUNK_HEADER_SIZE, ULL(t->size - off));
+         return;
+      }
+      type = h[0];
+      len = pl_get32(h + 4);
+      thr = pl_get32(h + 8);
+      thread_chunk = type == PL_CHUNK_THREAD_BEGIN || type == PL_CHUNK_STREAM
+                     || type == PL_CHUNK_THREAD_END;
+
+      if (type == 0) {
+         damage(t, off, "invalid chunk type 0");
+         return;
+      }
+      if (len > PL_MAX_PAYLOAD) {
+         damage(t, off, "%s chunk: payload length %u exceeds the maximum %u",
+                chunk_name(type), len, PL_MAX_PAYLOAD);
+         return;
+      }
+      if (t->have_pend) {
+         damage(t, off, "%s chunk after PROCESS_END", chunk_name(type));
+         return;
+      }
+      if (off == PL_FILE_HEADER_SIZE) {
+         if (type != PL_CHUNK_PROCESS) {
+            damage(t, off, "first chunk is %s, not PROCESS", chunk_name(type));
+            return;
+         }
+      } else if (type == PL_CHUNK_PROCESS) {
+         damage(t, off, "second PROCESS chunk");
+         return;
+      }
+      if (len < min_payload(type)) {
+         damage(t, off, "%s chunk: payload of %u bytes, at least %u expected",
+                chunk_name(type), len, min_payload(type));
+         return;
+      }
+      if (type <= PL_CHUNK_PROCESS_END && (thr == 0) == thread_chunk) {
+         damage(t, off, "%s chunk: bad thread number %u", chunk_name(type), thr);
+         return;
+      }
+      if (len > t->size - off - PL_CHUNK_HEADER_SIZE) {
+         damage(t, off, "truncated: %s chunk needs %u payload bytes, %llu "
+                "present", chunk_name(type), len,
+                ULL(t->size - off - PL_CHUNK_HEADER_SIZE));
+         return;
+      }
+      if (index_chunk(t, r, off, type, thr, len, pl_get32(h + 12)))
+         return;
+      off += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
+   }
+   if (!t->have_pend) {
+      if (off == PL_FILE_HEADER_SIZE)
+         damage(t, off, "truncated: no chunks after the file header");
+      else
+         damage(t, off, "truncated: no PROCESS_END chunk (process killed "
+                "or still running)");
+   }
+}
+
+/* Open the file and check its header. */
+static int open_file(pl_trace *t, const char *path, pl_error *err)
+{
+   uint8_t h[PL_FILE_HEADER_SIZE];
+   struct stat st;
+   reader r;
+   unsigned major;
+
+   t->fd = open(path, O_RDONLY);
+   if (t->fd < 0) {
+      set_error(err, 0, "cannot open: %s", strerror(errno));
+      return -1;
+   }
+   if (fstat(t->fd, &st) < 0) {
+      set_error(err, 0, "cannot stat: %s", strerror(errno));
+      return -1;
+   }
+   if (S_ISDIR(st.st_mode)) {
+      set_error(err, 0, "is a directory");
+      return -1;
+   }
+   if (!S_ISREG(st.st_mode)) {
+      set_error(err, 0, "not a regular file");
+      return -1;
+   }
+   t->size = (uint64_t)st.st_size;
+   if (t->size == 0) {
+      set_error(err, 0, "empty file");
+      return -1;
+   }
+   memset(&r, 0, sizeof r);
+   r.fd = t->fd;
+   r.buf = h;
+   r.cap = sizeof h;
+   r.size = t->size;
+   if (rd_fill(&r, 0, t->size < sizeof h ? (size_t)t->size : sizeof h) < 0
+       && r.err) {
+      set_error(err, 0, "read error: %s", strerror(r.err));
+      return -1;
+   }
+   if (r.len < PL_MAGIC_LEN || memcmp(h, PL_MAGIC, PL_MAGIC_LEN) != 0) {
+      if (memcmp(h, PL_MAGIC, r.len < PL_MAGIC_LEN ? r.len : PL_MAGIC_LEN))
+         set_error(err, 0, "not a ParLoT trace (bad magic)");
+      else
+         set_error(err, r.len, "truncated: file header needs %u bytes, %zu "
+                   "present", PL_FILE_HEADER_SIZE, r.len);
+      return -1;
+   }
+   if (r.len < PL_FILE_HEADER_SIZE) {
+      set_error(err, r.len, "truncated: file header needs %u bytes, %zu "
+                "present", PL_FILE_HEADER_SIZE, r.len);
+      return -1;
+   }
+   major = pl_get16(h + 8);
+   t->minor = pl_get16(h + 10);
+   if (major != PL_VERSION_MAJOR) {
+      set_error(err, 8, "unsupported format version %u.%u (this decoder "
+                "reads %u.x)", major, t->minor, PL_VERSION_MAJOR);
+      return -1;
+   }
+   return 0;
+}
+
+pl_trace *pl_trace_open(const char *path, pl_error *err)
+{
+   pl_trace *t = calloc(1, sizeof *t);
+   reader r;
+
+   if (t)
+      t->fd = -1;
+   if (!t || !(t->path = strdup(path))) {
+      free(t);
+      set_error(err, 0, "out of memory");
+      return NULL;
+   }
+   t->objs_cap = 16;
+   t->objs = malloc(t->objs_cap * sizeof *t->objs);
+   if (!t->objs) {
+      set_error(err, 0, "out of memory");
+      pl_trace_close(t);
+      return NULL;
+   }
+   t->objs[0] = unknown_object;
+   if (open_file(t, path, err)) {
+      pl_trace_close(t);
+      return NULL;
+   }
+   memset(&r, 0, sizeof r);
+   r.fd = t->fd;
+   r.size = t->size;
+   r.cap = INDEX_BUF_SIZE;
+   r.buf = malloc(r.cap);
+   if (!r.buf) {
+      set_error(err, 0, "out of memory");
+      pl_trace_close(t);
+      return NULL;
+   }
+   index_file(t, &r);
+   free(r.buf);
+   return t;
+}
+
+void pl_trace_close(pl_trace *t)
+{
+   size_t i;
+   if (!t)
+      return;
+   if (t->fd >= 0)
+      close(t->fd);
+   for (i = 0; i < t->nthreads; i++)
+      free(t->threads[i].chunks);
+   for (i = 0; i < t->nblocks; i++)
+      free(t->blocks[i]);
+   free(t->threads);
+   free(t->blocks);
+   free(t->fns);
+   free(t->objs);
+   free(t->proc);
+   free(t->pend);
+   free(t->proc_data);
+   free(t->pend_data);
+   free(t->path);
+   free(t);
+}
+
+const char *pl_trace_path(const pl_trace *t) { return t->path; }
+unsigned pl_trace_version_minor(const pl_trace *t) { return t->minor; }
+
+const pl_error *pl_trace_damage(const pl_trace *t)
+{
+   return t->damaged ? &t->damage : NULL;
+}
+
+const pl_kv *pl_trace_process(const pl_trace *t, size_t *n)
+{
+   *n = t->nproc;
+   return t->proc;
+}
+
+const char *pl_trace_process_get(const pl_trace *t, const char *key)
+{
+   return kv_get(t->proc, t->nproc, key);
+}
+
+const pl_kv *pl_trace_process_end(const pl_trace *t, size_t *n)
+{
+   *n = t->npend;
+   return t->pend;
+}
+
+const char *pl_trace_process_end_get(const pl_trace *t, const char *key)
+{
+   return kv_get(t->pend, t->npend, key);
+}
+
+uint32_t pl_trace_nfunctions(const pl_trace *t) { return t->nfns; }
+uint32_t pl_trace_nobjects(const pl_trace *t) { return t->nobjs; }
+
+const pl_function *pl_trace_function(const pl_trace *t, uint32_t id)
+{
+   return id >= 1 && id <= t->nfns ? &t->fns[id] : NULL;
+}
+
+const pl_name *pl_trace_object(const pl_trace *t, uint32_t id)
+{
+   return id <= t->nobjs ? &t->objs[id] : NULL;
+}
+
+size_t pl_trace_nthreads(const pl_trace *t) { return t->nthreads; }
+
+const pl_thread_info *pl_trace_thread(const pl_trace *t, size_t index)
+{
+   return index < t->nthreads ? &t->threads[index].info : NULL;
+}
+
+/* ---- Event decoding ---------------------------------------------------- */
+
+struct pl_events {
+   const pl_trace   *t;
+   const thread_rec *th;
+   reader    r;               /* window over the thread's chunks */
+   size_t    next_chunk;      /* next entry of th->chunks to read */
+   uint64_t  chunk_off;       /* header offset of the chunk being decoded */
+   uint64_t  data_off;        /* file offset of its next unread data byte */
+   uint64_t  data_left;       /* its data bytes not yet handed out */
+   uint64_t  fed;             /* stream bytes handed out so far */
+   uint64_t  feed_limit;      /* hand out no more than this */
+   const uint8_t *in, *in_end;  /* data handed to the decoder */
+   int       more_output;     /* last run filled the batch: run again */
+   int       state;           /* 0 running, 1 done, -1 failed */
+   pl_error  err;             /* the error once failed */
+   uint64_t  events;          /* events returned so far */
+   uint64_t  depth_limit;     /* from THREAD_END, else UINT32_MAX */
+   uint32_t *stack;
+   size_t    sp, stack_cap;
+   pl_decoder dec;
+   uint32_t  values[BATCH];
+   pl_event  ev[BATCH];
+};
+
+static int64_t unpadded_length(pl_events *it);
+
+pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
+{
+   pl_events *it;
+   const thread_rec *th;
+
+   if (index >= t->nthreads) {
+      set_error(err, 0, "no thread with index %zu", index);
+      return NULL;
+   }
+   th = &t->threads[index];
+   it = calloc(1, sizeof *it);
+   if (it)
+      it->r.buf = malloc(EVENTS_BUF_SIZE);
+   if (!it || !it->r.buf) {
+      free(it);
+      set_error(err, 0, "out of memory");
+      return NULL;
+   }
+   it->t = t;
+   it->th = th;
+   it->r.fd = t->fd;
+   it->r.size = t->size;
+   it->r.cap = EVENTS_BUF_SIZE;
+   it->depth_limit = UINT32_MAX;
+   if (th->info.ended && th->info.max_depth < it->depth_limit)
+      it->depth_limit = th->info.max_depth;
+   pl_dec_init(&it->dec, (int)th->info.codec);
+   it->feed_limit = th->stream_bytes;
+   if (th->info.ended) {
+      pl_dec_set_raw_limit(&it->dec, th->info.raw_bytes);
+   } else if (th->info.codec == PL_CODEC_LZZE && th->nchunks > 0) {
+      int64_t n = unpadded_length(it);
+      if (n < 0) {
+         *err = it->err;
+         pl_events_close(it);
+         return NULL;
+      }
+      it->feed_limit = (uint64_t)n;
+   }
+   return it;
+}
+
+void pl_events_close(pl_events *it)
+{
+   if (!it)
+      return;
+   free(it->r.buf);
+   free(it->stack);
+   free(it);
+}
+
+const uint32_t *pl_events_stack(const pl_events *it, size_t *depth)
+{
+   *depth = it->sp;
+   return it->stack;
+}
+
+static long fail(pl_events *it, uint64_t off, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+
+static long fail(pl_events *it, uint64_t off, const char *fmt, ...)
+{
+   va_list ap;
+   it->state = -1;
+   it->err.offset = off;
+   va_start(ap, fmt);
+   vsnprintf(it->err.msg, sizeof it->err.msg, fmt, ap);
+   va_end(ap);
+   return -1;
+}
+
+/* Read the window for the current chunk's next data, taking following
+   chunks of the thread along when little else lies in between. */
+static int refill(pl_events *it)
+{
+   const thread_rec *th = it->th;
+   uint64_t start = it->data_off, end;
+   size_t cap = it->r.cap, j;
+
+   if (it->data_left >= cap) {
+      end = start + cap;
+   } else {
+      end = start + it->data_left;
+      for (j = it->next_chunk; j < th->nchunks; j++) {
+         uint64_t cs = th->chunks[j].off + PL_CHUNK_HEADER_SIZE
+                       + PL_STREAM_PREFIX_SIZE;
+         uint64_t ce = cs + th->chunks[j].len;
+         if (ce - start > cap
+             || (cs - end > READ_GAP_MAX && cs - end > end - start))
+            break;
+         end = ce;
+      }
+   }
+   if (end > it->r.size || rd_fill(&it->r, start, (size_t)(end - start)) < 0)
+      return -1;
+   return 0;
+}
+
+/* Hand the decoder the next piece of stream data: 1, or 0 at the end of
+   the thread's data, or -1 (failed). */
+static int feed(pl_events *it)
+{
+   size_t n;
+   uint64_t avail;
+
+   if (it->fed == it->feed_limit)
+      return 0;
+   if (it->data_left == 0) {
+      const chunk_ref *c;
+      if (it->next_chunk == it->th->nchunks)
+         return 0;
+      c = &it->th->chunks[it->next_chunk++];
+      it->chunk_off = c->off;
+      it->data_off = c->off + PL_CHUNK_HEADER_SIZE + PL_STREAM_PREFIX_SIZE;
+      it->data_left = c->len;
+   }
+   if (it->data_off < it->r.base || it->data_off >= it->r.base + it->r.len) {
+      if (refill(it) < 0) {
+         if (it->r.err)
+            return (int)fail(it, it->data_off, "read error: %s",
+                             strerror(it->r.err));
+         return (int)fail(it, it->data_off,
+                          "truncated: the file shrank while being read");
+      }
+   }
+   avail = it->r.base + it->r.len - it->data_off;
+   n = (size_t)(avail < it->data_left ? avail : it->data_left);
+   if (n > it->feed_limit - it->fed)
+      n = (size_t)(it->feed_limit - it->fed);
+   it->in = it->r.buf + (it->data_off - it->r.base);
+   it->in_end = it->in + n;
+   it->data_off += n;
+   it->data_left -= n;
+   it->fed += n;
+   return 1;
+}
+
+static unsigned bits_set(unsigned b)
+{
+   b = b - ((b >> 1) & 0x55u);
+   b = (b & 0x33u) + ((b >> 2) & 0x33u);
+   return (b + (b >> 4)) & 0x0Fu;
+}
+
+/* A thread without THREAD_END has no raw length to stop at.  The last ZE
+   group of a finished stream is zero-padded, and the padding would decode
+   as exits, so if the data ends exactly on a group boundary the last
+   group is left out: that loses at most 4 words of a killed thread, which
+   truncation may lose anyway.  (A group cut short stops the decoder before
+   any padding.)  This walks the group structure of docs/codec.md: a
+   bitmap byte, then one byte per set bit.  Returns the stream bytes to
+   decode, or -1 (failed). */
+static int64_t unpadded_length(pl_events *it)
+{
+   uint64_t last_group = 0, groups = 0;
+   unsigned need = 0;
+   int open = 0, f;
+
+   while ((f = feed(it)) > 0) {
+      const uint8_t *p = it->in, *start = it->in, *e = it->in_end;
+      uint64_t base = it->fed - (uint64_t)(e - start);
+      while (p < e) {
+         size_t k;
+         if (!open) {
+            last_group = base + (uint64_t)(p - start);
+            groups++;
+            need = bits_set(*p++);
+            open = 1;
+         }
+         k = need < (size_t)(e - p) ? need : (size_t)(e - p);
+         p += k;
+         need -= (unsigned)k;
+         if (need == 0)
+            open = 0;
+      }
+   }
+   if (f < 0)
+      return -1;
+   /* rewind */
+   it->next_chunk = 0;
+   it->data_left = 0;
+   it->fed = 0;
+   it->in = it->in_end = NULL;
+   return (int64_t)(groups > 0 && !open ? last_group : it->th->stream_bytes);
+}
+
+/* All data decoded: check the stream against its THREAD_END record. */
+static long finish(pl_events *it)
+{
+   const pl_thread_info *ti = &it->th->info;
+   uint64_t off = it->th->end_off;
+
+   if (!ti->ended) {
+      it->state = 1;    /* truncated trace: pl_trace_damage() says so */
+      return 0;
+   }
+   if (it->dec.raw_bytes != ti->raw_bytes)
+      return fail(it, off, "thread %u: the stream holds %llu raw bytes, "
+                  "THREAD_END records %llu", ti->number,
+                  ULL(it->dec.raw_bytes), ULL(ti->raw_bytes));
+   if (!pl_dec_at_boundary(&it->dec))
+      return fail(it, off, "thread %u: the stream ends inside an event",
+                  ti->number);
+   if (it->events != ti->events)
+      return fail(it, off, "thread %u: the stream holds %llu events, "
+                  "THREAD_END records %llu", ti->number,
+                  ULL(it->events), ULL(ti->events));
+   if (it->sp != 0)
+      return fail(it, off, "thread %u: %zu frames still open at THREAD_END",
+                  ti->number, it->sp);
+   it->state = 1;
+   return 0;
+}
+
+static int grow_stack(pl_events *it)
+{
+   size_t ncap = it->stack_cap ? it->stack_cap * 2 : 256;
+   uint32_t *s;
+   if (ncap > it->depth_limit)
+      ncap = (size_t)it->depth_limit;
+   s = realloc(it->stack, ncap * sizeof *s);
+   if (!s)
+      return -1;
+   it->stack = s;
+   it->stack_cap = ncap;
+   return 0;
+}
+
+/* Turn n decoded values into events, replaying the call stack.  Returns
+   how many are valid: fewer than n after an error (it->state == -1). */
+static size_t replay(pl_events *it, size_t n)
+{
+   const uint32_t *v = it->values;
+   pl_event *ev = it->ev;
+   uint32_t nfns = it->t->nfns;
+   uint32_t number = it->th->info.number;
+   uint32_t *stack = it->stack;
+   size_t sp = it->sp, cap = it->stack_cap, i;
+   /* leading values that must be entries (a forked child's stack) */
+   uint64_t inherit = it->th->info.inherited_depth;
+   size_t must_enter = it->events >= inherit ? 0
+                       : (size_t)(inherit - it->events < n
+                                  ? inherit - it->events : n);
+
+   for (i = 0; i < n; i++) {
+      uint32_t x = v[i];
+      if (x == PL_WORD_EXIT) {
+         if (sp == 0 || i < must_enter)
+            break;
+         ev[i].fn = stack[--sp];
+         ev[i].depth = (uint32_t)sp + 1;
+         ev[i].kind = PL_EV_RETURN;
+      } else {
+         if (x > nfns)
+            break;
+         if (sp == cap) {
+            it->sp = sp;
+            if (sp >= it->depth_limit || grow_stack(it) < 0)
+               break;
+            stack = it->stack;
+            cap = it->stack_cap;
+         }
+         stack[sp++] = x;
+         ev[i].fn = x;
+         ev[i].depth = (uint32_t)sp;
+         ev[i].kind = PL_EV_CALL;
+      }
+   }
+   it->sp = sp;
+   if (i < n) {
+      uint64_t e = it->events + i + 1;
+      uint32_t x = v[i];
+      if (x == PL_WORD_EXIT && i < must_enter)
+         fail(it, it->chunk_off, "thread %u, event %llu: exit among the %llu "
+              "inherited entries", number, ULL(e), ULL(inherit));
+      else if (x == PL_WORD_EXIT)
+         fail(it, it->chunk_off, "thread %u, event %llu: exit with an empty "
+              "call stack", number, ULL(e));
+      else if (x > nfns)
+         fail(it, it->chunk_off, "thread %u, event %llu: unknown function ID "
+              "%u (%u defined)", number, ULL(e), x, nfns);
+      else if (sp >= it->depth_limit)
+         fail(it, it->chunk_off, "thread %u, event %llu: call depth exceeds "
+              "%llu", number, ULL(e), ULL(it->depth_limit));
+      else
+         fail(it, it->chunk_off, "thread %u, event %llu: out of memory for a "
+              "call stack of depth %zu", number, ULL(e), sp + 1);
+   }
+   it->events += i;
+   return i;
+}
+
+long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
+{
+   const pl_thread_info *ti = &it->th->info;
+
+   while (it->state == 0) {
+      const uint8_t *before;
+      long n;
+      size_t cap = BATCH, k;
+
+      if (it->in == it->in_end && !it->more_output) {
+         int f = feed(it);
+         if (f < 0)
+            break;
+         if (f == 0) {
+            finish(it);
+            break;
+         }
+      }
+      /* With a THREAD_END record, never decode more than it announces:
+         a corrupt match length could otherwise run for ages. */
+      if (ti->ended && ti->events - it->events < cap)
+         cap = (size_t)(ti->events - it->events) + 1;
+      before = it->in;
+      n = pl_dec_run(&it->dec, &it->in, it->in_end, it->values, cap);
+      if (n < 0) {
+         fail(it, it->r.base + (uint64_t)(it->in - it->r.buf),
+              "thread %u: corrupt stream: %s", ti->number,
+              it->dec.error ? it->dec.error : "?");
+         break;
+      }
+      it->more_output = (size_t)n == cap;
+      if (n == 0) {
+         if (it->in == before && it->in != it->in_end) {
+            fail(it, it->r.base + (uint64_t)(it->in - it->r.buf),
+                 "thread %u: corrupt stream: decoder made no progress",
+                 ti->number);
+            break;
+         }
+         continue;
+      }
+      if (ti->ended && it->events + (uint64_t)n > ti->events) {
+         /* report it after the events THREAD_END does account for */
+         n = (long)(ti->events - it->events);
+         k = replay(it, (size_t)n);
+         if (it->state == 0)
+            fail(it, it->chunk_off, "thread %u: the stream holds more than "
+                 "the %llu events THREAD_END records", ti->number,
+                 ULL(ti->events));
+      } else {
+         k = replay(it, (size_t)n);
+      }
+      if (k > 0) {
+         *ev = it->ev;
+         return (long)k;
+      }
+   }
+   if (it->state < 0) {
+      *err = it->err;
+      return -1;
+   }
+   return 0;
+}

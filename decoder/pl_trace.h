@@ -1,0 +1,130 @@
+/* Reader for ParLoT trace files (docs/trace-format.md).
+
+   pl_trace_open() reads the file once: it checks every chunk (header,
+   CRC, payload layout), loads the process information and the object and
+   function tables, and remembers where each thread's STREAM chunks are.
+   Stream data is not kept: pl_events_*() decodes one thread at a time,
+   chunk by chunk, into fixed-size batches, so memory depends on the tables
+   and the call depth, never on the length of the trace.
+
+   Damage (truncation, a bad CRC, an inconsistent chunk) does not make
+   pl_trace_open() fail once the file header is valid: the file is read as
+   if it ended at the first bad chunk, everything before it stays
+   decodable, and pl_trace_damage() says what is wrong and where.
+
+   A pl_trace is read-only after opening; several pl_events iterators may
+   run on it at once, from different threads. */
+#ifndef PL_TRACE_H
+#define PL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An error in a trace file: a byte offset in the file and a one-line
+   message without the file name. */
+typedef struct {
+   uint64_t offset;
+   char     msg[240];
+} pl_error;
+
+/* A name as recorded (object path or function name): NUL-terminated bytes,
+   len excluding the NUL. */
+typedef struct {
+   const char *str;
+   size_t      len;
+} pl_name;
+
+typedef struct {
+   pl_name  name;
+   uint32_t obj;       /* object ID; 0 = unknown object */
+   uint64_t addr;      /* address of the function's first instruction */
+} pl_function;
+
+/* One key/value pair of a PROCESS or PROCESS_END chunk. */
+typedef struct {
+   const char *key;
+   const char *value;
+} pl_kv;
+
+typedef struct {
+   uint32_t number;          /* thread number, 1-based */
+   uint32_t parent;          /* parent thread number, 0 if none */
+   uint32_t vg_tid;          /* Valgrind ThreadId (reused by later threads) */
+   uint32_t codec;           /* enum pl_codec_kind */
+   uint32_t inherited_depth; /* leading entries re-creating a forked stack */
+   int      ended;           /* a THREAD_END chunk was read; if not, the
+                                fields below are 0 */
+   uint32_t end_reason;      /* enum pl_thread_end_reason */
+   uint32_t lwp;             /* OS thread id, 0 if unknown */
+   uint64_t events;          /* entries + exits */
+   uint64_t words;           /* 16-bit words fed to LZ */
+   uint64_t raw_bytes;       /* LZ output bytes (ZE input) */
+   uint64_t encoded_bytes;   /* stream bytes in STREAM chunks */
+   uint64_t max_depth;       /* deepest call depth reached */
+} pl_thread_info;
+
+typedef struct pl_trace pl_trace;
+
+/* Open and index a trace.  On failure (cannot read it, not a trace, an
+   unsupported major version, out of memory) returns NULL and fills *err. */
+pl_trace *pl_trace_open(const char *path, pl_error *err);
+void      pl_trace_close(pl_trace *t);
+
+const char *pl_trace_path(const pl_trace *t);
+unsigned    pl_trace_version_minor(const pl_trace *t);
+
+/* NULL for a complete, consistent trace; otherwise the first problem
+   found.  The trace is usable up to that offset. */
+const pl_error *pl_trace_damage(const pl_trace *t);
+
+/* The PROCESS chunk's pairs, in file order, and the value of one key (NULL
+   if absent; the first occurrence wins).  pid is always present. */
+const pl_kv *pl_trace_process(const pl_trace *t, size_t *n);
+const char  *pl_trace_process_get(const pl_trace *t, const char *key);
+/* The same for PROCESS_END; n is 0 / NULL when the trace has none. */
+const pl_kv *pl_trace_process_end(const pl_trace *t, size_t *n);
+const char  *pl_trace_process_end_get(const pl_trace *t, const char *key);
+
+/* IDs are dense: functions 1..pl_trace_nfunctions(), objects
+   1..pl_trace_nobjects().  pl_trace_object(t, 0) is the unknown object,
+   named "???". */
+uint32_t           pl_trace_nfunctions(const pl_trace *t);
+const pl_function *pl_trace_function(const pl_trace *t, uint32_t id);
+uint32_t           pl_trace_nobjects(const pl_trace *t);
+const pl_name     *pl_trace_object(const pl_trace *t, uint32_t id);
+
+/* Threads in increasing thread-number order. */
+size_t                pl_trace_nthreads(const pl_trace *t);
+const pl_thread_info *pl_trace_thread(const pl_trace *t, size_t index);
+
+/* ---- Events of one thread ------------------------------------------- */
+
+enum pl_event_kind { PL_EV_CALL = 0, PL_EV_RETURN = 1 };
+
+/* depth is that of the frame: 1 for the outermost; a return carries the
+   depth and function of the call it ends. */
+typedef struct {
+   uint32_t fn;
+   uint32_t depth;
+   uint32_t kind;     /* enum pl_event_kind */
+} pl_event;
+
+typedef struct pl_events pl_events;
+
+/* Start decoding thread number `index` (as for pl_trace_thread). */
+pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err);
+void       pl_events_close(pl_events *it);
+
+/* Next batch of events: returns how many are at *ev (valid until the next
+   call), 0 at the end of the thread, or -1 with *err filled.  Every event
+   before an error is returned first.  The stream is checked as it goes:
+   an exit on an empty stack, an unknown function ID, and a stream that
+   disagrees with its THREAD_END record are errors.  A thread without a
+   THREAD_END record (truncated trace) just ends where its data ends, open
+   frames and all; pl_trace_damage() reports the truncation. */
+long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err);
+
+/* The call stack (function IDs, outermost first) after the last batch. */
+const uint32_t *pl_events_stack(const pl_events *it, size_t *depth);
+
+#endif

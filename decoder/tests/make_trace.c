@@ -1,0 +1,770 @@
+/* make_trace: write a synthetic ParLoT trace for decoder tests.
+
+   It drives the shared encoder (pl_codec.c) and chunk writer (pl_format.c)
+   the way the Valgrind tool does: several threads, their STREAM chunks
+   interleaved, functions defined in FUNCTIONS chunks just before first
+   use.  Alongside it writes its own listing of the events it generated, in
+   parlot-decode --events format, from its model of each thread's stack and
+   not from any decoding: the test compares the two.
+
+   A variant damages the trace on purpose; a third file then says what
+   parlot-decode must report:
+     line 1: "exact"  - stdout must equal the listing
+             "prefix" - each thread's lines must be a prefix of its listing
+     line 2: an extended regex for the message after "FILE: " on stderr,
+             empty when the trace is valid (exit status 0).
+
+   usage: make_trace [options] TRACE LISTING EXPECT   (LISTING may be "none")
+     --seed N  --threads N  --events N (per thread)  --functions N
+     --codec lzze|raw|mixed  --chunk N (max data bytes per STREAM chunk,
+     0 = random per thread)  --fork N (inherited depth of thread 1)
+     --variant NAME (see variants[] below) */
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_codec.h"
+#include "pl_format.h"
+
+#define ENC_BUF (64u << 10)
+
+enum variant {
+   V_OK, V_EXTRAS, V_KILLED, V_ZERO_TAIL, V_BAD_EXIT, V_BAD_ID, V_BAD_INHERIT,
+   V_CRC, V_MISSING, V_BAD_LEN, V_AFTER_END, V_OPEN_FRAMES, V_COUNT
+};
+
+static const char *const variants[] = {
+   "ok",          /* a valid trace */
+   "extras",      /* valid, with what readers must skip: higher minor version,
+                     header/chunk flags, unknown chunk types and keys, longer
+                     fixed-size payloads */
+   "killed",      /* the process was killed: no THREAD_END/PROCESS_END */
+   "zero-tail",   /* killed, and the file ends in zero bytes */
+   "bad-exit",    /* an exit with an empty call stack */
+   "bad-id",      /* an entry of an undefined function */
+   "bad-inherit", /* an exit among a forked thread's inherited entries */
+   "crc",         /* a STREAM payload byte flipped after its CRC was taken */
+   "missing",     /* a STREAM chunk left out */
+   "bad-len",     /* a chunk header with an absurd payload length */
+   "after-end",   /* a chunk after PROCESS_END */
+   "open-frames", /* a thread ends with frames still open */
+   "count",       /* THREAD_END records one event too many */
+};
+
+typedef struct {
+   uint32_t fn, depth;
+   uint32_t ret;
+} rec;
+
+typedef struct {
+   uint32_t   number;
+   int        codec;
+   int        begun, ended;
+   pl_encoder enc;
+   uint8_t    buf[ENC_BUF];
+   uint64_t   stream_off;      /* stream bytes written so far */
+   uint32_t  *stack;
+   size_t     sp, scap;
+   uint64_t   max_depth;
+   uint64_t   target;          /* events to generate */
+   uint64_t   inherited;
+   size_t     chunk_max;
+   int        deep_done;
+   rec       *log;
+   size_t     nlog, logcap;
+   int        skip_next_stream;  /* "missing": drop the next data chunk */
+} gthread;
+
+static struct {
+   FILE     *f;
+   uint64_t  off;
+   uint64_t  rng;
+   enum variant variant;
+   int       extras;
+   uint32_t  nfns_max;        /* function IDs used: 1..nfns_max */
+   uint32_t  defined;         /* functions defined so far */
+   int       objs2_defined;
+   int       listing;
+   int       damage_done;     /* the one-shot damage has been placed */
+   uint64_t  events_total;    /* over all threads, for the kill point */
+   uint64_t  kill_at;
+   int       killed;
+   char      expect_mode[8];
+   char      expect_re[300];
+   /* exact listings end inside this thread, after this many events */
+   uint32_t  stop_thread;
+   size_t    stop_events;
+} G;
+
+static void die(const char *msg)
+{
+   fprintf(stderr, "make_trace: %s\n", msg);
+   exit(2);
+}
+
+static uint64_t rnd(void)
+{
+   G.rng ^= G.rng >> 12;
+   G.rng ^= G.rng << 25;
+   G.rng ^= G.rng >> 27;
+   return G.rng * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+
+static void *xrealloc(void *p, size_t n)
+{
+   p = realloc(p, n);
+   if (!p)
+      die("out of memory");
+   return p;
+}
+
+static void write_bytes(const void *p, size_t n)
+{
+   if (n && fwrite(p, 1, n, G.f) != n)
+      die("write failed");
+   G.off += n;
+}
+
+/* One chunk; returns its offset.  flip: damage a payload byte after the
+   CRC is computed. */
+static uint64_t put_chunk_ex(unsigned type, uint32_t thread, const void *p,
+                             uint32_t len, int flip)
+{
+   uint8_t h[PL_CHUNK_HEADER_SIZE];
+   uint64_t at = G.off;
+   pl_chunk_header(h, type, thread, p, len);
+   if (G.extras) {
+      h[1] = (uint8_t)rnd();       /* flags and reserved: readers ignore */
+      h[2] = (uint8_t)rnd();
+      h[3] = (uint8_t)rnd();
+   }
+   write_bytes(h, sizeof h);
+   if (flip && len > 0) {
+      uint8_t *q = xrealloc(NULL, len);
+      memcpy(q, p, len);
+      q[len - 1 - rnd_below(len)] ^= (uint8_t)(1u << rnd_below(8));
+      write_bytes(q, len);
+      free(q);
+   } else {
+      write_bytes(p, len);
+   }
+   return at;
+}
+
+static uint64_t put_chunk(unsigned type, uint32_t thread, const void *p,
+                          uint32_t len)
+{
+   return put_chunk_ex(type, thread, p, len, 0);
+}
+
+/* An unknown chunk type with junk, which readers must skip. */
+static void put_unknown_chunk(void)
+{
+   uint8_t junk[40];
+   size_t i, n = rnd_below(sizeof junk);
+   for (i = 0; i < n; i++)
+      junk[i] = (uint8_t)rnd();
+   put_chunk(8 + (unsigned)rnd_below(240), (uint32_t)rnd_below(3), junk,
+             (uint32_t)n);
+}
+
+static void expect(const char *mode, const char *fmt, ...)
+   __attribute__((format(printf, 2, 3)));
+
+static void expect(const char *mode, const char *fmt, ...)
+{
+   va_list ap;
+   snprintf(G.expect_mode, sizeof G.expect_mode, "%s", mode);
+   va_start(ap, fmt);
+   vsnprintf(G.expect_re, sizeof G.expect_re, fmt, ap);
+   va_end(ap);
+}
+
+/* ---- Names -------------------------------------------------------------- */
+
+static const char *const objects[] = {
+   NULL,
+   "/usr/bin/app",
+   "/lib/x86_64-linux-gnu/libc.so.6",
+   "/opt/my lib/libsp ace.so",
+   /* defined later, in a second OBJECTS chunk */
+   "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+   "/tmp/odd\tpath\\x.so",
+};
+#define NOBJS 5
+
+static uint32_t fn_object(uint32_t id) { return id % 6; }  /* 0: unknown */
+
+static void fn_name(uint32_t id, char *buf, size_t n)
+{
+   if (id == 1)
+      snprintf(buf, n, "main");
+   else if (id == 3)
+      snprintf(buf, n, "tab\there");
+   else if (id == 4)
+      snprintf(buf, n, "ctl\x01\x7f\\back");
+   else if (id % 7 == 0)
+      snprintf(buf, n, "ns::Klass<std::vector<int> >::method_%" PRIu32
+               "(int, char const*)", id);
+   else if (id % 13 == 0)
+      snprintf(buf, n, "%" PRIu32 "_%s", id,
+               "a_rather_long_function_name_to_exercise_buffers_"
+               "0123456789012345678901234567890123456789");
+   else
+      snprintf(buf, n, "fn_%" PRIu32, id);
+}
+
+/* ---- Definitions ---------------------------------------------------------- */
+
+static void put_kv(uint8_t **p, size_t *len, size_t *cap, const char *k,
+                   const char *v)
+{
+   size_t kl = strlen(k) + 1, vl = strlen(v) + 1;
+   if (*len + kl + vl > *cap) {
+      *cap = (*len + kl + vl) * 2;
+      *p = xrealloc(*p, *cap);
+   }
+   memcpy(*p + *len, k, kl);
+   memcpy(*p + *len + kl, v, vl);
+   *len += kl + vl;
+}
+
+static void put_objects(uint32_t first, uint32_t last)
+{
+   uint8_t buf[512];
+   size_t n = 0;
+   uint32_t id;
+   for (id = first; id <= last; id++) {
+      size_t l = strlen(objects[id]) + 1;
+      pl_put32(buf + n, id);
+      memcpy(buf + n + 4, objects[id], l);
+      n += 4 + l;
+   }
+   put_chunk(PL_CHUNK_OBJECTS, 0, buf, (uint32_t)n);
+}
+
+/* Define functions up to `id`, at most 4096 per chunk. */
+static void define_upto(uint32_t id)
+{
+   static uint8_t *buf;
+   static size_t cap;
+   while (G.defined < id) {
+      size_t n = 0;
+      uint32_t k;
+      for (k = 0; k < 4096 && G.defined < id; k++) {
+         char name[200];
+         uint32_t f = G.defined + 1;
+         size_t l;
+         if (fn_object(f) >= 4 && !G.objs2_defined) {
+            if (n)     /* objects must come before the functions using them */
+               break;
+            put_objects(4, NOBJS);
+            G.objs2_defined = 1;
+         }
+         fn_name(f, name, sizeof name);
+         l = strlen(name) + 1;
+         if (n + 16 + l > cap) {
+            cap = (n + 16 + l) * 2 + 4096;
+            buf = xrealloc(buf, cap);
+         }
+         pl_put32(buf + n, f);
+         pl_put32(buf + n + 4, fn_object(f));
+         pl_put64(buf + n + 8, 0x400000u + 16u * f);
+         memcpy(buf + n + 16, name, l);
+         n += 16 + l;
+         G.defined = f;
+      }
+      put_chunk(PL_CHUNK_FUNCTIONS, 0, buf, (uint32_t)n);
+   }
+}
+
+/* ---- Threads -------------------------------------------------------------- */
+
+static void log_event(gthread *t, uint32_t fn, uint32_t depth, int ret)
+{
+   if (!G.listing)
+      return;
+   if (t->nlog == t->logcap) {
+      t->logcap = t->logcap ? t->logcap * 2 : 1024;
+      t->log = xrealloc(t->log, t->logcap * sizeof *t->log);
+   }
+   t->log[t->nlog].fn = fn;
+   t->log[t->nlog].depth = depth;
+   t->log[t->nlog].ret = (uint32_t)ret;
+   t->nlog++;
+}
+
+/* Write ready stream bytes: all of them, or only while a chunk's worth is
+   there.  Pieces need not end on a ZE group: decoders take any split. */
+static void flush_stream(gthread *t, int all)
+{
+   for (;;) {
+      size_t ready = pl_enc_ready(&t->enc), n;
+      uint8_t *p;
+      if (ready == 0 || (!all && ready < t->chunk_max))
+         return;
+      n = ready < t->chunk_max ? ready : t->chunk_max;
+      p = xrealloc(NULL, PL_STREAM_PREFIX_SIZE + n);
+      pl_put64(p, t->stream_off);
+      memcpy(p + PL_STREAM_PREFIX_SIZE, t->enc.out, n);
+      if (t->skip_next_stream) {
+         /* "missing": the chunk is lost; the thread's next chunk is where
+            a reader notices */
+         t->skip_next_stream = 0;
+         expect("prefix", "^offset [0-9]+: (thread %" PRIu32 ": STREAM chunk "
+                "at stream offset %" PRIu64 ", expected %" PRIu64 " |THREAD_END"
+                " of thread %" PRIu32 " records)", t->number,
+                t->stream_off + n, t->stream_off, t->number);
+      } else if (G.variant == V_CRC && !G.damage_done
+                 && G.events_total > G.kill_at) {
+         uint64_t at = G.off;
+         G.damage_done = 1;
+         put_chunk_ex(PL_CHUNK_STREAM, t->number, p,
+                      (uint32_t)(PL_STREAM_PREFIX_SIZE + n), 1);
+         expect("prefix", "^offset %" PRIu64 ": STREAM chunk: CRC mismatch", at);
+      } else {
+         put_chunk(PL_CHUNK_STREAM, t->number, p,
+                   (uint32_t)(PL_STREAM_PREFIX_SIZE + n));
+      }
+      free(p);
+      t->stream_off += n;
+      pl_enc_consume(&t->enc, n);
+      if (G.extras && rnd_below(50) == 0)
+         put_unknown_chunk();
+   }
+}
+
+static void begin_thread(gthread *t, uint32_t parent)
+{
+   uint8_t p[PL_THREAD_BEGIN_SIZE + 8];
+   uint32_t len = PL_THREAD_BEGIN_SIZE;
+   memset(p, 0, sizeof p);
+   pl_put32(p, t->number);
+   pl_put32(p + 4, parent);
+   pl_put32(p + 8, t->number * 2 - 1);      /* a Valgrind ThreadId */
+   pl_put32(p + 12, (uint32_t)t->codec);
+   pl_put32(p + 16, (uint32_t)t->inherited);
+   if (G.extras) {
+      len += 8;                              /* fields of a later minor */
+      p[PL_THREAD_BEGIN_SIZE] = 0xAB;
+   }
+   put_chunk(PL_CHUNK_THREAD_BEGIN, t->number, p, len);
+   pl_enc_init(&t->enc, t->codec, t->buf, sizeof t->buf);
+   t->begun = 1;
+}
+
+static void emit_enter(gthread *t, uint32_t fn)
+{
+   define_upto(fn);
+   pl_enc_enter(&t->enc, fn);
+   if (t->sp == t->scap) {
+      t->scap = t->scap ? t->scap * 2 : 256;
+      t->stack = xrealloc(t->stack, t->scap * sizeof *t->stack);
+   }
+   t->stack[t->sp++] = fn;
+   if (t->sp > t->max_depth)
+      t->max_depth = t->sp;
+   log_event(t, fn, (uint32_t)t->sp, 0);
+   G.events_total++;
+   flush_stream(t, 0);
+}
+
+static void emit_exit(gthread *t)
+{
+   uint32_t fn = t->stack[--t->sp];
+   pl_enc_exit(&t->enc);
+   log_event(t, fn, (uint32_t)t->sp + 1, 1);
+   G.events_total++;
+   flush_stream(t, 0);
+}
+
+/* A bad event for the bad-* variants: encoded, but not in the model; the
+   exact listing stops right before it. */
+static void stop_listing_here(gthread *t)
+{
+   G.stop_thread = t->number;
+   G.stop_events = t->nlog;
+   G.damage_done = 1;
+}
+
+static uint32_t pick_fn(void)
+{
+   uint64_t r = rnd_below(100);
+   if (r < 60)
+      return 1 + (uint32_t)rnd_below(G.nfns_max < 12 ? G.nfns_max : 12);
+   if (r < 95)
+      return 1 + (uint32_t)rnd_below(G.nfns_max < 300 ? G.nfns_max : 300);
+   return 1 + (uint32_t)rnd_below(G.nfns_max);
+}
+
+/* Run up to n events of thread t. */
+static void run_thread(gthread *t, uint64_t n)
+{
+   while (n > 0 && t->enc.events < t->target && !G.killed) {
+      uint64_t r = rnd_below(1000);
+
+      if (G.events_total >= G.kill_at && !G.damage_done) {
+         if (G.variant == V_BAD_EXIT && t->sp == 0 && t->enc.events > 0) {
+            stop_listing_here(t);
+            pl_enc_exit(&t->enc);
+            expect("exact", "^offset [0-9]+: thread %" PRIu32 ", event %"
+                   PRIu64 ": exit with an empty call stack$", t->number,
+                   t->enc.events);
+            continue;
+         }
+         if (G.variant == V_BAD_ID) {
+            stop_listing_here(t);
+            pl_enc_enter(&t->enc, G.nfns_max + 1 + (uint32_t)rnd_below(70000));
+            expect("exact", "^offset [0-9]+: thread %" PRIu32 ", event %"
+                   PRIu64 ": unknown function ID [0-9]+ \\([0-9]+ defined\\)$",
+                   t->number, t->enc.events);
+            continue;
+         }
+         if (G.variant == V_MISSING && pl_enc_ready(&t->enc) > 0) {
+            G.damage_done = 1;
+            t->skip_next_stream = 1;
+         }
+         if (G.variant == V_BAD_LEN) {
+            uint8_t h[PL_CHUNK_HEADER_SIZE] = { PL_CHUNK_STREAM };
+            G.damage_done = 1;
+            pl_put32(h + 4, 0x7FFFFFFFu);
+            pl_put32(h + 8, t->number);
+            expect("prefix", "^offset %" PRIu64 ": STREAM chunk: payload "
+                   "length 2147483647 exceeds the maximum", G.off);
+            write_bytes(h, sizeof h);
+         }
+         if (G.variant == V_KILLED || G.variant == V_ZERO_TAIL) {
+            G.killed = 1;
+            return;
+         }
+      }
+
+      if (t->enc.events < t->inherited) {
+         if (G.variant == V_BAD_INHERIT && t->enc.events == t->inherited / 2) {
+            stop_listing_here(t);
+            pl_enc_exit(&t->enc);
+            expect("exact", "^offset [0-9]+: thread %" PRIu32 ", event %"
+                   PRIu64 ": exit among the %" PRIu64 " inherited entries$",
+                   t->number, t->enc.events, t->inherited);
+            continue;
+         }
+         emit_enter(t, pick_fn());
+      } else if (t->number == 3 && !t->deep_done && r == 0) {
+         /* deep recursion */
+         uint32_t fn = pick_fn(), k;
+         t->deep_done = 1;
+         for (k = 0; k < 20000; k++)
+            emit_enter(t, fn);
+         for (k = 0; k < 20000; k++)
+            emit_exit(t);
+         n = n > 40000 ? n - 40000 : 1;
+      } else if (r < 8 && t->sp > 0) {
+         /* a loop: the same calls many times (long LZ matches) */
+         uint32_t a = pick_fn(), b = pick_fn(), k;
+         uint64_t reps = 1 + rnd_below(r < 2 ? 40000 : 200);
+         for (k = 0; k < reps; k++) {
+            emit_enter(t, a);
+            emit_enter(t, b);
+            emit_exit(t);
+            emit_exit(t);
+         }
+         n = n > 4 * reps ? n - 4 * reps : 1;
+      } else if (t->sp == 0 || (r < 520 && t->sp < 200)) {
+         emit_enter(t, pick_fn());
+      } else {
+         emit_exit(t);
+      }
+      n--;
+   }
+}
+
+static void end_thread(gthread *t)
+{
+   uint8_t p[PL_THREAD_END_SIZE + 8];
+   uint32_t len = PL_THREAD_END_SIZE;
+   uint64_t events;
+
+   if (!(G.variant == V_OPEN_FRAMES && t->number == 1 && t->sp > 0)) {
+      while (t->sp > 0)        /* the writer closes the open frames */
+         emit_exit(t);
+   }
+   if (G.variant == V_BAD_EXIT && !G.damage_done) {
+      stop_listing_here(t);
+      pl_enc_exit(&t->enc);
+      expect("exact", "^offset [0-9]+: thread %" PRIu32 ", event %" PRIu64
+             ": exit with an empty call stack$", t->number, t->enc.events);
+   }
+   pl_enc_sync(&t->enc);
+   flush_stream(t, 1);
+   memset(p, 0, sizeof p);
+   events = t->enc.events;
+   if (G.variant == V_COUNT && t->number == 2)
+      events++;
+   pl_put64(p, events);
+   pl_put64(p + 8, t->enc.words);
+   pl_put64(p + 16, t->enc.raw_bytes);
+   pl_put64(p + 24, t->stream_off);
+   pl_put32(p + 32, 4000 + t->number);
+   pl_put32(p + 36, t->number == 1 ? PL_END_PROCESS_EXIT : PL_END_THREAD_EXIT);
+   pl_put64(p + 40, t->max_depth);
+   if (G.extras)
+      len += 8;
+   if (G.variant == V_OPEN_FRAMES && t->number == 1 && t->sp > 0) {
+      expect("exact", "^offset %" PRIu64 ": thread 1: %zu frames still open "
+             "at THREAD_END$", G.off, t->sp);
+      G.stop_thread = 1;
+      G.stop_events = t->nlog;
+   }
+   if (G.variant == V_COUNT && t->number == 2) {
+      expect("exact", "^offset %" PRIu64 ": thread 2: the stream holds %"
+             PRIu64 " events, THREAD_END records %" PRIu64 "$", G.off,
+             events - 1, events);
+      G.stop_thread = 2;
+      G.stop_events = t->nlog;
+   }
+   put_chunk(PL_CHUNK_THREAD_END, t->number, p, len);
+   t->ended = 1;
+}
+
+/* ---- Listing ---------------------------------------------------------------- */
+
+/* The escaping parlot-decode applies to names. */
+static void put_name(FILE *f, const char *s)
+{
+   for (; *s; s++) {
+      unsigned char c = (unsigned char)*s;
+      if (c == '\t')
+         fputs("\\t", f);
+      else if (c == '\n')
+         fputs("\\n", f);
+      else if (c == '\\')
+         fputs("\\\\", f);
+      else if (c < 0x20 || c == 0x7f)
+         fprintf(f, "\\x%02x", c);
+      else
+         fputc(c, f);
+   }
+}
+
+static void write_listing(const char *path, gthread *th, uint32_t n,
+                          uint32_t pid)
+{
+   FILE *f = fopen(path, "w");
+   uint32_t i;
+   size_t k;
+   if (!f)
+      die("cannot create the listing");
+   for (i = 0; i < n; i++) {
+      gthread *t = &th[i];
+      size_t end = t->nlog;
+      if (G.stop_thread && t->number > G.stop_thread)
+         break;
+      if (G.stop_thread == t->number)
+         end = G.stop_events;
+      for (k = 0; k < end; k++) {
+         const rec *e = &t->log[k];
+         char name[200];
+         fn_name(e->fn, name, sizeof name);
+         fprintf(f, "%" PRIu32 "\t%" PRIu32 "\t%s\t%" PRIu32 "\t", pid,
+                 t->number, e->ret ? "return" : "call", e->depth);
+         put_name(f, fn_object(e->fn) ? objects[fn_object(e->fn)] : "???");
+         fputc('\t', f);
+         put_name(f, name);
+         fputc('\n', f);
+      }
+   }
+   if (fclose(f) != 0)
+      die("cannot write the listing");
+}
+
+/* ---- Main ------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+   uint64_t seed = 1, events = 20000, fork_depth = 0;
+   uint32_t nthreads = 3, nfns = 500, pid = 4242, i;
+   size_t chunk = 0;
+   const char *codec = "mixed", *vname = "ok";
+   uint8_t hdr[PL_FILE_HEADER_SIZE], *kv = NULL;
+   size_t kvlen = 0, kvcap = 0;
+   gthread *th;
+   char num[32];
+   int a;
+   uint64_t total_events = 0;
+   FILE *ef;
+
+   for (a = 1; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a += 2) {
+      const char *o = argv[a] + 2, *v = a + 1 < argc ? argv[a + 1] : NULL;
+      if (!v)
+         die("option needs a value");
+      if (!strcmp(o, "seed")) seed = strtoull(v, NULL, 0);
+      else if (!strcmp(o, "threads")) nthreads = (uint32_t)strtoul(v, NULL, 0);
+      else if (!strcmp(o, "events")) events = strtoull(v, NULL, 0);
+      else if (!strcmp(o, "functions")) nfns = (uint32_t)strtoul(v, NULL, 0);
+      else if (!strcmp(o, "codec")) codec = v;
+      else if (!strcmp(o, "chunk")) chunk = strtoul(v, NULL, 0);
+      else if (!strcmp(o, "fork")) fork_depth = strtoull(v, NULL, 0);
+      else if (!strcmp(o, "variant")) vname = v;
+      else die("unknown option");
+   }
+   if (argc - a != 3)
+      die("usage: make_trace [--option value]... TRACE LISTING EXPECT");
+   for (i = 0; i < sizeof variants / sizeof variants[0]; i++)
+      if (!strcmp(vname, variants[i]))
+         break;
+   if (i == sizeof variants / sizeof variants[0])
+      die("unknown variant");
+   G.variant = (enum variant)i;
+   G.extras = G.variant == V_EXTRAS;
+   G.rng = seed * 0x9E3779B97F4A7C15ull + 1;
+   G.nfns_max = nfns ? nfns : 1;
+   G.listing = strcmp(argv[a + 1], "none") != 0;
+   G.kill_at = UINT64_MAX;
+   if (G.variant >= V_KILLED && G.variant <= V_BAD_LEN)
+      G.kill_at = events * nthreads / 4 + rnd_below(events * nthreads / 2 + 1);
+   if (G.variant == V_BAD_INHERIT && fork_depth < 2)
+      fork_depth = 8;
+   expect("exact", "%s", "");
+
+   G.f = fopen(argv[a], "wb");
+   if (!G.f)
+      die("cannot create the trace");
+
+   pl_file_header(hdr);
+   if (G.extras) {
+      pl_put16(hdr + 10, 9);           /* a later minor version */
+      pl_put32(hdr + 12, 0x80000001u); /* unknown header flags */
+   }
+   write_bytes(hdr, sizeof hdr);
+
+   snprintf(num, sizeof num, "%" PRIu32, pid);
+   put_kv(&kv, &kvlen, &kvcap, "pid", num);
+   put_kv(&kv, &kvlen, &kvcap, "ppid", "1");
+   put_kv(&kv, &kvlen, &kvcap, "exe", "/usr/bin/app");
+   put_kv(&kv, &kvlen, &kvcap, "argc", "2");
+   put_kv(&kv, &kvlen, &kvcap, "arg0", "app");
+   put_kv(&kv, &kvlen, &kvcap, "arg1", "--tab\there");
+   put_kv(&kv, &kvlen, &kvcap, "images", "all");
+   put_kv(&kv, &kvlen, &kvcap, "codec", codec);
+   if (fork_depth)
+      put_kv(&kv, &kvlen, &kvcap, "forked_from_pid", "4241");
+   if (G.extras)
+      put_kv(&kv, &kvlen, &kvcap, "x-future-key", "ignored");
+   put_chunk(PL_CHUNK_PROCESS, 0, kv, (uint32_t)kvlen);
+   if (G.extras)
+      put_unknown_chunk();
+   put_objects(1, 3);
+
+   th = calloc(nthreads ? nthreads : 1, sizeof *th);
+   if (!th)
+      die("out of memory");
+   for (i = 0; i < nthreads; i++) {
+      gthread *t = &th[i];
+      t->number = i + 1;
+      if (!strcmp(codec, "raw"))
+         t->codec = PL_CODEC_RAW;
+      else if (!strcmp(codec, "lzze"))
+         t->codec = PL_CODEC_LZZE;
+      else
+         t->codec = i % 3 == 1 ? PL_CODEC_RAW : PL_CODEC_LZZE;
+      t->target = events / 2 + rnd_below(events + 1);
+      if (i == 3)
+         t->target = 0;           /* a thread that does nothing */
+      t->chunk_max = chunk ? chunk
+                     : (i % 2 ? 1 + rnd_below(16) : 64 + rnd_below(16384));
+      if (i == 0) {
+         t->inherited = fork_depth;
+         if (t->target < fork_depth)
+            t->target = fork_depth;
+      }
+   }
+
+   /* Thread 1 starts; the others start a little later, one by one; all
+      run interleaved in random slices until done. */
+   begin_thread(&th[0], 0);
+   for (;;) {
+      uint32_t live = 0, pick;
+      for (i = 0; i < nthreads; i++)
+         if (!th[i].ended)
+            live++;
+      if (live == 0 || G.killed)
+         break;
+      pick = (uint32_t)rnd_below(nthreads);
+      while (th[pick].ended)
+         pick = (pick + 1) % nthreads;
+      if (!th[pick].begun) {
+         if (pick > 0 && !th[pick - 1].begun)
+            continue;
+         begin_thread(&th[pick], 1);
+      }
+      run_thread(&th[pick], 1 + rnd_below(rnd_below(4) ? 50 : 3000));
+      if (G.killed)
+         break;
+      if (rnd_below(2))
+         flush_stream(&th[pick], 1);
+      if (th[pick].enc.events >= th[pick].target)
+         end_thread(&th[pick]);
+   }
+
+   if (G.killed) {
+      /* Killed: what the threads had flushed is all there is. */
+      for (i = 0; i < nthreads; i++)
+         if (th[i].begun && !th[i].ended && rnd_below(2))
+            flush_stream(&th[i], 1);
+      if (G.variant == V_ZERO_TAIL) {
+         static const uint8_t zeros[100];
+         expect("prefix", "^offset %" PRIu64 ": invalid chunk type 0$", G.off);
+         write_bytes(zeros, sizeof zeros);
+      } else {
+         expect("prefix", "^offset %" PRIu64 ": truncated: no PROCESS_END "
+                "chunk", G.off);
+      }
+   } else {
+      kvlen = 0;
+      for (i = 0; i < nthreads; i++)
+         total_events += th[i].enc.events;
+      put_kv(&kv, &kvlen, &kvcap, "exit_status", "0");
+      put_kv(&kv, &kvlen, &kvcap, "end_time_ms", "1700000000000");
+      snprintf(num, sizeof num, "%" PRIu32, nthreads);
+      put_kv(&kv, &kvlen, &kvcap, "threads", num);
+      snprintf(num, sizeof num, "%" PRIu32, G.defined);
+      put_kv(&kv, &kvlen, &kvcap, "functions", num);
+      snprintf(num, sizeof num, "%" PRIu64,
+               total_events + (G.variant == V_COUNT && nthreads >= 2));
+      put_kv(&kv, &kvlen, &kvcap, "events", num);
+      if (G.extras)
+         put_kv(&kv, &kvlen, &kvcap, "x-another", "");
+      put_chunk(PL_CHUNK_PROCESS_END, 0, kv, (uint32_t)kvlen);
+      if (G.variant == V_AFTER_END) {
+         expect("prefix", "^offset %" PRIu64 ": OBJECTS chunk after "
+                "PROCESS_END$", G.off);
+         put_objects(1, 1);
+      }
+   }
+   if (fclose(G.f) != 0)
+      die("cannot write the trace");
+
+   if (G.listing)
+      write_listing(argv[a + 1], th, nthreads, pid);
+   ef = fopen(argv[a + 2], "w");
+   if (!ef)
+      die("cannot create the expect file");
+   fprintf(ef, "%s\n%s\n", G.expect_mode, G.expect_re);
+   if (fclose(ef) != 0)
+      die("cannot write the expect file");
+   if (G.variant != V_OK && G.variant != V_EXTRAS && !G.expect_re[0])
+      die("the variant found no place for its damage (more events?)");
+
+   for (i = 0; i < nthreads; i++) {
+      free(th[i].stack);
+      free(th[i].log);
+   }
+   free(th);
+   free(kv);
+   return 0;
+}

@@ -1,0 +1,414 @@
+#!/bin/sh
+# Tests of parlot-decode on synthetic traces written by make_trace.
+#
+#   decoder/tests/test_decoder.sh [-q]
+#
+# Uses $PARLOT_DECODE and $MAKE_TRACE if set, else builds both (with $CC,
+# default cc) from the source tree into a temporary directory.  Unless
+# NO_SANITIZE=1, it also builds an ASan+UBSan decoder for the damage and
+# fuzz tests, and runs some cases under valgrind memcheck if valgrind is
+# installed (NO_VALGRIND=1 skips that).
+#
+# What is checked:
+#  - valid traces (several seeds, codecs, chunk sizes, >65,535 functions,
+#    a forked thread, an empty thread, deep recursion, long loops, names
+#    needing escapes, fields and chunks a reader must skip): the output is
+#    byte for byte make_trace's own listing of the events it encoded;
+#  - each damage variant of make_trace: exit 1, exactly one stderr line
+#    "parlot-decode: FILE: offset N: ..." with the expected message and
+#    offset, and stdout equal to (or, per thread, a prefix of) the listing;
+#  - the trace cut at every byte offset, and with random bytes flipped:
+#    never a crash, hang or sanitizer report; exit 0 or 1; one error line;
+#    what is printed is, per thread, a prefix of the true events;
+#  - empty, nonexistent, directory, bad-magic, short-header and
+#    unknown-major-version inputs: exit 1, one line naming file and offset;
+#  - the command line: --help, --version, usage errors (exit 2), -o,
+#    several files, write errors (/dev/full);
+#  - memory does not grow with the trace length (a long trace under a
+#    small address-space limit).
+# Exit status: 0 if all passed, 1 otherwise.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+quiet=0
+[ "${1:-}" = "-q" ] && quiet=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-decode-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+failures=0
+count=0
+
+pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
+fail() {
+   count=$((count + 1)); failures=$((failures + 1))
+   echo "not ok $count - $1"
+   shift
+   for line in "$@"; do echo "#   $line"; done
+}
+
+CC=${CC:-cc}
+# cc_build OUTPUT [FLAGS] SOURCES...  ($CC may hold flags: not quoted)
+cc_build() {
+   out=$1
+   shift
+   $CC -O2 -g -Wall -Wextra -std=c99 -I"$top/common" -o "$out" "$@" \
+      "$top/common/pl_codec.c" "$top/common/pl_format.c"
+}
+
+if [ -z "${PARLOT_DECODE:-}" ]; then
+   PARLOT_DECODE=$tmp/parlot-decode
+   cc_build "$PARLOT_DECODE" "$top/decoder/parlot-decode.c" \
+      "$top/decoder/pl_trace.c" || { echo "cannot build parlot-decode"; exit 1; }
+fi
+if [ -z "${MAKE_TRACE:-}" ]; then
+   MAKE_TRACE=$tmp/make_trace
+   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
+      || { echo "cannot build make_trace"; exit 1; }
+fi
+
+# The decoder for damaged input: sanitized if the compiler can.
+SAN_DECODE=$PARLOT_DECODE
+if [ "${NO_SANITIZE:-0}" != 1 ] \
+   && cc_build "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
+        -fno-sanitize-recover=all -fno-omit-frame-pointer \
+        "$top/decoder/parlot-decode.c" "$top/decoder/pl_trace.c" 2>/dev/null
+then
+   SAN_DECODE=$tmp/parlot-decode-san
+   # sanitizer findings get exit codes that no test accepts
+   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
+   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
+   [ $quiet = 1 ] || echo "# damaged inputs run under ASan+UBSan"
+else
+   echo "# no sanitizer build: damaged inputs run unsanitized"
+fi
+
+TIMEOUT=
+command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 60"
+
+# run DECODER OUTFILE ERRFILE ARGS...: sets $rc
+run() {
+   dec=$1 o=$2 e=$3
+   shift 3
+   $TIMEOUT "$dec" "$@" >"$o" 2>"$e"
+   rc=$?
+}
+
+# The single stderr line for FILE must be "parlot-decode: FILE: " + a
+# message matching REGEX.  Prints why not, if not.
+err_is() {
+   ef=$1 file=$2 re=$3
+   n=$(wc -l <"$ef")
+   if [ "$n" -ne 1 ]; then
+      echo "stderr has $n lines: $(head -c 300 "$ef")"
+      return 1
+   fi
+   line=$(cat "$ef")
+   case $line in
+   "parlot-decode: $file: "*) ;;
+   *) echo "bad error line: $line"; return 1 ;;
+   esac
+   msg=${line#"parlot-decode: $file: "}
+   if ! printf '%s\n' "$msg" | grep -Eq -- "$re"; then
+      echo "message '$msg' does not match '$re'"
+      return 1
+   fi
+   return 0
+}
+
+# Per thread, the lines of ACTUAL are a prefix of those of LISTING, and
+# threads come in increasing order.
+prefix_of() {
+   awk -F'\t' '
+      NR == FNR { n[$2]++; want[$2, n[$2]] = $0; next }
+      {
+         if ($2 + 0 < last) { print "thread " $2 " after thread " last; exit 1 }
+         last = $2 + 0
+         m[$2]++
+         if (!(($2, m[$2]) in want) || want[$2, m[$2]] != $0) {
+            print "line " FNR " is not the next event of thread " $2 ": " $0
+            exit 1
+         }
+      }' "$2" "$1"
+}
+
+status_ok() { # rc allowed...
+   r=$1
+   shift
+   for a in "$@"; do [ "$r" = "$a" ] && return 0; done
+   return 1
+}
+
+# ---- Valid traces -----------------------------------------------------------
+
+valid() { # name make_trace-options...
+   name=$1
+   shift
+   t=$tmp/$name
+   if ! "$MAKE_TRACE" "$@" "$t.trace" "$t.list" "$t.exp"; then
+      fail "$name: make_trace failed"
+      return
+   fi
+   run "$PARLOT_DECODE" "$t.out" "$t.err" --events "$t.trace"
+   if [ $rc -ne 0 ] || [ -s "$t.err" ]; then
+      fail "$name: exit $rc" "$(head -c 300 "$t.err")"
+   elif ! cmp -s "$t.out" "$t.list"; then
+      fail "$name: output differs from the listing" \
+         "$(diff "$t.list" "$t.out" | head -5)"
+   else
+      pass "$name: $(wc -l <"$t.list") events as encoded"
+   fi
+}
+
+valid basic --seed 1
+valid lzze-tiny-chunks --seed 2 --codec lzze --chunk 1
+valid raw-odd-chunks --seed 3 --codec raw --chunk 7
+valid six-threads --seed 4 --threads 6 --events 30000
+valid one-thread --seed 5 --threads 1
+valid forked --seed 6 --fork 40
+valid big-ids --seed 7 --functions 70000 --events 40000
+valid big-ids-raw --seed 8 --functions 140000 --codec raw
+valid extras --seed 9 --variant extras --threads 5
+valid no-events --seed 10 --threads 1 --events 0
+
+# ---- Damage variants of make_trace ----------------------------------------
+
+variant() { # variant seed [options...]
+   v=$1 seed=$2
+   shift 2
+   t=$tmp/v-$v-$seed
+   if ! "$MAKE_TRACE" --seed "$seed" --threads 4 --fork 6 --variant "$v" \
+         "$@" "$t.trace" "$t.list" "$t.exp"; then
+      fail "variant $v: make_trace failed"
+      return
+   fi
+   mode=$(sed -n 1p "$t.exp")
+   re=$(sed -n 2p "$t.exp")
+   run "$SAN_DECODE" "$t.out" "$t.err" --events "$t.trace"
+   if [ $rc -ne 1 ]; then
+      fail "variant $v (seed $seed): exit $rc, expected 1" \
+         "$(head -c 300 "$t.err")"
+      return
+   fi
+   if ! why=$(err_is "$t.err" "$t.trace" "$re"); then
+      fail "variant $v (seed $seed): $why"
+      return
+   fi
+   if [ "$mode" = exact ]; then
+      if ! cmp -s "$t.out" "$t.list"; then
+         fail "variant $v (seed $seed): output is not exactly the events" \
+            "before the damage" "$(diff "$t.list" "$t.out" | head -5)"
+         return
+      fi
+   elif ! why=$(prefix_of "$t.out" "$t.list"); then
+      fail "variant $v (seed $seed): $why"
+      return
+   fi
+   pass "variant $v (seed $seed): $(cat "$t.err" | cut -c1-110)"
+}
+
+for v in killed zero-tail bad-exit bad-id bad-inherit crc missing bad-len \
+         after-end open-frames count; do
+   variant $v 11
+   variant $v 12 --codec raw --chunk 5
+done
+
+# ---- Hand-made bad inputs ------------------------------------------------------
+
+bad_input() { # description file regex
+   run "$SAN_DECODE" "$tmp/b.out" "$tmp/b.err" --events "$2"
+   if [ $rc -ne 1 ]; then
+      fail "$1: exit $rc, expected 1" "$(head -c 300 "$tmp/b.err")"
+   elif [ -s "$tmp/b.out" ]; then
+      fail "$1: unexpected output"
+   elif ! why=$(err_is "$tmp/b.err" "$2" "$3"); then
+      fail "$1: $why"
+   else
+      pass "$1: $(cut -c1-100 "$tmp/b.err")"
+   fi
+}
+
+good=$tmp/basic.trace
+: >"$tmp/empty.trace"
+bad_input "empty file" "$tmp/empty.trace" '^offset 0: empty file$'
+bad_input "nonexistent file" "$tmp/does-not-exist" \
+   '^offset 0: cannot open: No such file or directory$'
+mkdir "$tmp/dir.trace"
+bad_input "directory" "$tmp/dir.trace" '^offset 0: is a directory$'
+printf 'GIF89a this is not a trace at all' >"$tmp/magic.trace"
+bad_input "bad magic" "$tmp/magic.trace" '^offset 0: not a ParLoT trace'
+head -c 5 "$good" >"$tmp/short.trace"
+bad_input "5-byte file" "$tmp/short.trace" '^offset 5: truncated: file header'
+head -c 16 "$good" >"$tmp/hdronly.trace"
+bad_input "header only" "$tmp/hdronly.trace" '^offset 16: truncated: no chunks'
+{ head -c 8 "$good"; printf '\002\000'; tail -c +11 "$good"; } >"$tmp/major.trace"
+bad_input "major version 2" "$tmp/major.trace" \
+   '^offset 8: unsupported format version 2\.0'
+{ head -c 16 "$good"; printf '\002'; tail -c +18 "$good"; } >"$tmp/first.trace"
+bad_input "first chunk not PROCESS" "$tmp/first.trace" \
+   '^offset 16: first chunk is OBJECTS, not PROCESS$'
+
+# ---- Truncation at every offset ------------------------------------------------
+
+small=$tmp/small
+"$MAKE_TRACE" --seed 21 --threads 3 --events 40 --functions 12 --chunk 9 \
+   --fork 3 "$small.trace" "$small.list" "$small.exp"
+size=$(wc -c <"$small.trace")
+bad=0 cut=0
+while [ $cut -le "$size" ]; do
+   head -c $cut "$small.trace" >"$tmp/cut.trace"
+   # sanitized runs are slow to start: every other offset is enough
+   dec=$PARLOT_DECODE
+   [ $((cut % 2)) = 0 ] && dec=$SAN_DECODE
+   run "$dec" "$tmp/cut.out" "$tmp/cut.err" --events "$tmp/cut.trace"
+   if [ $cut -eq "$size" ]; then
+      want=0
+      cmp -s "$tmp/cut.out" "$small.list" || { bad=1; why="full file: wrong output"; }
+   else
+      want=1
+   fi
+   if [ $rc -ne $want ]; then
+      bad=1 why="cut at $cut: exit $rc: $(head -c 200 "$tmp/cut.err")"
+   elif [ $want = 1 ] && ! why=$(err_is "$tmp/cut.err" "$tmp/cut.trace" \
+         '^offset [0-9]+: (truncated|empty file|not a ParLoT)'); then
+      bad=1 why="cut at $cut: $why"
+   elif ! why=$(prefix_of "$tmp/cut.out" "$small.list"); then
+      bad=1 why="cut at $cut: $why"
+   fi
+   [ $bad = 1 ] && break
+   cut=$((cut + 1))
+done
+if [ $bad = 0 ]; then
+   pass "cut at each of $size offsets: per-thread prefix, one error line"
+else
+   fail "truncation" "$why"
+fi
+
+# ---- Random corruption ----------------------------------------------------------
+
+i=0 bad=0
+while [ $i -lt 300 ]; do
+   # flip 1-3 random bytes (positions and values from awk's rand)
+   awk -v seed=$i -v size="$size" 'BEGIN {
+         srand(seed); n = 1 + int(rand() * 3)
+         for (k = 0; k < n; k++)
+            printf "%d %d\n", int(rand() * size), int(rand() * 256) }' \
+      >"$tmp/flips"
+   cp "$small.trace" "$tmp/fuzz.trace"
+   while read -r pos val; do
+      printf "$(printf '\\%03o' "$val")" |
+         dd of="$tmp/fuzz.trace" bs=1 seek="$pos" conv=notrunc 2>/dev/null
+   done <"$tmp/flips"
+   run "$SAN_DECODE" "$tmp/fz.out" "$tmp/fz.err" --events "$tmp/fuzz.trace"
+   if ! status_ok $rc 0 1; then
+      bad=1 why="flips $(tr '\n' ' ' <"$tmp/flips"): exit $rc: $(head -c 300 "$tmp/fz.err")"
+   elif [ $rc = 1 ] && ! why=$(err_is "$tmp/fz.err" "$tmp/fuzz.trace" \
+         '^offset [0-9]+: .'); then
+      bad=1 why="flips $(tr '\n' ' ' <"$tmp/flips"): $why"
+   elif [ $rc = 0 ] && [ -s "$tmp/fz.err" ]; then
+      bad=1 why="exit 0 with a message"
+   fi
+   if [ $bad = 1 ]; then
+      kept=${TMPDIR:-/tmp}/parlot-decode-fuzz-failure.trace
+      cp "$tmp/fuzz.trace" "$kept"
+      break
+   fi
+   i=$((i + 1))
+done
+if [ $bad = 0 ]; then
+   pass "300 traces with random bytes flipped: no crash, one error line"
+else
+   fail "random corruption (the trace is kept as $kept)" "$why"
+fi
+
+# ---- Command line -------------------------------------------------------------------
+
+cli() { # description expected-rc args...
+   d=$1 want=$2
+   shift 2
+   run "$PARLOT_DECODE" "$tmp/c.out" "$tmp/c.err" "$@"
+   if [ $rc -ne "$want" ]; then
+      fail "$d: exit $rc, expected $want" "$(head -c 300 "$tmp/c.err")"
+      return 1
+   fi
+   return 0
+}
+
+cli "--help" 0 --help && grep -q -- '--events' "$tmp/c.out" \
+   && [ ! -s "$tmp/c.err" ] && pass "--help"
+cli "--version" 0 --version && grep -q 'trace format 1\.' "$tmp/c.out" \
+   && pass "--version"
+for args in "--bogus $good" "--events" "$good" "--events -o" \
+            "--events --events=x $good" "-x --events $good"; do
+   # shellcheck disable=SC2086
+   cli "usage error ($args)" 2 $args && [ "$(wc -l <"$tmp/c.err")" -eq 1 ] \
+      && [ ! -s "$tmp/c.out" ] && pass "usage error, one line: $args"
+done
+cli "-o FILE" 0 --events -o "$tmp/o.txt" "$good" && [ ! -s "$tmp/c.out" ] \
+   && cmp -s "$tmp/o.txt" "$tmp/basic.list" && pass "-o FILE"
+cli "--output=FILE" 0 --output="$tmp/o2.txt" --events "$good" \
+   && cmp -s "$tmp/o2.txt" "$tmp/basic.list" && pass "--output=FILE"
+cat "$tmp/basic.list" "$tmp/forked.list" >"$tmp/two.list"
+cli "two files" 0 --events "$good" "$tmp/forked.trace" \
+   && cmp -s "$tmp/c.out" "$tmp/two.list" && pass "two files, in order"
+cli "a bad file among good ones" 1 --events "$good" "$tmp/magic.trace" \
+      "$tmp/forked.trace" \
+   && cmp -s "$tmp/c.out" "$tmp/two.list" \
+   && err_is "$tmp/c.err" "$tmp/magic.trace" 'bad magic' >/dev/null \
+   && pass "a bad file among good ones: the others are decoded, exit 1"
+cp "$good" "$tmp/self.trace"
+cli "-o naming an input" 2 --events -o "$tmp/self.trace" "$tmp/self.trace" \
+   && cmp -s "$tmp/self.trace" "$good" && pass "-o naming an input is refused"
+if [ -w /dev/full ]; then
+   cli "write error" 1 --events -o /dev/full "$good" \
+      && grep -q '^parlot-decode: /dev/full: write error: No space' "$tmp/c.err" \
+      && [ "$(wc -l <"$tmp/c.err")" -eq 1 ] && pass "write error on /dev/full"
+   "$PARLOT_DECODE" --events "$good" >/dev/full 2>"$tmp/c.err"
+   rc=$?
+   if [ $rc -eq 1 ] && grep -q 'standard output: write error' "$tmp/c.err"; then
+      pass "write error on standard output"
+   else
+      fail "write error on standard output: exit $rc"
+   fi
+fi
+
+# ---- Memory does not follow the trace length -----------------------------------------
+
+long=$tmp/long
+"$MAKE_TRACE" --seed 31 --threads 2 --events 3000000 --codec raw \
+   "$long.trace" none "$long.exp"
+# ulimit -v is not POSIX, hence the probe
+# shellcheck disable=SC3045
+if (ulimit -v 60000) 2>/dev/null; then
+   # shellcheck disable=SC3045
+   n=$( (ulimit -v 60000 && "$PARLOT_DECODE" --events "$long.trace") | wc -l)
+   if [ "$n" -ge 3000000 ]; then
+      pass "$n events ($(($(wc -c <"$long.trace") / 1048576)) MB raw trace) in 60 MB of address space"
+   else
+      fail "long trace under a 60 MB address-space limit: $n lines"
+   fi
+else
+   echo "# skipped: this shell has no ulimit -v"
+fi
+
+# ---- Valgrind memcheck -----------------------------------------------------------------
+
+if [ "${NO_VALGRIND:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
+   for f in "$good" "$tmp/v-killed-11.trace" "$tmp/v-bad-exit-12.trace" \
+            "$tmp/v-crc-11.trace" "$tmp/magic.trace"; do
+      valgrind -q --error-exitcode=99 --leak-check=full \
+         --errors-for-leak-kinds=definite,indirect \
+         "$PARLOT_DECODE" --events "$f" >/dev/null 2>"$tmp/vg.err"
+      rc=$?
+      if status_ok $rc 0 1; then
+         pass "memcheck clean: $(basename "$f")"
+      else
+         fail "memcheck on $(basename "$f"): exit $rc" "$(head -20 "$tmp/vg.err")"
+      fi
+   done
+fi
+
+echo "# $count tests, $failures failed"
+[ $failures -eq 0 ]
