@@ -162,37 +162,42 @@ static UInt slots_find(Addr a)
 }
 
 /* PLT stubs have no symbols; with --keep-plt=yes each 16-byte slot of a
-   .plt section is a function of its own, named after its offset. */
-static Bool plt_entry_name(DiEpoch ep, Addr a, HChar *out, SizeT n)
+   .plt section is a function of its own, named after its offset.  (.plt
+   lies outside the text range VG_(find_DebugInfo) knows, hence the walk.) */
+static const DebugInfo *plt_owner(Addr a, HChar *out, SizeT n)
 {
-   DebugInfo *di = VG_(find_DebugInfo)(ep, a);
-   if (!di)
-      return False;
-   Addr plt = VG_(DebugInfo_get_plt_avma)(di);
-   SizeT size = VG_(DebugInfo_get_plt_size)(di);
-   if (a < plt || a >= plt + size || (a - plt) % 16 != 0)
-      return False;
-   VG_(snprintf)(out, n, "plt+0x%lx", (UWord)(a - plt));
-   return True;
+   for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di;
+        di = VG_(next_DebugInfo)(di)) {
+      Addr plt = VG_(DebugInfo_get_plt_avma)(di);
+      SizeT size = VG_(DebugInfo_get_plt_size)(di);
+      if (size == 0 || a < plt || a >= plt + size)
+         continue;
+      if ((a - plt) % 16 != 0)
+         return NULL;
+      VG_(snprintf)(out, n, "plt+0x%lx", (UWord)(a - plt));
+      return di;
+   }
+   return NULL;
 }
 
 UInt pl_fn_entry_id(Addr a)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *sym;
+   const DebugInfo *di;
    HChar plt_name[48];
 
+   HChar *name;
    if (VG_(get_fnname_if_entry)(ep, a, &sym)) {
       VG_(get_fnname_raw)(ep, a, &sym);
+      /* 'sym' lives only until the next debuginfo query: copy it first. */
+      name = VG_(strdup)("pl.fn.name", sym);
+      di = VG_(find_DebugInfo)(ep, a);
+   } else if (keep_plt && (di = plt_owner(a, plt_name, sizeof plt_name))) {
+      name = VG_(strdup)("pl.fn.name", plt_name);
    } else {
-      if (!keep_plt || !plt_entry_name(ep, a, plt_name, sizeof plt_name))
-         return 0;
-      sym = plt_name;
+      return 0;
    }
-   /* 'sym' lives only until the next debuginfo query: copy it first. */
-   HChar *name = VG_(strdup)("pl.fn.name", sym);
-
-   DebugInfo *di = VG_(find_DebugInfo)(ep, a);
    const HChar *objname = di ? VG_(DebugInfo_get_filename)(di) : "???";
    UInt obj = object_id(objname);
    if (main_only && !objs[obj].is_main) {

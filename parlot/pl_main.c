@@ -168,6 +168,28 @@ static void pl_thread_exited(ThreadId tid)
    set_thread(tid, NULL);
 }
 
+/* A handler's frames live on the alternate stack, or below the SP it
+   interrupted (minus the red zone and the signal frame). */
+static void pl_pre_deliver_signal(ThreadId tid, Int sigNo, Bool alt_stack)
+{
+   pl_thread *t = thread_of(tid);
+   if (!t)
+      return;
+   if (alt_stack) {
+      Addr lo = VG_(thread_get_altstack_min)(tid);
+      pl_thread_signal_enter(t, lo, lo + VG_(thread_get_altstack_size)(tid));
+   } else {
+      pl_thread_signal_enter(t, 0, VG_(get_SP)(tid));
+   }
+}
+
+static void pl_post_deliver_signal(ThreadId tid, Int sigNo)
+{
+   pl_thread *t = thread_of(tid);
+   if (t)
+      pl_thread_signal_return(t);
+}
+
 /* ---- the trace file ---------------------------------------------------- */
 
 static void write_process_info(Int forked_from)
@@ -211,11 +233,13 @@ static void write_process_end(Int exitcode)
    pl_buf_free(&b);
 }
 
+/* A forked child never replaces a file: with a fixed name, the parent is
+   still writing it. */
 static void open_trace(Int forked_from)
 {
    const HChar *fmt = clo_out_file ? clo_out_file : DEFAULT_OUT_FILE;
    HChar *name = VG_(expand_file_name)("--parlot-out-file", fmt);
-   pl_out_open(name, clo_out_file == NULL);
+   pl_out_open(name, clo_out_file == NULL || forked_from != 0);
    VG_(free)(name);
    write_process_info(forked_from);
 }
@@ -400,6 +424,8 @@ static void pl_pre_clo_init(void)
    VG_(track_pre_thread_ll_create)(pl_thread_created);
    VG_(track_pre_thread_first_insn)(pl_thread_first_insn);
    VG_(track_pre_thread_ll_exit)(pl_thread_exited);
+   VG_(track_pre_deliver_signal)(pl_pre_deliver_signal);
+   VG_(track_post_deliver_signal)(pl_post_deliver_signal);
    VG_(atfork)(NULL, NULL, pl_fork_child);
 }
 

@@ -10,6 +10,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_libcproc.h"
 
 #include "pl_format.h"
 #include "pl_output.h"
@@ -129,16 +130,41 @@ static void write_all(const void *buf, SizeT len)
    }
 }
 
+/* Is 'name' a trace written by process 'pid'?  The tool writes the pid as
+   the first key of the PROCESS chunk that follows the file header. */
+static Bool is_trace_of_pid(const HChar *name, Int pid)
+{
+   UChar b[PL_FILE_HEADER_SIZE + PL_CHUNK_HEADER_SIZE + 32];
+   HChar want[32];
+   SysRes sr = VG_(open)(name, VKI_O_RDONLY, 0);
+   if (sr_isError(sr))
+      return False;
+   Int n = VG_(read)(sr_Res(sr), b, sizeof b);
+   VG_(close)(sr_Res(sr));
+   VG_(memcpy)(want, "pid", 4);                           /* key and NUL */
+   Int len = 4 + VG_(sprintf)(want + 4, "%d", pid) + 1;   /* value and NUL */
+   return n == (Int)sizeof b
+          && VG_(memcmp)(b, PL_MAGIC, PL_MAGIC_LEN) == 0
+          && b[PL_FILE_HEADER_SIZE] == PL_CHUNK_PROCESS
+          && VG_(memcmp)(b + PL_FILE_HEADER_SIZE + PL_CHUNK_HEADER_SIZE,
+                         want, len) == 0;
+}
+
+static SysRes create(const HChar *name, Bool exclusive)
+{
+   return VG_(open)(name, VKI_O_CREAT | VKI_O_WRONLY |
+                          (exclusive ? VKI_O_EXCL : VKI_O_TRUNC),
+                    VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
+}
+
 void pl_out_open(const HChar *name, Bool never_overwrite)
 {
-   Int flags = VKI_O_CREAT | VKI_O_WRONLY |
-               (never_overwrite ? VKI_O_EXCL : VKI_O_TRUNC);
    HChar *try_name = VG_(strdup)("pl.out.name", name);
+   Bool exclusive = never_overwrite || is_trace_of_pid(name, VG_(getpid)());
    SysRes sr;
 
    for (out_seq = 0; ; out_seq++) {
-      sr = VG_(open)(try_name, flags, VKI_S_IRUSR | VKI_S_IWUSR |
-                                      VKI_S_IRGRP | VKI_S_IROTH);
+      sr = create(try_name, exclusive);
       if (!sr_isError(sr) || sr_Err(sr) != VKI_EEXIST || out_seq >= 100000)
          break;
       VG_(free)(try_name);

@@ -19,10 +19,12 @@ void pl_buf_kv(pl_buf *b, const HChar *key, const HChar *value);
 void pl_buf_kv_num(pl_buf *b, const HChar *key, ULong value);
 void pl_buf_free(pl_buf *b);
 
-/* Open the trace file named by the (already %-expanded) name.  With
-   never_overwrite, an existing file is kept and ".1", ".2", ... is tried
-   instead.  Writes the file header.  Exits Valgrind with a one-line error
-   if no file can be created. */
+/* Open the trace file named by the (already %-expanded) name and write the
+   file header.  An existing file is kept, and ".1", ".2", ... tried
+   instead, if never_overwrite is set or if it is a trace of this very pid
+   (the image before an exec under --trace-children=yes).  Otherwise (a
+   name the user chose, left by an earlier run) it is replaced.  Exits
+   Valgrind with a one-line error if no file can be created. */
 void pl_out_open(const HChar *name, Bool never_overwrite);
 
 /* Write a whole chunk: its header (built here) and payload. */

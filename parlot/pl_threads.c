@@ -98,23 +98,78 @@ static inline void push(pl_thread *t, UInt fn, Addr sp)
    pl_enc_enter(&t->enc, fn);
 }
 
-VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
+static void set_floor(pl_thread *t)
 {
-   pl_thread *t = pl_cur;
-   while (t->depth > 0 && t->stack[t->depth - 1].sp <= sp) {
+   t->floor = t->n_barriers ? t->barriers[t->n_barriers - 1].floor : 0;
+}
+
+/* Pop the frames above the floor that SP says have ended: with entry SPs
+   at or below sp_limit (inclusive for an entry, exclusive for a return). */
+static inline void end_frames(pl_thread *t, Addr sp, Bool inclusive)
+{
+   while (t->depth > t->floor &&
+          (t->stack[t->depth - 1].sp < sp ||
+           (inclusive && t->stack[t->depth - 1].sp == sp))) {
       t->depth--;
       emit_exit(t);
    }
+}
+
+/* Barriers of handlers the thread has left by longjmp. */
+static void drop_left_handlers(pl_thread *t, Addr sp)
+{
+   while (t->n_barriers > 0) {
+      pl_barrier *b = &t->barriers[t->n_barriers - 1];
+      if (sp >= b->lo && sp < b->hi)
+         break;
+      t->n_barriers--;
+      set_floor(t);
+   }
+}
+
+VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
+{
+   pl_thread *t = pl_cur;
+   if (UNLIKELY(t->n_barriers))
+      drop_left_handlers(t, sp);
+   end_frames(t, sp, True);
    push(t, (UInt)fn, sp);
 }
 
 VG_REGPARM(1) void pl_on_return(UWord sp_after)
 {
    pl_thread *t = pl_cur;
-   while (t->depth > 0 && t->stack[t->depth - 1].sp < sp_after) {
+   if (UNLIKELY(t->n_barriers))
+      drop_left_handlers(t, sp_after);
+   end_frames(t, sp_after, False);
+}
+
+void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi)
+{
+   if (t->n_barriers == t->cap_barriers) {
+      t->cap_barriers = t->cap_barriers ? 2 * t->cap_barriers : 4;
+      t->barriers = VG_(realloc)("pl.thread.barriers", t->barriers,
+                                 t->cap_barriers * sizeof *t->barriers);
+   }
+   t->barriers[t->n_barriers].floor = t->depth;
+   t->barriers[t->n_barriers].lo = lo;
+   t->barriers[t->n_barriers].hi = hi;
+   t->n_barriers++;
+   t->floor = t->depth;
+}
+
+/* After sigreturn: whatever the handler left open (the sigreturn
+   trampoline it returned into) ends now. */
+void pl_thread_signal_return(pl_thread *t)
+{
+   if (t->n_barriers == 0)
+      return;
+   while (t->depth > t->floor) {
       t->depth--;
       emit_exit(t);
    }
+   t->n_barriers--;
+   set_floor(t);
 }
 
 static void begin_stream(pl_thread *t, UInt inherited_depth)
@@ -144,6 +199,8 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
 
 void pl_thread_end(pl_thread *t, UInt reason)
 {
+   t->n_barriers = 0;
+   t->floor = 0;
    while (t->depth > 0) {
       t->depth--;
       emit_exit(t);
@@ -182,6 +239,8 @@ void pl_thread_free(pl_thread *t)
 {
    if (pl_cur == t)
       pl_cur = NULL;
+   if (t->barriers)
+      VG_(free)(t->barriers);
    VG_(free)(t->stack);
    VG_(free)(t->buf);
    VG_(free)(t);

@@ -10,6 +10,16 @@ typedef struct {
    UInt fn;
 } pl_frame;
 
+/* A signal handler running on top of frames it must not end: correction
+   never pops below 'floor' while the handler runs.  The handler's stack is
+   [lo, hi): the alternate signal stack, or everything below the SP it
+   interrupted.  An event outside it means the handler was left by a
+   longjmp, so the barrier goes. */
+typedef struct {
+   UWord floor;
+   Addr  lo, hi;
+} pl_barrier;
+
 typedef struct {
    UInt      number;        /* 1, 2, ... per process, never reused */
    UInt      parent;        /* number of the creating thread, 0 if none */
@@ -18,6 +28,9 @@ typedef struct {
    pl_frame *stack;
    UWord     depth, cap;
    UWord     max_depth;
+   UWord     floor;         /* frames below it belong to interrupted code */
+   pl_barrier *barriers;    /* one per signal handler running */
+   UInt      n_barriers, cap_barriers;
    UChar    *buf;           /* chunk header + stream prefix + encoder output */
    ULong     events_at_sync;
    pl_encoder enc;
@@ -51,6 +64,10 @@ void pl_thread_flush(pl_thread *t);
    the open group: costs a little compression, so only for the periodic
    flush and exec).  Nothing to do for a thread idle since the last sync. */
 void pl_thread_sync(pl_thread *t);
+
+/* A signal handler starts running on [lo, hi) / has returned. */
+void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi);
+void pl_thread_signal_return(pl_thread *t);
 
 /* Event helpers called from instrumented code. */
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);

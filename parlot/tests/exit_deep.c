@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static int fds[2];
+static int fds[2], ready[2];
 static volatile int sink;
 
 __attribute__((noinline)) void on_exit_handler(void) { sink++; }
@@ -19,7 +19,11 @@ __attribute__((noinline)) void blocked(int n)
       blocked(n - 1);
       return;
    }
-   sink += (int)read(fds[0], &c, 1);  /* never returns: nobody writes */
+   /* Tell main we are blocking (no instrumented function runs between
+      this write and the read, so nothing is logged after it), then block
+      for good: nobody writes to fds. */
+   sink += (int)write(ready[1], "r", 1);
+   sink += (int)read(fds[0], &c, 1);
 }
 
 __attribute__((noinline)) void *thread_main(void *arg)
@@ -42,15 +46,12 @@ int main(void)
 {
    pthread_t t;
    char c;
-   int ready[2];
    if (pipe(fds) != 0 || pipe(ready) != 0)
       return 1;
    atexit(on_exit_handler);
    pthread_create(&t, NULL, thread_main, NULL);
-   /* give the thread time to block; the oracle log order within one
-      thread does not depend on it, but the trace is more interesting */
-   usleep(200000);
-   (void)c; (void)ready;
+   if (read(ready[0], &c, 1) != 1)     /* the thread is about to block */
+      return 1;
    go_deep(50);
    return 0;
 }

@@ -30,6 +30,9 @@ oracles that do not depend on ParLoT:
             from the program's structure, which is verified in the binary
             with objdump.
 
+  keepplt   --keep-plt=yes: the PLT stub main calls printf through (seen
+            with objdump) must show up as a function of its own.
+
 Every decoded stream is also checked for consistency: a call's depth is
 the stack height + 1, a return matches the innermost open call (function,
 object and depth), thread numbers are 1..N per process.
@@ -96,22 +99,32 @@ def valgrind_cmd():
 Event = collections.namedtuple("Event", "pid thread kind depth obj fn")
 
 
-def decode(path):
-    """Decode one trace file; returns the list of events."""
-    if not os.path.isfile(path):
-        raise CheckFailed("trace file %s does not exist" % path)
-    proc = subprocess.run([decoder_path(), "--events", path],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    err = proc.stderr.decode("utf-8", "replace").strip()
-    if proc.returncode != 0:
-        raise CheckFailed("parlot-decode --events %s failed (exit %d): %s"
-                          % (path, proc.returncode, err or "no message"))
-    if err:
-        raise CheckFailed("parlot-decode --events %s wrote on stderr: %s"
-                          % (path, err.splitlines()[0]))
+def run_decoder(path, timeout=60):
+    try:
+        proc = subprocess.run([decoder_path(), "--events", path],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CheckFailed("parlot-decode --events %s hangs (no exit after "
+                          "%d s)" % (path, timeout))
+    if proc.returncode < 0:
+        raise CheckFailed("parlot-decode --events %s crashed (signal %d)"
+                          % (path, -proc.returncode))
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"))
+
+
+def check_error_line(path, err):
+    """A decoding error is one line on stderr that names the file."""
+    lines = err.splitlines()
+    if len(lines) != 1 or path not in lines[0]:
+        raise CheckFailed("parlot-decode on %s: the error must be one line "
+                          "naming the file, got %r" % (path, err[:500]))
+
+
+def parse_events(path, text):
     events = []
-    for n, line in enumerate(proc.stdout.decode("utf-8", "replace")
-                             .splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         f = line.split("\t", 5)
         try:
             if len(f) != 6 or f[2] not in ("call", "return"):
@@ -122,6 +135,84 @@ def decode(path):
             raise CheckFailed("%s: malformed decoder output line %d: %r"
                               % (path, n, line))
     return events
+
+
+def decode(path, allow_truncated=False):
+    """Decode one trace file; returns the list of events.  With
+    allow_truncated (a killed process), the decoder may report an error,
+    in one line, after printing what precedes it."""
+    if not os.path.isfile(path):
+        raise CheckFailed("trace file %s does not exist" % path)
+    rc, out, err = run_decoder(path)
+    if rc != 0:
+        if not allow_truncated:
+            raise CheckFailed("parlot-decode --events %s failed (exit %d): "
+                              "%s" % (path, rc, err.strip() or "no message"))
+        check_error_line(path, err)
+    elif err.strip():
+        raise CheckFailed("parlot-decode --events %s wrote on stderr: %s"
+                          % (path, err.strip().splitlines()[0]))
+    return parse_events(path, out)
+
+
+def check_damaged(path):
+    """Cut the trace at many offsets and flip bytes in copies of it."""
+    import random
+    with open(path, "rb") as f:
+        data = f.read()
+    rc, full, err = run_decoder(path)
+    if rc != 0:
+        raise CheckFailed("%s does not decode: %s" % (path, err.strip()))
+    full_lines = full.splitlines()
+    size = len(data)
+    cuts = sorted({c for c in [0, 1, 2, 4, 8, 16, 32, 64, 100, 256]
+                   + [size * k // 29 for k in range(1, 29)]
+                   + [size - 1, size - 2, size - 9] if 0 <= c < size})
+    damaged = path + ".cut"
+    problems = []
+    try:
+        for cut in cuts:
+            with open(damaged, "wb") as f:
+                f.write(data[:cut])
+            try:
+                rc, out, err = run_decoder(damaged, timeout=30)
+                if rc == 0:
+                    problems.append("cut at %d of %d bytes: exit 0, the "
+                                    "truncation is not reported"
+                                    % (cut, size))
+                    continue
+                check_error_line(damaged, err)
+                if "offset" not in err.lower():
+                    problems.append("cut at %d: the error does not give the "
+                                    "offset: %s" % (cut, err.strip()))
+                lines = out.splitlines()
+                if lines != full_lines[:len(lines)]:
+                    n = common_prefix(lines, full_lines)
+                    problems.append("cut at %d: output is not a prefix of "
+                                    "the complete decode (line %d: %r vs "
+                                    "%r)" % (cut, n + 1, lines[n:n + 1],
+                                             full_lines[n:n + 1]))
+            except CheckFailed as e:
+                problems.append("cut at %d: %s" % (cut, e))
+        rnd = random.Random(12345)
+        for i in range(40):
+            buf = bytearray(data)
+            for _ in range(1 + i % 4):
+                pos = rnd.randrange(size)
+                buf[pos] ^= 1 << rnd.randrange(8)
+            with open(damaged, "wb") as f:
+                f.write(bytes(buf))
+            try:
+                rc, out, err = run_decoder(damaged, timeout=30)
+                if rc != 0:
+                    check_error_line(damaged, err)
+            except CheckFailed as e:
+                problems.append("bytes flipped (copy %d): %s" % (i, e))
+    finally:
+        if os.path.exists(damaged):
+            os.unlink(damaged)
+    if problems:
+        raise CheckFailed("damaged traces:\n  " + "\n  ".join(problems[:15]))
 
 
 def streams_of(events):
@@ -199,6 +290,11 @@ class Symbols:
     def __init__(self, prog):
         self.prog = prog
         self.real = os.path.realpath(prog)
+        self._main_cache = {}
+        self._key_cache = {}
+        if not os.path.isfile(prog):
+            raise SetupError("test program %s not found: run 'make check' "
+                             "in parlot/tests first" % prog)
         out = subprocess.run(["nm", "--defined-only", "-l", prog],
                              stdout=subprocess.PIPE, universal_newlines=True,
                              check=True).stdout
@@ -225,12 +321,23 @@ class Symbols:
                 self.instrumented.add(addr)
 
     def is_main(self, obj):
-        if obj == self.prog or os.path.realpath(obj) == self.real:
-            return True
-        return os.path.basename(obj) == os.path.basename(self.real)
+        r = self._main_cache.get(obj)
+        if r is None:
+            r = (obj == self.prog or os.path.realpath(obj) == self.real or
+                 os.path.basename(obj) == os.path.basename(self.real))
+            self._main_cache[obj] = r
+        return r
 
     def key(self, obj, fn):
         """Address of an instrumented main-image function, else None."""
+        try:
+            return self._key_cache[(obj, fn)]
+        except KeyError:
+            k = self._key(obj, fn)
+            self._key_cache[(obj, fn)] = k
+            return k
+
+    def _key(self, obj, fn):
         if not self.is_main(obj):
             return None
         fn = re.sub(r"'\d+$", "", fn)
@@ -289,24 +396,34 @@ class OracleProcess:
 
 
 class Model:
-    """The expected filtered ParLoT stream of one thread."""
+    """The expected filtered ParLoT stream of one thread.
 
-    def __init__(self, events, inherited=()):
+    With by_sp (tests where frames are skipped: longjmp, exceptions,
+    pthread_exit, exit), a frame is dead as soon as an event happens at an
+    entry SP at or above its own (the stack grows down), and its exit is
+    due right there.  Without it the oracle's sequence is taken as it is:
+    every exit must close the innermost open frame (a signal handler on an
+    alternate stack above the interrupted frames does not end them)."""
+
+    def __init__(self, events, inherited=(), by_sp=True):
         self.seq = [("call", a) for a, _ in inherited]
         stack = list(inherited)
         self.synthetic = 0
         self.fork_stacks = {}
+
+        def pop_dead(sp, inclusive):
+            while by_sp and stack and (stack[-1][1] <= sp if inclusive
+                                       else stack[-1][1] < sp):
+                self.seq.append(("return", stack.pop()[0]))
+                self.synthetic += 1
+
         for kind, addr, sp in events:
             if kind == "E":
-                while stack and stack[-1][1] <= sp:
-                    self.seq.append(("return", stack.pop()[0]))
-                    self.synthetic += 1
+                pop_dead(sp, True)
                 stack.append((addr, sp))
                 self.seq.append(("call", addr))
             elif kind == "X":
-                while stack and stack[-1][1] < sp:
-                    self.seq.append(("return", stack.pop()[0]))
-                    self.synthetic += 1
+                pop_dead(sp, False)
                 if not stack or stack[-1] != (addr, sp):
                     raise CheckFailed("oracle inconsistent: exit of 0x%x "
                                       "(sp 0x%x) does not match the open "
@@ -315,14 +432,12 @@ class Model:
                 stack.pop()
                 self.seq.append(("return", addr))
             else:       # fork mark: addr is the fork sequence number
-                while stack and stack[-1][1] <= sp:
-                    self.seq.append(("return", stack.pop()[0]))
-                    self.synthetic += 1
+                pop_dead(sp, True)
                 self.fork_stacks[addr] = (tuple(stack), len(self.seq))
         self.open = tuple(stack)
 
 
-def load_oracle(prefix):
+def load_oracle(prefix, by_sp=True):
     paths = sorted(glob.glob(glob.escape(prefix) + ".*"),
                    key=lambda p: [int(x) if x.isdigit() else x
                                   for x in p[len(prefix):].split(".")])
@@ -353,11 +468,11 @@ def load_oracle(prefix):
                     pthr = parent.fork_marks[op.fork_seq][0]
                     inh = parent.models[pthr].fork_stacks[op.fork_seq][0]
                     op.inherited = inh
-                op.models[thr] = Model(evs, inh)
+                op.models[thr] = Model(evs, inh, by_sp)
             if parent is not None and 1 not in op.models:
                 pthr = parent.fork_marks[op.fork_seq][0]
                 op.inherited = parent.models[pthr].fork_stacks[op.fork_seq][0]
-                op.models[1] = Model([], op.inherited)
+                op.models[1] = Model([], op.inherited, by_sp)
             done.add(id(op))
             pending.remove(op)
             progress = True
@@ -425,7 +540,11 @@ def common_prefix(a, b):
     return n
 
 
-def match_process(op, trace_events, syms):
+def is_prefix(model, seq):
+    return len(seq) <= len(model.seq) and model.seq[:len(seq)] == seq
+
+
+def match_process(op, trace_events, syms, prefix_ok=False):
     """Match every oracle thread of op with a ParLoT thread of the same pid
     in one trace; returns {oracle thread: parlot thread}."""
     streams = streams_of(e for e in trace_events if e.pid == op.pid)
@@ -443,9 +562,10 @@ def match_process(op, trace_events, syms):
             if thr not in used:
                 found = thr
                 break
-        if found is None and model.open:
+        if found is None and (model.open or prefix_ok):
             for thr, s in fseq.items():
-                if thr not in used and agrees(model, s):
+                if thr not in used and (agrees(model, s) or
+                                        (prefix_ok and is_prefix(model, s))):
                     found = thr
                     break
         if found is None:
@@ -661,7 +781,7 @@ def compare_runs(a, b, what):
 
 def cmd_oracle(args):
     syms = Symbols(args.prog)
-    procs = load_oracle(args.oracle)
+    procs = load_oracle(args.oracle, args.allow_synthetic)
     prog_args = shlex.split(args.args or "")
     name = args.name or os.path.basename(args.oracle)
 
@@ -674,7 +794,8 @@ def cmd_oracle(args):
         if not hits:
             raise CheckFailed("no trace file matches %s" % pat)
         files.extend(h for h in hits if h not in files)
-    traces = collections.OrderedDict((f, decode(f)) for f in files)
+    killed = args.killed_after is not None
+    traces = collections.OrderedDict((f, decode(f, killed)) for f in files)
     for f, evs in traces.items():
         if not evs:
             raise CheckFailed("%s decodes to no event at all" % f)
@@ -699,12 +820,23 @@ def cmd_oracle(args):
         errs = []
         for f in cands:
             try:
-                matched[id(op)] = (f, match_process(op, traces[f], syms))
+                matched[id(op)] = (f, match_process(op, traces[f], syms,
+                                                    killed))
                 break
             except CheckFailed as e:
                 errs.append("%s vs %s:\n%s" % (op.path, f, e))
         else:
             problems.extend(errs)
+    for pid in sorted({op.pid for op in procs}):
+        images = [op for op in procs if op.pid == pid]
+        holding = [f for f, evs in traces.items()
+                   if any(e.pid == pid for e in evs)]
+        if problems and len(holding) < len(images):
+            problems.insert(0, "pid %d: the oracle logged %d process images "
+                            "(exec keeps the pid) but only %d trace file(s) "
+                            "hold that pid (%s): a trace was overwritten or "
+                            "never written" % (pid, len(images), len(holding),
+                                               ", ".join(holding)))
     if problems:
         raise CheckFailed("\n".join(problems))
     unmatched = [f for f in traces if f not in
@@ -712,13 +844,6 @@ def cmd_oracle(args):
     if unmatched:
         raise CheckFailed("trace files that match no oracle log: %s"
                           % unmatched)
-    for op in procs:
-        if not args.allow_synthetic and any(
-                m.synthetic for m in op.models.values()):
-            raise CheckFailed("oracle %s: frames were skipped (exits "
-                              "without returns): unexpected in this test"
-                              % op.path)
-
     # Fork: the child's stream begins with the inherited stack, identical
     # (functions, objects, depths) to the forking thread's stack in the
     # parent's trace when it called the fork handler oracle_before_fork.
@@ -756,7 +881,14 @@ def cmd_oracle(args):
                                   % (op.pid, len(thrs), args.expect_threads))
     if args.thread_tags:
         check_thread_order(procs, matched, syms, args.thread_tags)
+    if args.dlreload:
+        check_dlreload(traces, syms)
+    if killed:
+        check_killed_prefix(procs, matched, traces, syms, args.killed_after)
     print("trace matches oracle")
+    if args.damage:
+        check_damaged(files[0])
+        print("damaged traces are handled")
 
     if args.callgrind:
         if len(traces) != 1:
@@ -777,6 +909,70 @@ def cmd_oracle(args):
                                   "than this run's %d bytes"
                                   % (args.peer_run, peer_size, size))
         print("peer run matches")
+
+
+def check_killed_prefix(procs, matched, traces, syms, fn):
+    """After a SIGKILL, the decoded prefix must reach the first call of fn
+    (everything before it happened more than a flush interval earlier)."""
+    addrs = syms.addr_of.get(fn)
+    if not addrs:
+        raise SetupError("function %s not found" % fn)
+    for op in procs:
+        f, mapping = matched[id(op)]
+        for othr, model in op.models.items():
+            want = next((i for i, (k, a) in enumerate(model.seq)
+                         if k == "call" and a in addrs), None)
+            if want is None:
+                continue
+            got = len(filtered([e for e in traces[f] if e.pid == op.pid
+                                and e.thread == mapping[othr]], syms))
+            if got < want:
+                raise CheckFailed("killed process: the trace stops after %d "
+                                  "of the oracle's events, before the call "
+                                  "of %s (event #%d): data older than the "
+                                  "flush interval was lost" % (got, fn, want))
+
+
+def dlreload_model():
+    """dlreload.c loads A, B, A, B, ... (8 loads); the structure of the
+    libraries' code (dlreload_a.c, dlreload_b.c) gives their events."""
+    seq = []
+    for i in range(8):
+        if i & 1:
+            lib = "dlreload_b.so"
+            seq += [("call", lib, "entry", 1), ("call", lib, "b_first", 2),
+                    ("call", lib, "b_second", 3),
+                    ("return", lib, "b_second", 3),
+                    ("return", lib, "b_first", 2), ("return", lib, "entry", 1)]
+        else:
+            lib = "dlreload_a.so"
+            seq += [("call", lib, "entry", 1), ("call", lib, "a_only", 2),
+                    ("return", lib, "a_only", 2), ("return", lib, "entry", 1)]
+    return seq
+
+
+def check_dlreload(traces, syms):
+    for f, evs in traces.items():
+        depth0 = None
+        got = []
+        for e in evs:
+            if e.thread != 1:
+                continue
+            if e.kind == "call" and e.fn == "call_through" and \
+                    syms.is_main(e.obj):
+                depth0 = e.depth
+            base = os.path.basename(e.obj)
+            if base.startswith("dlreload_"):
+                got.append((e.kind, base, e.fn,
+                            e.depth - depth0 if depth0 else e.depth))
+        want = dlreload_model()
+        if got != want:
+            n = common_prefix(got, want)
+            raise CheckFailed("library events differ at #%d (%d vs %d "
+                              "events)\n    expected: %s\n    decoded:  %s"
+                              % (n, len(want), len(got),
+                                 want[max(0, n - 2):n + 3],
+                                 got[max(0, n - 2):n + 3]))
 
 
 def check_fork_stacks(procs, matched, traces, syms):
@@ -932,7 +1128,12 @@ def cmd_tailcall(args):
 
     syms = Symbols(args.prog)
     events = decode(args.trace[0])
-    check_consistency(args.trace[0], events, True)
+    check_consistency(args.trace[0], events, args.images == "all")
+    if args.images == "main":
+        others = sorted({e.obj for e in events if not syms.is_main(e.obj)})
+        if others:
+            raise CheckFailed("--images=main trace has events of other "
+                              "objects: %s" % others[:5])
     main_thr = [e for e in events if e.thread == 1]
     tracked = {"tc_a", "tc_b", "tc_c", "tc_mix", "even_t", "odd_t", "tc_lib"}
     main_depth = [e.depth for e in main_thr
@@ -953,7 +1154,7 @@ def cmd_tailcall(args):
     # tc_lib jumps to puts through the PLT: the event right after
     # "return tc_lib" is the call of puts itself (PLT stubs are not
     # functions), at the same depth.
-    for i, e in enumerate(main_thr):
+    for i, e in enumerate(main_thr if args.images == "all" else []):
         if e.kind == "return" and e.fn == "tc_lib":
             nxt = main_thr[i + 1] if i + 1 < len(main_thr) else None
             if (nxt is None or nxt.kind != "call" or syms.is_main(nxt.obj)
@@ -964,6 +1165,45 @@ def cmd_tailcall(args):
                                   % (e.depth, nxt))
             break
     print("tail calls decode as documented")
+
+
+def cmd_keepplt(args):
+    """--keep-plt=yes: main calls printf through printf@plt (a call
+    instruction to the stub, verified with objdump); the stub, a function
+    of its own now, jumps to printf: by the tail-call semantics the stream
+    must hold "call <stub>, [lazy binding], return <stub>, call printf",
+    the stub in the main image at printf's depth, under a name that is not
+    one of the program's own functions."""
+    funcs = disassembly(args.prog)
+    if not any(re.match(r"^call\s+\S+ <printf@plt>$", i)
+               for i in funcs.get("main", [])):
+        raise SetupError("main does not call printf@plt in %s" % args.prog)
+    syms = Symbols(args.prog)
+    own = set(syms.addr_of)
+    events = decode(args.trace[0])
+    check_consistency(args.trace[0], events, True)
+    thr = [e for e in events if e.thread == 1]
+    mains = [e for e in thr if e.kind == "call" and e.fn == "main"
+             and syms.is_main(e.obj)]
+    if len(mains) != 1:
+        raise CheckFailed("expected one call of main, found %d" % len(mains))
+    d = mains[0].depth + 1
+    calls = [i for i, e in enumerate(thr) if e.kind == "call"
+             and e.fn == "printf" and e.depth == d
+             and not syms.is_main(e.obj)]
+    if not calls:
+        raise CheckFailed("no call of printf at depth %d" % d)
+    i = calls[0]
+    prev = thr[i - 1]
+    if not (prev.kind == "return" and prev.depth == d and
+            syms.is_main(prev.obj) and prev.fn not in own):
+        raise CheckFailed("with --keep-plt=yes, the call of printf at depth "
+                          "%d should follow the return of its PLT stub (a "
+                          "main-image function at the same depth, not one "
+                          "of the program's own); the events before it are "
+                          "%s" % (d, [(e.kind, e.depth, os.path.basename(
+                              e.obj), e.fn) for e in thr[max(0, i - 3):i]]))
+    print("PLT stubs are functions of their own")
 
 
 # --------------------------------------------------------------------------
@@ -994,6 +1234,13 @@ def main():
     o.add_argument("--peer-smaller", action="store_true",
                    help="the peer's trace must be smaller than this one")
     o.add_argument("--fork-stacks", action="store_true")
+    o.add_argument("--killed-after", metavar="FN",
+                   help="the process was killed: the trace may be a "
+                   "truncated prefix, but must reach the first call of FN")
+    o.add_argument("--dlreload", action="store_true",
+                   help="check the events of dlreload's libraries")
+    o.add_argument("--damage", action="store_true",
+                   help="also decode truncated and corrupted copies")
     o.add_argument("--expect-images", type=int)
     o.add_argument("--expect-files", action="append")
     o.add_argument("--expect-threads", type=int)
@@ -1003,10 +1250,16 @@ def main():
     t = sub.add_parser("tailcall")
     t.add_argument("--prog", required=True)
     t.add_argument("--trace", required=True, action="append")
+    t.add_argument("--images", choices=["all", "main"], default="all")
+    k = sub.add_parser("keepplt")
+    k.add_argument("--prog", required=True)
+    k.add_argument("--trace", required=True, action="append")
     args = ap.parse_args()
     try:
         if args.cmd == "oracle":
             cmd_oracle(args)
+        elif args.cmd == "keepplt":
+            cmd_keepplt(args)
         else:
             cmd_tailcall(args)
     except SetupError as e:
