@@ -282,6 +282,7 @@ void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes)
 }
 
 static const char err_short_chunk[] = "chunk data ends before its raw_end";
+static const char err_past_end[] = "bitmap bits set past the chunk's raw_end";
 
 int pl_dec_end_chunk(pl_decoder *d)
 {
@@ -291,8 +292,14 @@ int pl_dec_end_chunk(pl_decoder *d)
       d->error = err_short_chunk;
       return PL_DEC_CORRUPT;
    }
-   /* Bits of a short group past raw_end were checked to be zero by
-      pl_dec_run (trailing data); the next chunk starts a new group. */
+   /* The bits of a short group past raw_end must be clear.  pl_dec_run
+      checks them only when it is called once more after reaching the
+      limit, which a caller need not do if that call filled its output. */
+   if (d->bits_left != 0 && (d->bitmap & ((1u << d->bits_left) - 1u)) != 0) {
+      d->error = err_past_end;
+      return PL_DEC_CORRUPT;
+   }
+   /* The next chunk starts a new group. */
    d->bits_left = 0;
    d->bitmap = 0;
    return 0;

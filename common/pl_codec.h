@@ -88,7 +88,10 @@ uint64_t pl_enc_ready_raw(const pl_encoder *e);
    LZ position, which is exactly what a decoder does after a length.  Used
    at the end of a stream and whenever a reader must see everything so far
    (periodic flush, exec).  Like an event, requires out_cap - out_len >=
-   PL_ENC_MAX_EVENT_BYTES (it adds at most 12 bytes). */
+   PL_ENC_MAX_EVENT_BYTES (it adds at most 12 bytes).  The caller must
+   write out all pl_enc_ready() bytes before the next event, the chunk that
+   holds the last of them ending at pl_enc_ready_raw(): a short group can
+   only be the last one of a chunk. */
 void pl_enc_sync(pl_encoder *e);
 
 /* ---- Decoder ---------------------------------------------------------- */
@@ -123,8 +126,9 @@ typedef struct {
 
 void pl_dec_init(pl_decoder *d, int kind);
 
-/* Limit decoding to the stream's true raw length (from THREAD_END), so that
-   the zero padding of the final ZE group is not read as data. */
+/* Stop decoding after raw_bytes raw (ZE input) bytes in total: the raw_end
+   of the STREAM chunk about to be fed, so that the missing bytes of a short
+   final group are not read as data. */
 void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes);
 
 /* Decode from *in (advanced past what was used, at most in_end) into
@@ -142,7 +146,8 @@ long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
 /* The end of a STREAM chunk, whose raw_end was given to
    pl_dec_set_raw_limit before its bytes: the writer ended a ZE group there
    (possibly short), so the group state is reset.  PL_DEC_CORRUPT (with
-   d->error) if the chunk's bytes did not reach exactly raw_end. */
+   d->error) if the chunk's bytes did not reach exactly raw_end, or if its
+   last group has bitmap bits set past raw_end. */
 int pl_dec_end_chunk(pl_decoder *d);
 
 /* True when the stream so far ends on an event boundary (nothing half-read:

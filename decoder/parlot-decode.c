@@ -142,6 +142,99 @@ static char *put_escaped(char *p, const char *s, size_t n)
    return p;
 }
 
+/* ---- Function names ------------------------------------------------------- */
+
+/* The tool records symbol names exactly as in the object, so C++ names are
+   mangled.  They are demangled once per function when a trace is opened,
+   with the C++ runtime's demangler (libstdc++ / libc++abi, Itanium ABI);
+   the raw name stays available in the trace's table. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static int opt_demangle = 1;     /* --no-demangle clears it */
+
+/* A malloc'ed demangled form of name, or NULL if it is not a mangled C++
+   name.  Only "_Z" names are tried: the demangler also accepts bare type
+   encodings, and would turn a C function named "f" into "float".  A symbol
+   version suffix ("@VERSION", "@@VERSION") is kept as it is. */
+static char *demangle(const char *name, size_t len)
+{
+   const char *at;
+   char *d, *base, *out;
+   int status = 0;
+   size_t dl;
+
+   if (len < 3 || name[0] != '_' || name[1] != 'Z')
+      return NULL;
+   d = __cxa_demangle(name, NULL, NULL, &status);
+   if (d && status == 0)
+      return d;
+   free(d);
+   at = memchr(name, '@', len);
+   if (!at || at == name + 2)
+      return NULL;
+   base = malloc((size_t)(at - name) + 1);
+   if (!base)
+      return NULL;
+   memcpy(base, name, (size_t)(at - name));
+   base[at - name] = 0;
+   d = __cxa_demangle(base, NULL, NULL, &status);
+   free(base);
+   if (!d || status != 0) {
+      free(d);
+      return NULL;
+   }
+   dl = strlen(d);
+   out = malloc(dl + (size_t)(name + len - at) + 1);
+   if (out) {
+      memcpy(out, d, dl);
+      memcpy(out + dl, at, (size_t)(name + len - at) + 1);
+   }
+   free(d);
+   return out;
+}
+
+/* The names a mode prints, per function ID: the demangled name if there
+   is one (and demangling is on), else the raw name from the trace. */
+typedef struct {
+   const pl_trace *t;
+   pl_name *shown;       /* [id], 1..n */
+   uint32_t n;
+} fn_names;
+
+static void free_names(fn_names *nm)
+{
+   uint32_t id;
+   if (!nm->shown)
+      return;
+   for (id = 1; id <= nm->n; id++)
+      if (nm->shown[id].str != pl_trace_function(nm->t, id)->name.str)
+         free((char *)nm->shown[id].str);
+   free(nm->shown);
+   nm->shown = NULL;
+}
+
+static int load_names(const pl_trace *t, fn_names *nm)
+{
+   uint32_t id;
+
+   nm->t = t;
+   nm->n = pl_trace_nfunctions(t);
+   nm->shown = calloc((size_t)nm->n + 1, sizeof *nm->shown);
+   if (!nm->shown)
+      return -1;
+   for (id = 1; id <= nm->n; id++) {
+      const pl_function *f = pl_trace_function(t, id);
+      char *d = opt_demangle ? demangle(f->name.str, f->name.len) : NULL;
+      if (d) {
+         nm->shown[id].str = d;
+         nm->shown[id].len = strlen(d);
+      } else {
+         nm->shown[id] = f->name;
+      }
+   }
+   return 0;
+}
+
 /* ---- Mode: --events ------------------------------------------------------ */
 
 /* Per function, the constant tail of its event lines:
@@ -151,7 +244,7 @@ typedef struct {
    size_t *at;          /* [id]: offset of the tail in arena, [n+1]: end */
 } tails;
 
-static int build_tails(const pl_trace *t, tails *tl)
+static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
 {
    uint32_t n = pl_trace_nfunctions(t), id;
    size_t total = 0;
@@ -164,7 +257,7 @@ static int build_tails(const pl_trace *t, tails *tl)
       const pl_function *f = pl_trace_function(t, id);
       const pl_name *o = pl_trace_object(t, f->obj);
       total += 3 + escaped_len(o->str, o->len)
-               + escaped_len(f->name.str, f->name.len);
+               + escaped_len(nm->shown[id].str, nm->shown[id].len);
    }
    tl->arena = malloc(total + 16);    /* +16: print_events reads ahead */
    if (!tl->arena) {
@@ -179,7 +272,7 @@ static int build_tails(const pl_trace *t, tails *tl)
       *p++ = '\t';
       p = put_escaped(p, o->str, o->len);
       *p++ = '\t';
-      p = put_escaped(p, f->name.str, f->name.len);
+      p = put_escaped(p, nm->shown[id].str, nm->shown[id].len);
       *p++ = '\n';
    }
    tl->at[n + 1] = (size_t)(p - tl->arena);
@@ -249,16 +342,19 @@ static int events_file(pl_trace *t, output *o, pl_error *err)
 {
    const char *pid = pl_trace_process_get(t, "pid");
    size_t i, nthreads = pl_trace_nthreads(t);
+   fn_names nm;
    tails tl;
    int ret = 0;
 
    if (nthreads == 0)
       return 0;
-   if (build_tails(t, &tl) < 0) {
+   if (load_names(t, &nm) < 0 || build_tails(t, &nm, &tl) < 0) {
+      free_names(&nm);
       err->offset = 0;
       snprintf(err->msg, sizeof err->msg, "out of memory");
       return -1;
    }
+   free_names(&nm);            /* the tails hold copies */
    for (i = 0; i < nthreads && ret == 0; i++) {
       char prefix[PREFIX_MAX] = { 0 };
       int plen = snprintf(prefix, sizeof prefix, "%s\t%u\t", pid,
@@ -305,7 +401,7 @@ static void usage(FILE *f)
 {
    size_t i;
    fprintf(f,
-      "usage: " PROG " MODE [-o FILE] TRACE...\n"
+      "usage: " PROG " MODE [-o FILE] [--no-demangle] TRACE...\n"
       "Decode ParLoT traces (valgrind --tool=parlot).\n"
       "\n"
       "modes:\n");
@@ -315,13 +411,16 @@ static void usage(FILE *f)
       "\n"
       "options:\n"
       "  -o, --output=FILE  write to FILE instead of standard output\n"
+      "      --no-demangle  print C++ function names as recorded (mangled)\n"
       "  -h, --help         show this help and exit\n"
       "  -V, --version      show the version and exit\n"
       "\n"
       "Threads are printed in thread-number order, files in command-line\n"
-      "order.  Names are printed as recorded; control characters and\n"
-      "backslashes in them are written as C escapes (\\t, \\n, \\\\, \\xHH).\n"
+      "order.  Names are printed as recorded, except that mangled C++ names\n"
+      "are demangled; control characters and backslashes in them are\n"
+      "written as C escapes (\\t, \\n, \\\\, \\xHH).\n"
       "\n"
+      "A trace is complete when it ends with the process's exit or exec.\n"
       "A damaged or truncated trace is decoded up to the damage, then\n"
       "reported on standard error as \"FILE: offset N: message\".\n"
       "Exit status: 0 if all traces were complete and valid, 1 on bad data\n"
@@ -363,8 +462,8 @@ static int is_an_input(const char *out, char **paths, int n)
 
 int main(int argc, char **argv)
 {
-   enum { OPT_MODE = 0x100 };
-   struct option longopts[NMODES + 4];
+   enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80 };
+   struct option longopts[NMODES + 5];
    const struct mode *mode = NULL;
    const char *out_path = NULL;
    output out;
@@ -380,6 +479,8 @@ int main(int argc, char **argv)
    longopts[m++] = (struct option){ "output", required_argument, NULL, 'o' };
    longopts[m++] = (struct option){ "help", no_argument, NULL, 'h' };
    longopts[m++] = (struct option){ "version", no_argument, NULL, 'V' };
+   longopts[m++] = (struct option){ "no-demangle", no_argument, NULL,
+                                    OPT_NO_DEMANGLE };
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
 
    opterr = 0;
@@ -387,6 +488,9 @@ int main(int argc, char **argv)
       switch (c) {
       case 'o':
          out_path = optarg;
+         break;
+      case OPT_NO_DEMANGLE:
+         opt_demangle = 0;
          break;
       case 'h':
          usage(stdout);

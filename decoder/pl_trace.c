@@ -26,15 +26,18 @@
    is its own). */
 #define READ_GAP_MAX    4096
 
-/* A STREAM chunk of one thread: header offset, bytes of stream data. */
+/* A STREAM chunk of one thread: header offset, bytes of stream data, and
+   the raw (ZE input) position of the stream where its bytes end. */
 typedef struct {
    uint64_t off;
+   uint64_t raw_end;
    uint32_t len;
 } chunk_ref;
 
 typedef struct {
    pl_thread_info info;
    uint64_t   stream_bytes;   /* stream data indexed so far */
+   uint64_t   raw_end;        /* raw_end of the last STREAM chunk, 0 if none */
    uint64_t   end_off;        /* offset of the THREAD_END chunk */
    chunk_ref *chunks;
    size_t     nchunks, chunks_cap;
@@ -63,6 +66,12 @@ struct pl_trace {
    thread_rec *threads;       /* sorted by thread number */
    size_t      nthreads, threads_cap;
    size_t      last_thread;   /* lookup cache: chunks come in runs */
+
+   uint8_t *exec_data;        /* payload of the last EXEC chunk */
+   const char *exec_path;     /* its "path", NULL if none or absent */
+   uint64_t nexec;            /* EXEC chunks read */
+   unsigned last_type;        /* type of the last chunk read */
+   int      end;              /* enum pl_trace_end, once the file is read */
 
    int      damaged;
    pl_error damage;
@@ -108,7 +117,7 @@ static const char *chunk_name(unsigned type)
 {
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
-      "STREAM", "THREAD_END", "PROCESS_END"
+      "STREAM", "THREAD_END", "PROCESS_END", "EXEC"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -313,9 +322,11 @@ static int check_total(pl_trace *t, uint64_t off, const char *key,
    return 0;
 }
 
+/* PROCESS_END: every thread has ended; the totals (threads = THREAD_END
+   records, functions defined, events of the ended threads) must match. */
 static int on_process_end(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 {
-   uint64_t events = 0;
+   uint64_t events = 0, ended = 0;
    size_t i;
 
    t->pend_data = p;
@@ -325,12 +336,33 @@ static int on_process_end(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       if (!t->threads[i].info.ended)
          return damage(t, off, "PROCESS_END before the THREAD_END of thread %u",
                        t->threads[i].info.number);
+      ended++;
       events += t->threads[i].info.events;
    }
-   if (check_total(t, off, "threads", t->nthreads)
+   if (check_total(t, off, "threads", ended)
+       || check_total(t, off, "functions", t->nfns)
        || check_total(t, off, "events", events))
       return -1;
    t->have_pend = 1;
+   return 0;
+}
+
+/* EXEC: the process called exec, with every stream synced just before.
+   Whether it succeeded is known only from what follows (nothing: it did). */
+static int on_exec(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   pl_kv *kv = NULL;
+   size_t n = 0;
+
+   if (parse_kv(t, off, PL_CHUNK_EXEC, p, len, &kv, &n)) {
+      free(p);
+      return -1;
+   }
+   free(t->exec_data);
+   t->exec_data = p;
+   t->exec_path = kv_get(kv, n, "path");
+   free(kv);
+   t->nexec++;
    return 0;
 }
 
@@ -443,11 +475,14 @@ static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
    return 0;
 }
 
+/* STREAM: u64 stream offset, u64 raw_end, then the stream bytes.  Every
+   chunk ends a ZE group (docs/trace-format.md 4.5), so raw_end must grow
+   with every chunk, by exactly the data length for RAW. */
 static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
                      const uint8_t *p)
 {
    thread_rec *th = find_thread(t, thr);
-   uint64_t at = pl_get64(p);
+   uint64_t at = pl_get64(p), raw_end = pl_get64(p + 8), raw;
    uint32_t n = len - PL_STREAM_PREFIX_SIZE;
 
    if (!th)
@@ -461,13 +496,28 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
                     "expected %llu (a chunk is missing)",
                     thr, ULL(at), ULL(th->stream_bytes));
    if (n == 0)
-      return 0;
+      return damage(t, off, "thread %u: STREAM chunk without stream bytes",
+                    thr);
+   if (raw_end <= th->raw_end)
+      return damage(t, off, "thread %u: STREAM chunk raw_end %llu does not "
+                    "follow the previous raw_end %llu",
+                    thr, ULL(raw_end), ULL(th->raw_end));
+   raw = raw_end - th->raw_end;
+   if (raw_end % 2 != 0)
+      return damage(t, off, "thread %u: STREAM chunk raw_end %llu is odd",
+                    thr, ULL(raw_end));
+   /* LZZE: a data byte stands for at most 8 raw bytes (a 0 bitmap) */
+   if (th->info.codec == PL_CODEC_RAW ? raw != n : raw > 8 * (uint64_t)n)
+      return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
+                    "%llu raw bytes", thr, n, ULL(raw));
    if (grow(&th->chunks, &th->chunks_cap, th->nchunks, sizeof *th->chunks))
       return damage(t, off, "out of memory");
    th->chunks[th->nchunks].off = off;
+   th->chunks[th->nchunks].raw_end = raw_end;
    th->chunks[th->nchunks].len = n;
    th->nchunks++;
    th->stream_bytes += n;
+   th->raw_end = raw_end;
    return 0;
 }
 
@@ -494,6 +544,10 @@ static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
       return damage(t, off, "THREAD_END of thread %u records %llu stream bytes, "
                     "its STREAM chunks hold %llu",
                     thr, ULL(ti->encoded_bytes), ULL(th->stream_bytes));
+   if (ti->raw_bytes != th->raw_end)
+      return damage(t, off, "THREAD_END of thread %u records %llu raw bytes, "
+                    "its last STREAM chunk ends at raw byte %llu",
+                    thr, ULL(ti->raw_bytes), ULL(th->raw_end));
    ti->ended = 1;
    th->end_off = off;
    return 0;
@@ -514,7 +568,8 @@ static uint32_t min_payload(unsigned type)
 static int keeps_payload(unsigned type)
 {
    return type == PL_CHUNK_PROCESS || type == PL_CHUNK_PROCESS_END
-          || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS;
+          || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
+          || type == PL_CHUNK_EXEC;
 }
 
 /* Read one chunk's payload, check its CRC, and act on it. */
@@ -561,6 +616,7 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_THREAD_BEGIN: return on_thread_begin(t, off, thr, head);
    case PL_CHUNK_STREAM:       return on_stream(t, off, thr, len, head);
    case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head);
+   case PL_CHUNK_EXEC:         return on_exec(t, off, keep, len);
    default:                    return 0;   /* unknown types are skipped */
    }
 }
@@ -617,7 +673,7 @@ static void index_file(pl_trace *t, reader *r)
                 chunk_name(type), len, min_payload(type));
          return;
       }
-      if (type <= PL_CHUNK_PROCESS_END && (thr == 0) == thread_chunk) {
+      if (type <= PL_CHUNK_EXEC && (thr == 0) == thread_chunk) {
          damage(t, off, "%s chunk: bad thread number %u", chunk_name(type), thr);
          return;
       }
@@ -629,15 +685,19 @@ static void index_file(pl_trace *t, reader *r)
       }
       if (index_chunk(t, r, off, type, thr, len, pl_get32(h + 12)))
          return;
+      if (type <= PL_CHUNK_EXEC)      /* skipped unknown types do not count */
+         t->last_type = type;
       off += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
    }
-   if (!t->have_pend) {
-      if (off == PL_FILE_HEADER_SIZE)
-         damage(t, off, "truncated: no chunks after the file header");
-      else
-         damage(t, off, "truncated: no PROCESS_END chunk (process killed "
-                "or still running)");
-   }
+   if (t->have_pend)
+      t->end = PL_TRACE_EXITED;
+   else if (t->last_type == PL_CHUNK_EXEC)
+      t->end = PL_TRACE_EXECED;     /* complete: the exec succeeded */
+   else if (off == PL_FILE_HEADER_SIZE)
+      damage(t, off, "truncated: no chunks after the file header");
+   else
+      damage(t, off, "truncated: no PROCESS_END or final EXEC chunk (process "
+             "killed or still running)");
 }
 
 /* Open the file and check its header. */
@@ -761,6 +821,7 @@ void pl_trace_close(pl_trace *t)
    free(t->pend);
    free(t->proc_data);
    free(t->pend_data);
+   free(t->exec_data);
    free(t->path);
    free(t);
 }
@@ -771,6 +832,18 @@ unsigned pl_trace_version_minor(const pl_trace *t) { return t->minor; }
 const pl_error *pl_trace_damage(const pl_trace *t)
 {
    return t->damaged ? &t->damage : NULL;
+}
+
+int pl_trace_end(const pl_trace *t)
+{
+   return t->damaged ? PL_TRACE_TRUNCATED : t->end;
+}
+
+const char *pl_trace_exec_path(const pl_trace *t, uint64_t *nexec)
+{
+   if (nexec)
+      *nexec = t->nexec;
+   return t->exec_path;
 }
 
 const pl_kv *pl_trace_process(const pl_trace *t, size_t *n)
@@ -822,11 +895,10 @@ struct pl_events {
    const thread_rec *th;
    reader    r;               /* window over the thread's chunks */
    size_t    next_chunk;      /* next entry of th->chunks to read */
+   int       in_chunk;        /* a chunk is being decoded (raw limit set) */
    uint64_t  chunk_off;       /* header offset of the chunk being decoded */
    uint64_t  data_off;        /* file offset of its next unread data byte */
    uint64_t  data_left;       /* its data bytes not yet handed out */
-   uint64_t  fed;             /* stream bytes handed out so far */
-   uint64_t  feed_limit;      /* hand out no more than this */
    const uint8_t *in, *in_end;  /* data handed to the decoder */
    int       more_output;     /* last run filled the batch: run again */
    int       state;           /* 0 running, 1 done, -1 failed */
@@ -839,8 +911,6 @@ struct pl_events {
    uint32_t  values[BATCH];
    pl_event  ev[BATCH];
 };
-
-static int64_t unpadded_length(pl_events *it);
 
 pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
 {
@@ -869,18 +939,6 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
    if (th->info.ended && th->info.max_depth < it->depth_limit)
       it->depth_limit = th->info.max_depth;
    pl_dec_init(&it->dec, (int)th->info.codec);
-   it->feed_limit = th->stream_bytes;
-   if (th->info.ended) {
-      pl_dec_set_raw_limit(&it->dec, th->info.raw_bytes);
-   } else if (th->info.codec == PL_CODEC_LZZE && th->nchunks > 0) {
-      int64_t n = unpadded_length(it);
-      if (n < 0) {
-         *err = it->err;
-         pl_events_close(it);
-         return NULL;
-      }
-      it->feed_limit = (uint64_t)n;
-   }
    return it;
 }
 
@@ -941,14 +999,13 @@ static int refill(pl_events *it)
 }
 
 /* Hand the decoder the next piece of stream data: 1, or 0 at the end of
-   the thread's data, or -1 (failed). */
+   the thread's data, or -1 (failed).  A new chunk starts with its raw_end
+   as the decoder's raw limit: the chunk's bytes decode to exactly that. */
 static int feed(pl_events *it)
 {
    size_t n;
    uint64_t avail;
 
-   if (it->fed == it->feed_limit)
-      return 0;
    if (it->data_left == 0) {
       const chunk_ref *c;
       if (it->next_chunk == it->th->nchunks)
@@ -957,6 +1014,8 @@ static int feed(pl_events *it)
       it->chunk_off = c->off;
       it->data_off = c->off + PL_CHUNK_HEADER_SIZE + PL_STREAM_PREFIX_SIZE;
       it->data_left = c->len;
+      it->in_chunk = 1;
+      pl_dec_set_raw_limit(&it->dec, c->raw_end);
    }
    if (it->data_off < it->r.base || it->data_off >= it->r.base + it->r.len) {
       if (refill(it) < 0) {
@@ -969,63 +1028,34 @@ static int feed(pl_events *it)
    }
    avail = it->r.base + it->r.len - it->data_off;
    n = (size_t)(avail < it->data_left ? avail : it->data_left);
-   if (n > it->feed_limit - it->fed)
-      n = (size_t)(it->feed_limit - it->fed);
    it->in = it->r.buf + (it->data_off - it->r.base);
    it->in_end = it->in + n;
    it->data_off += n;
    it->data_left -= n;
-   it->fed += n;
    return 1;
 }
 
-static unsigned bits_set(unsigned b)
+/* A stream error found by the codec: where the decoder stopped reading. */
+static long corrupt(pl_events *it)
 {
-   b = b - ((b >> 1) & 0x55u);
-   b = (b & 0x33u) + ((b >> 2) & 0x33u);
-   return (b + (b >> 4)) & 0x0Fu;
+   return fail(it, it->r.base + (uint64_t)(it->in - it->r.buf),
+               "thread %u: corrupt stream: %s", it->th->info.number,
+               it->dec.error ? it->dec.error : "?");
 }
 
-/* A thread without THREAD_END has no raw length to stop at.  The last ZE
-   group of a finished stream is zero-padded, and the padding would decode
-   as exits, so if the data ends exactly on a group boundary the last
-   group is left out: that loses at most 4 words of a killed thread, which
-   truncation may lose anyway.  (A group cut short stops the decoder before
-   any padding.)  This walks the group structure of docs/codec.md: a
-   bitmap byte, then one byte per set bit.  Returns the stream bytes to
-   decode, or -1 (failed). */
-static int64_t unpadded_length(pl_events *it)
+/* All of a chunk's bytes are decoded (and every value they yield): they
+   must have produced exactly its raw_end. */
+static int end_chunk(pl_events *it)
 {
-   uint64_t last_group = 0, groups = 0;
-   unsigned need = 0;
-   int open = 0, f;
-
-   while ((f = feed(it)) > 0) {
-      const uint8_t *p = it->in, *start = it->in, *e = it->in_end;
-      uint64_t base = it->fed - (uint64_t)(e - start);
-      while (p < e) {
-         size_t k;
-         if (!open) {
-            last_group = base + (uint64_t)(p - start);
-            groups++;
-            need = bits_set(*p++);
-            open = 1;
-         }
-         k = need < (size_t)(e - p) ? need : (size_t)(e - p);
-         p += k;
-         need -= (unsigned)k;
-         if (need == 0)
-            open = 0;
-      }
-   }
-   if (f < 0)
-      return -1;
-   /* rewind */
-   it->next_chunk = 0;
-   it->data_left = 0;
-   it->fed = 0;
-   it->in = it->in_end = NULL;
-   return (int64_t)(groups > 0 && !open ? last_group : it->th->stream_bytes);
+   it->in_chunk = 0;
+   if (it->dec.error)
+      return (int)corrupt(it);
+   if (pl_dec_end_chunk(&it->dec) < 0)
+      return (int)fail(it, it->chunk_off, "thread %u: corrupt stream: %s "
+                       "(STREAM chunk raw_end %llu, its bytes give %llu)",
+                       it->th->info.number, it->dec.error,
+                       ULL(it->dec.raw_limit), ULL(it->dec.raw_bytes));
+   return 0;
 }
 
 /* All data decoded: check the stream against its THREAD_END record. */
@@ -1035,7 +1065,17 @@ static long finish(pl_events *it)
    uint64_t off = it->th->end_off;
 
    if (!ti->ended) {
-      it->state = 1;    /* truncated trace: pl_trace_damage() says so */
+      /* No THREAD_END: the stream ends with its last chunk.  After a
+         successful exec every stream was synced, so it must end on an
+         event boundary; in a truncated trace a partial event at the end
+         is dropped (pl_trace_damage() reports the truncation). */
+      if (it->t->end == PL_TRACE_EXECED && !it->t->damaged
+          && !pl_dec_at_boundary(&it->dec))
+         return fail(it, it->th->nchunks
+                     ? it->th->chunks[it->th->nchunks - 1].off : 0,
+                     "thread %u: the stream ends inside an event at the "
+                     "final EXEC", ti->number);
+      it->state = 1;
       return 0;
    }
    if (it->dec.raw_bytes != ti->raw_bytes)
@@ -1144,7 +1184,10 @@ long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
       size_t cap = BATCH, k;
 
       if (it->in == it->in_end && !it->more_output) {
-         int f = feed(it);
+         int f;
+         if (it->in_chunk && it->data_left == 0 && end_chunk(it) < 0)
+            break;
+         f = feed(it);
          if (f < 0)
             break;
          if (f == 0) {
@@ -1159,9 +1202,7 @@ long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
       before = it->in;
       n = pl_dec_run(&it->dec, &it->in, it->in_end, it->values, cap);
       if (n < 0) {
-         fail(it, it->r.base + (uint64_t)(it->in - it->r.buf),
-              "thread %u: corrupt stream: %s", ti->number,
-              it->dec.error ? it->dec.error : "?");
+         corrupt(it);
          break;
       }
       it->more_output = (size_t)n == cap;

@@ -77,6 +77,22 @@ unsigned    pl_trace_version_minor(const pl_trace *t);
    found.  The trace is usable up to that offset. */
 const pl_error *pl_trace_damage(const pl_trace *t);
 
+/* How the trace ends.  A complete trace ends with PROCESS_END (the process
+   exited) or with an EXEC chunk (the process image was replaced: threads
+   without THREAD_END end there, frames possibly still open).  Anything
+   else is a truncated or damaged trace (pl_trace_damage() says which). */
+enum pl_trace_end {
+   PL_TRACE_TRUNCATED = 0,
+   PL_TRACE_EXITED    = 1,
+   PL_TRACE_EXECED    = 2
+};
+int pl_trace_end(const pl_trace *t);
+
+/* The "path" of the last EXEC chunk read (NULL if there was none, or if it
+   had no path), and in *nexec (if not NULL) the number of EXEC chunks: all
+   but a final one are exec calls that failed. */
+const char *pl_trace_exec_path(const pl_trace *t, uint64_t *nexec);
+
 /* The PROCESS chunk's pairs, in file order, and the value of one key (NULL
    if absent; the first occurrence wins).  pid is always present. */
 const pl_kv *pl_trace_process(const pl_trace *t, size_t *n);
@@ -118,10 +134,13 @@ void       pl_events_close(pl_events *it);
 /* Next batch of events: returns how many are at *ev (valid until the next
    call), 0 at the end of the thread, or -1 with *err filled.  Every event
    before an error is returned first.  The stream is checked as it goes:
-   an exit on an empty stack, an unknown function ID, and a stream that
-   disagrees with its THREAD_END record are errors.  A thread without a
-   THREAD_END record (truncated trace) just ends where its data ends, open
-   frames and all; pl_trace_damage() reports the truncation. */
+   an exit on an empty stack, an unknown function ID, a STREAM chunk whose
+   bytes do not decode to exactly its raw_end, and a stream that disagrees
+   with its THREAD_END record are errors.  A thread without a THREAD_END
+   record ends exactly where its last STREAM chunk ends, open frames and
+   all: after a successful exec (the trace is complete; the stream must
+   then end on an event boundary) or in a truncated trace (a partial event
+   at the end is dropped; pl_trace_damage() reports the truncation). */
 long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err);
 
 /* The call stack (function IDs, outermost first) after the last batch. */

@@ -12,14 +12,19 @@
    Each input is used twice:
    1. as an encoded stream, for both codec kinds: it is decoded once in one
       piece and again in pieces of pseudo-random sizes with pseudo-random
-      output capacities (and once more with a raw limit).  The decoder must
-      not crash, must make progress on every call, and the pieces must
-      yield exactly the values (and the error, if any) of the one-piece
-      run: resumption may not change the result.
+      output capacities (and once more with a raw limit, and once more cut
+      into pseudo-random STREAM chunks with pseudo-random raw_ends, decoded
+      with pl_dec_set_raw_limit/pl_dec_end_chunk).  The decoder must not
+      crash, must make progress on every call, and the pieces must yield
+      exactly the values (and the error, if any) of the one-piece run:
+      resumption may not change the result.
    2. as a program that generates an event stream (see gen_events), which
-      is encoded with a pseudo-random drain pattern, then decoded; the
-      result must equal the events, and every flushed prefix must decode
-      to a prefix of them. */
+      is encoded with a pseudo-random drain pattern and pl_enc_sync at
+      pseudo-random points (also inside long matches and right after
+      escaped IDs), cut into chunks at the syncs and at other pseudo-random
+      ready points, then decoded chunk by chunk; the result must equal the
+      events, every sync point must decode to exactly the events before it,
+      and every flushed prefix must decode to a prefix of them. */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -130,6 +135,87 @@ static void decode(int kind, const uint8_t *in, size_t n, prng *r,
    res->boundary = pl_dec_at_boundary(&d);
 }
 
+/* A STREAM chunk: it ends at byte `end` of the stream and at raw position
+   raw_end; events >= 0: a sync point, the events encoded before it. */
+typedef struct {
+   size_t end;
+   uint64_t raw_end;
+   long events;
+} bound;
+
+/* Decode in[0..b[nb-1].end) chunk by chunk, like a trace reader: raw limit
+   = the chunk's raw_end, all its bytes (in pieces from r if pattern), then
+   pl_dec_end_chunk.  Stops at the first error. */
+static void decode_chunked(int kind, const uint8_t *in, const bound *b,
+                           size_t nb, prng *r, int pattern, uint32_t start_pos,
+                           dec_result *res)
+{
+   static pl_decoder d;
+   static uint32_t buf[4096];
+   size_t c, start = 0;
+
+   res->n = 0;
+   res->error = 0;
+   pl_dec_init(&d, kind);
+   d.lz.pos = start_pos;
+   for (c = 0; c < nb; c++) {
+      const uint8_t *p = in + start, *end = in + b[c].end;
+      pl_dec_set_raw_limit(&d, b[c].raw_end);
+      for (;;) {
+         size_t piece = (size_t)-1, cap = 4096;
+         const uint8_t *pend, *before = p;
+         long got;
+         if (pattern) {
+            uint32_t x = prng_next(r);
+            piece = (x & 3) == 0 ? (x >> 8) % 4 : (x & 3) == 1 ? (x >> 8) % 64 : (size_t)-1;
+            cap = (x & 0xF0) == 0 ? 1 + (x >> 20) % 3 : 1 + (x >> 20) % 4096;
+         }
+         if (cap > MAX_VALUES - res->n)
+            cap = MAX_VALUES - res->n;
+         pend = (size_t)(end - p) < piece ? end : p + piece;
+         got = pl_dec_run(&d, &p, pend, buf, cap);
+         if (p < before || p > pend)
+            die("input pointer out of range", (size_t)(p - in), (size_t)(pend - in));
+         if (got < 0) {
+            if (!d.error)
+               die("corrupt without a message", 0, 0);
+            res->error = d.error;
+            goto out;
+         }
+         if ((size_t)got > cap)
+            die("more values than capacity", (size_t)got, cap);
+         memcpy(res->v + res->n, buf, (size_t)got * sizeof *buf);
+         res->n += (size_t)got;
+         if (d.error) {
+            if (pl_dec_run(&d, &p, pend, buf, cap) != PL_DEC_CORRUPT
+                || pl_dec_end_chunk(&d) != PL_DEC_CORRUPT)
+               die("error not sticky", 0, 0);
+            res->error = d.error;
+            goto out;
+         }
+         if (res->n >= MAX_VALUES)
+            goto out;
+         if (p == end && (size_t)got < cap)
+            break;
+         if (got == 0 && p == before && pend != p)
+            die("no progress", (size_t)(p - in), b[c].end);
+      }
+      if (pl_dec_end_chunk(&d) != 0) {
+         if (!d.error)
+            die("end_chunk failed without a message", c, nb);
+         res->error = d.error;
+         goto out;
+      }
+      if (b[c].events >= 0
+          && (res->n != (size_t)b[c].events || !pl_dec_at_boundary(&d)))
+         die("a sync point does not decode to the events before it",
+             res->n, (size_t)b[c].events);
+      start = b[c].end;
+   }
+out:
+   res->boundary = pl_dec_at_boundary(&d);
+}
+
 static int same(const dec_result *a, const dec_result *b)
 {
    if (a->n != b->n || (a->error == 0) != (b->error == 0))
@@ -141,6 +227,8 @@ static int same(const dec_result *a, const dec_result *b)
 }
 
 static uint32_t *vals_a, *vals_b;
+static bound *bounds;
+static size_t n_bounds;
 
 static void fuzz_decoder(const uint8_t *data, size_t size)
 {
@@ -148,7 +236,8 @@ static void fuzz_decoder(const uint8_t *data, size_t size)
    prng r;
    for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
       dec_result a = { vals_a, 0, 0, 0 }, b = { vals_b, 0, 0, 0 };
-      uint64_t limit;
+      uint64_t limit, raw = 0;
+      size_t k, nb, at = 0;
       r.s = seed_of(data, size) + (uint64_t)kind;
       decode(kind, data, size, &r, 0, 0, 0, 0, &a);
       decode(kind, data, size, &r, 1, 0, 0, 0, &b);
@@ -160,6 +249,23 @@ static void fuzz_decoder(const uint8_t *data, size_t size)
       decode(kind, data, size, &r, 1, 1, limit, 0, &b);
       if (!same(&a, &b))
          die("pieces changed the result (limit)", a.n, b.n);
+      /* as STREAM chunks with raw_ends (mostly plausible ones: up to 8 raw
+         bytes per byte, even), whole chunks vs pieces */
+      nb = 1 + prng_next(&r) % 6;
+      for (k = 0; k < nb; k++) {
+         size_t len = k + 1 == nb ? size - at
+                      : (size_t)(prng_next(&r) % (size - at + 1));
+         uint32_t x = prng_next(&r);
+         raw += (x & 7) == 0 ? x % 7 : 2 * (1 + (x >> 3) % (4 * len + 1));
+         at += len;
+         bounds[k].end = at;
+         bounds[k].raw_end = raw;
+         bounds[k].events = -1;
+      }
+      decode_chunked(kind, data, bounds, nb, &r, 0, 0, &a);
+      decode_chunked(kind, data, bounds, nb, &r, 1, 0, &b);
+      if (!same(&a, &b))
+         die("pieces changed the result (chunks)", a.n, b.n);
    }
 }
 
@@ -233,14 +339,38 @@ static void sink_add(const uint8_t *p, size_t n)
    sink_len += n;
 }
 
+/* A chunk boundary at the end of the ready bytes (if any are new). */
+static void add_bound(const pl_encoder *e, long events_at)
+{
+   size_t end = (size_t)e->out_total + pl_enc_ready(e);
+   if (end == (n_bounds > 0 ? bounds[n_bounds - 1].end : 0)) {
+      /* nothing new: the last chunk (if any) already ends here */
+      if (events_at >= 0 && n_bounds > 0)
+         bounds[n_bounds - 1].events = events_at;
+      else if (events_at > 0)
+         die("events but no bytes", (size_t)events_at, end);
+      return;
+   }
+   if (n_bounds > 0 && bounds[n_bounds - 1].raw_end >= pl_enc_ready_raw(e))
+      die("raw_end does not grow with the ready bytes", end, n_bounds);
+   bounds[n_bounds].end = end;
+   bounds[n_bounds].raw_end = pl_enc_ready_raw(e);
+   bounds[n_bounds].events = events_at;
+   n_bounds++;
+}
+
 static void check_prefix(int kind, const pl_encoder *e, size_t upto,
                          uint32_t start_pos, prng *r)
 {
-   /* the flushed bytes plus the ready part of the buffer */
-   size_t keep = sink_len;
+   /* the flushed bytes plus the ready part of the buffer, in the chunks
+      so far and one more up to the end of the ready bytes */
+   size_t keep = sink_len, keep_b = n_bounds;
    dec_result a = { vals_a, 0, 0, 0 };
    sink_add(e->out, pl_enc_ready(e));
-   decode(kind, sink, sink_len, r, 1, 0, 0, start_pos, &a);
+   add_bound(e, -1);
+   decode_chunked(kind, sink, bounds, n_bounds, r, 1, start_pos, &a);
+   if (n_bounds > keep_b)
+      n_bounds = keep_b;
    sink_len = keep;
    if (a.error || a.n > upto || memcmp(a.v, events, a.n * sizeof *events) != 0)
       die("flushed prefix does not decode to a prefix", a.n, upto);
@@ -261,13 +391,17 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
    if (data[0] & 0x80)
       start_pos = 0xFFFFFFFFu - (uint32_t)(data[0] & 0x3F) * 1000u;
    for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+      static const uint32_t every[4] = { 0, 2, 17, 300 };
       dec_result a = { vals_a, 0, 0, 0 };
       size_t k, cap = 2 * PL_ENC_MAX_EVENT_BYTES + (data[0] & 0x3F) * 6;
       size_t prefix_at = n_events;
+      uint32_t sync_every;
       r.s = seed_of(data, size) ^ (uint64_t)kind;
       if (data[0] & 0x40)
          prefix_at = n_events ? prng_next(&r) % n_events : 0;
+      sync_every = every[prng_next(&r) & 3];
       sink_len = 0;
+      n_bounds = 0;
       pl_enc_init(&e, kind, buf, cap);
       e.lz.pos = start_pos;
       for (k = 0; k < n_events; k++) {
@@ -289,6 +423,26 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
          else pl_enc_exit(&e);
          if (e.out_len - before > PL_ENC_MAX_EVENT_BYTES)
             die("event exceeded PL_ENC_MAX_EVENT_BYTES", k, e.out_len - before);
+         {
+            uint32_t x = prng_next(&r);
+            int sync = (sync_every && x % sync_every == 0)
+                       || (e.match_len > 500 && (x >> 16) % 32 == 0)
+                       || (events[k] > PL_MAX_SHORT_ID && (x >> 24) % 4 == 0);
+            if (sync) {
+               if (e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES) {
+                  sink_add(e.out, pl_enc_ready(&e));
+                  pl_enc_consume(&e, pl_enc_ready(&e));
+               }
+               before = e.out_len;
+               pl_enc_sync(&e);
+               if (e.out_len - before > 12 || pl_enc_ready(&e) != e.out_len
+                   || pl_enc_ready_raw(&e) != e.raw_bytes)
+                  die("sync", e.out_len - before, pl_enc_ready(&e));
+               add_bound(&e, (long)k + 1);
+            } else if ((x >> 8) % 8 == 0) {
+               add_bound(&e, -1);     /* a chunk ends at the ready bytes */
+            }
+         }
          if (k == prefix_at)
             check_prefix(kind, &e, k + 1, start_pos, &r);
       }
@@ -299,12 +453,15 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
       pl_enc_sync(&e);
       if (pl_enc_ready(&e) != e.out_len)
          die("finish left unready bytes", pl_enc_ready(&e), e.out_len);
+      add_bound(&e, (long)n_events);
       sink_add(e.out, e.out_len);
       pl_enc_consume(&e, e.out_len);
       if (e.out_total != sink_len || e.events != n_events)
          die("totals", (size_t)e.out_total, sink_len);
 
-      decode(kind, sink, sink_len, &r, 1, 1, e.raw_bytes, start_pos, &a);
+      if (n_bounds == 0 ? sink_len != 0 : bounds[n_bounds - 1].end != sink_len)
+         die("the chunks do not cover the stream", n_bounds, sink_len);
+      decode_chunked(kind, sink, bounds, n_bounds, &r, 1, start_pos, &a);
       if (a.error)
          die(a.error, a.n, n_events);
       if (a.n != n_events || memcmp(a.v, events, a.n * sizeof *events) != 0)
@@ -320,9 +477,10 @@ static void init_once(void)
       vals_a = malloc(MAX_VALUES * sizeof *vals_a);
       vals_b = malloc(MAX_VALUES * sizeof *vals_b);
       events = malloc(MAX_EVENTS * sizeof *events);
+      bounds = malloc((2 * (size_t)MAX_EVENTS + 16) * sizeof *bounds);
       sink_cap = 1 << 16;
       sink = malloc(sink_cap);
-      if (!vals_a || !vals_b || !events || !sink)
+      if (!vals_a || !vals_b || !events || !sink || !bounds)
          abort();
    }
 }

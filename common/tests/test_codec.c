@@ -238,7 +238,7 @@ static int decode_all(int kind, const uint8_t *in, size_t n, int use_limit,
                       uint64_t max_values)
 {
    pl_decoder *d = xrealloc(0, sizeof *d);
-   const uint8_t *p = in, *end = in + n;
+   const uint8_t *p = in, *end = n ? in + n : in;   /* in may be NULL */
    uint32_t vals[4096];
    int rc = 0, stopped = 0;
 
@@ -368,6 +368,259 @@ static rt_result roundtrip_opts(const char *name, const uint32_t *ev, size_t n,
    return res;
 }
 
+/* ---- sync and chunk-by-chunk decoding ---------------------------------- */
+
+/* A STREAM chunk as the tool writes it: bytes [off, off + len) of the
+   sink, ending at raw (ZE input) position raw_end.  events >= 0: the chunk
+   was written right after a sync, with that many events encoded: decoding
+   up to its end must give exactly those, on an event boundary. */
+typedef struct {
+   size_t off, len;
+   uint64_t raw_end;
+   int64_t events;
+} chunk_rec;
+typedef struct { chunk_rec *v; size_t n, cap; } chunk_vec;
+
+static void chunk_push(chunk_vec *c, size_t off, size_t len, uint64_t raw_end,
+                       int64_t events)
+{
+   if (c->n == c->cap) {
+      c->cap = c->cap ? c->cap * 2 : 256;
+      c->v = xrealloc(c->v, c->cap * sizeof *c->v);
+   }
+   c->v[c->n].off = off;
+   c->v[c->n].len = len;
+   c->v[c->n].raw_end = raw_end;
+   c->v[c->n].events = events;
+   c->n++;
+}
+
+/* Coverage of the chunked tests: syncs and chunk ends at awkward places. */
+static struct {
+   uint64_t syncs, sync_in_match, sync_in_long_match, sync_after_escape,
+            sync_after_escape_in_match, chunks, end_mid_event, end_mid_escape,
+            end_mid_match_len, empty_syncs;
+} cov;
+
+static unsigned popcount8(unsigned b)
+{
+   unsigned k = 0;
+   for (; b; b >>= 1)
+      k += b & 1u;
+   return k;
+}
+
+/* Write out the ready bytes as one or more chunks.  They end at a ZE group
+   (maybe short, right after a sync), so they can be split only between
+   groups: all groups but the last are full (8 raw bytes).  RAW: any even
+   split. */
+static void emit_chunks(pl_encoder *e, int kind, vec8 *sink, chunk_vec *cv,
+                        uint64_t *raw_done, int64_t sync_events, int split)
+{
+   size_t ready = pl_enc_ready(e), at = 0;
+   uint64_t ready_raw = pl_enc_ready_raw(e);
+
+   if (ready == 0) {
+      /* nothing new since the last chunk: it ends at this sync point */
+      if (ready_raw != *raw_done)
+         CHECK(0, "no ready bytes but raw %llu != %llu",
+               (unsigned long long)ready_raw, (unsigned long long)*raw_done);
+      if (sync_events >= 0) {
+         cov.empty_syncs++;
+         if (cv->n)
+            cv->v[cv->n - 1].events = sync_events;
+         else if (sync_events != 0)
+            CHECK(0, "events but no chunk");
+      }
+      return;
+   }
+   while (at < ready) {
+      size_t n = 0;
+      uint64_t raw;
+      if (kind == PL_CODEC_RAW) {
+         n = ready - at;
+         if (split && n > 2)
+            n = 2 * (1 + rnd_below(n / 2));
+         raw = *raw_done + n;
+      } else {
+         uint64_t groups = 0, want = split ? 1 + rnd_below(6) : UINT64_MAX;
+         while (at + n < ready && groups < want) {
+            n += 1 + popcount8(e->out[at + n]);
+            groups++;
+         }
+         if (at + n > ready)
+            CHECK(0, "a group runs past the ready bytes");
+         raw = *raw_done + 8 * groups;
+         if (at + n == ready) {
+            if (!(ready_raw <= raw && ready_raw + 8 > raw))
+               CHECK(0, "ready_raw %llu does not end the last group (%llu)",
+                     (unsigned long long)ready_raw, (unsigned long long)raw);
+            raw = ready_raw;
+         }
+      }
+      chunk_push(cv, sink->n, n, raw,
+                 at + n == ready ? sync_events : -1);
+      v8_append(sink, e->out + at, n);
+      *raw_done = raw;
+      at += n;
+   }
+   pl_enc_consume(e, ready);
+}
+
+static void ref_encode_sync(int kind, const uint32_t *ev, size_t n,
+                            const uint8_t *sync_after, uint32_t start_pos,
+                            vec8 *out);
+
+/* Encode ev[0..n) with syncs at random points (rate: 1 in sync_every
+   events, plus forced ones inside long matches and after escaped IDs) and
+   chunks as the tool writes them; then decode chunk by chunk, with
+   set_raw_limit/end_chunk, in random pieces; compare with the events and,
+   byte for byte, with the reference encoder given the same sync points. */
+static void roundtrip_chunked(const char *name, const uint32_t *ev, size_t n,
+                              int kind, uint32_t start_pos, uint64_t sync_every)
+{
+   size_t cap = 2 * PL_ENC_MAX_EVENT_BYTES + rnd_below(4096);
+   uint8_t *buf = xrealloc(0, cap);
+   pl_encoder *e = xrealloc(0, sizeof *e);
+   pl_decoder *d = xrealloc(0, sizeof *d);
+   uint8_t *sync_after = xrealloc(0, n + 1);
+   vec8 sink = {0}, ref = {0};
+   vec32 got = {0};
+   chunk_vec cv = {0};
+   uint64_t raw_done = 0;
+   uint32_t vals[512];
+   size_t k, c, bad = 0;
+   int split = (int)rnd_below(2);
+
+   memset(sync_after, 0, n + 1);
+   pl_enc_init(e, kind, buf, cap);
+   e->lz.pos = start_pos;
+   for (k = 0; k < n; k++) {
+      int sync = 0;
+      if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES
+          || rnd_below(16) == 0)
+         emit_chunks(e, kind, &sink, &cv, &raw_done, -1, split);
+      put_event(e, ev[k]);
+      if (sync_every && rnd_below(sync_every) == 0)
+         sync = 1;
+      if (e->match_len > 1000 && rnd_below(64) == 0)
+         sync = 1;                       /* in the middle of a long match */
+      if (ev[k] > PL_MAX_SHORT_ID && rnd_below(8) == 0)
+         sync = 1;                       /* right after an escaped ID */
+      if (!sync)
+         continue;
+      cov.syncs++;
+      cov.sync_in_match += e->match_len > 0;
+      cov.sync_in_long_match += e->match_len > 1000;
+      cov.sync_after_escape += ev[k] > PL_MAX_SHORT_ID;
+      cov.sync_after_escape_in_match += ev[k] > PL_MAX_SHORT_ID
+                                        && e->match_len > 0;
+      if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES)
+         emit_chunks(e, kind, &sink, &cv, &raw_done, -1, split);
+      {
+         size_t before = e->out_len;
+         pl_enc_sync(e);
+         if (e->out_len - before > 12)
+            CHECK(0, "sync added %zu bytes (bound 12)", e->out_len - before);
+      }
+      if (pl_enc_ready(e) != e->out_len || pl_enc_ready_raw(e) != e->raw_bytes)
+         CHECK(0, "sync left unready bytes");
+      sync_after[k] = 1;
+      emit_chunks(e, kind, &sink, &cv, &raw_done, (int64_t)k + 1, split);
+   }
+   if (e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES)
+      emit_chunks(e, kind, &sink, &cv, &raw_done, -1, split);
+   pl_enc_sync(e);
+   if (n)
+      sync_after[n - 1] = 1;
+   emit_chunks(e, kind, &sink, &cv, &raw_done, (int64_t)n, split);
+   CHECK(raw_done == e->raw_bytes && e->out_total == sink.n,
+         "%s/%s chunked: totals", name, kind_name(kind));
+
+   /* the bytes are those of the reference encoder given the same syncs */
+   ref_encode_sync(kind, ev, n, sync_after, start_pos, &ref);
+   for (k = 0; k < ref.n && k < sink.n && ref.v[k] == sink.v[k]; k++)
+      ;
+   CHECK(ref.n == sink.n && k == ref.n, "%s/%s chunked: differs from the "
+         "reference encoder at byte %zu (%zu/%zu bytes)", name,
+         kind_name(kind), k, sink.n, ref.n);
+
+   /* decode chunk by chunk */
+   pl_dec_init(d, kind);
+   d->lz.pos = start_pos;
+   for (c = 0; c < cv.n && !bad; c++) {
+      const chunk_rec *ch = &cv.v[c];
+      const uint8_t *p = sink.v + ch->off, *end = p + ch->len;
+      cov.chunks++;
+      if (!(ch->len > 0 && ch->raw_end > (c ? cv.v[c - 1].raw_end : 0)))
+         CHECK(0, "chunk %zu: empty or raw_end not increasing", c);
+      if (kind == PL_CODEC_RAW
+          && ch->raw_end - (c ? cv.v[c - 1].raw_end : 0) != ch->len)
+         CHECK(0, "RAW chunk %zu: raw_end - previous != length", c);
+      pl_dec_set_raw_limit(d, ch->raw_end);
+      for (;;) {
+         size_t piece = rnd_below(4) ? (size_t)-1 : 1 + rnd_below(8);
+         size_t vcap = rnd_below(4) ? sizeof vals / sizeof vals[0]
+                                    : 1 + rnd_below(4);
+         const uint8_t *pend = (size_t)(end - p) < piece ? end : p + piece;
+         const uint8_t *before = p;
+         long r = pl_dec_run(d, &p, pend, vals, vcap);
+         long i;
+         if (r < 0 || d->error) {
+            CHECK(0, "%s/%s chunk %zu: decode error %s", name, kind_name(kind),
+                  c, d->error ? d->error : "?");
+            bad = 1;
+            break;
+         }
+         for (i = 0; i < r; i++)
+            v32_push(&got, vals[i]);
+         if (p == end && (size_t)r < vcap)
+            break;
+         if (r == 0 && p == before && pend != p) {
+            CHECK(0, "chunk %zu: no progress", c);
+            bad = 1;
+            break;
+         }
+      }
+      if (bad)
+         break;
+      cov.end_mid_event += !pl_dec_at_boundary(d);
+      cov.end_mid_escape += d->esc_words != 0;
+      cov.end_mid_match_len += d->lz_state != 0 && d->esc_words == 0
+                               && !d->have_low;
+      if (pl_dec_end_chunk(d) != 0) {
+         CHECK(0, "%s/%s chunk %zu: end_chunk: %s", name, kind_name(kind), c,
+               d->error ? d->error : "?");
+         bad = 1;
+         break;
+      }
+      if (ch->events >= 0
+          && (got.n != (size_t)ch->events || !pl_dec_at_boundary(d))) {
+         CHECK(0, "%s/%s: after sync chunk %zu: %zu values, expected %lld, "
+               "boundary %d", name, kind_name(kind), c, got.n,
+               (long long)ch->events, pl_dec_at_boundary(d));
+         bad = 1;
+      }
+   }
+   CHECK(!bad, "%s/%s chunked: see above", name, kind_name(kind));
+   if (!bad) {
+      CHECK(got.n == n, "%s/%s chunked: %zu values, expected %zu", name,
+            kind_name(kind), got.n, n);
+      for (k = 0; k < n && k < got.n && got.v[k] == ev[k]; k++)
+         ;
+      CHECK(k == n, "%s/%s chunked: first difference at %zu", name,
+            kind_name(kind), k);
+   }
+   free(buf);
+   free(e);
+   free(d);
+   free(sync_after);
+   free(cv.v);
+   v8_free(&sink);
+   v8_free(&ref);
+   v32_free(&got);
+}
+
 /* Round trip with both kinds and several feeding patterns. */
 static rt_result roundtrip(const char *name, const uint32_t *ev, size_t n)
 {
@@ -389,6 +642,11 @@ static rt_result roundtrip(const char *name, const uint32_t *ev, size_t n)
       res = roundtrip_opts(name, ev, n, kind, &o, 0);
       if (kind == PL_CODEC_LZZE)
          r = res;
+      /* synced at random points, decoded chunk by chunk */
+      {
+         static const uint64_t every[] = { 2, 50, 5000, 0 };
+         roundtrip_chunked(name, ev, n, kind, 0, every[rnd_below(4)]);
+      }
    }
    return r;                          /* the LZZE result */
 }
@@ -539,6 +797,73 @@ static void ref_encode(int kind, const uint32_t *ev, size_t n, uint32_t start_po
 done:
    v32_free(&words);
    v8_free(&lz);
+   free(z);
+}
+
+/* The reference encoder with syncs (docs/codec.md 4.8): after the events
+   flagged in sync_after, a pending match length is written and the ZE
+   group is closed, short; LZ and ZE go on from there. */
+static void ref_encode_sync(int kind, const uint32_t *ev, size_t n,
+                            const uint8_t *sync_after, uint32_t start_pos,
+                            vec8 *out)
+{
+   vec8 lz = {0};
+   vec32 cuts = {0};           /* LZ byte positions where groups restart */
+   size_t k, seg;
+   ref_lz *z = calloc(1, sizeof *z);
+   uint64_t match_len = 0;
+   uint32_t match_src = 0;
+
+   z->pos = start_pos;
+   for (k = 0; k < n; k++) {
+      uint32_t w3[3];
+      size_t nw = 0, i;
+      if (ev[k] <= 0xFFFE) w3[nw++] = ev[k];
+      else { w3[nw++] = 0xFFFF; w3[nw++] = ev[k] >> 16; w3[nw++] = ev[k] & 0xFFFF; }
+      for (i = 0; i < nw; i++) {
+         uint16_t v = (uint16_t)w3[i];
+         uint32_t j;
+         if (kind == PL_CODEC_RAW) { ref_emit(&lz, v); continue; }
+         if (match_len) {
+            if (z->hist[match_src & R_M] == v) { match_len++; match_src++; ref_store(z, v); continue; }
+            ref_emit_len(&lz, match_len);
+            match_len = 0;
+         }
+         if (z->words >= 3 && ref_lookup(z, &j)) {
+            if (z->hist[j & R_M] == v) { match_len = 1; match_src = j + 1; ref_store(z, v); continue; }
+            ref_emit(&lz, 0);
+         }
+         ref_emit(&lz, v);
+         ref_store(z, v);
+      }
+      if (sync_after[k]) {
+         if (match_len) ref_emit_len(&lz, match_len);
+         match_len = 0;
+         v32_push(&cuts, (uint32_t)lz.n);
+      }
+   }
+   if (match_len) ref_emit_len(&lz, match_len);
+   v32_push(&cuts, (uint32_t)lz.n);
+   if (kind == PL_CODEC_RAW) {
+      v8_append(out, lz.v, lz.n);
+      goto done;
+   }
+   /* ZE, groups of 8 bytes counted from each cut */
+   for (seg = 0, k = 0; seg < cuts.n; seg++) {
+      size_t segend = cuts.v[seg];
+      while (k < segend) {
+         uint8_t grp[9];
+         size_t g = 1, b;
+         grp[0] = 0;
+         for (b = 0; b < 8 && k + b < segend; b++)
+            if (lz.v[k + b]) { grp[0] |= (uint8_t)(1u << b); grp[g++] = lz.v[k + b]; }
+         v8_append(out, grp, g);
+         k += b;
+      }
+   }
+done:
+   v8_free(&lz);
+   v32_free(&cuts);
    free(z);
 }
 
@@ -869,6 +1194,7 @@ static void test_wrap(void)
          o.random_consume = 1;
          o.prefix_checks = 2;
          roundtrip_opts("wrap", gen.v, gen.n, kind, &o, 1);
+         roundtrip_chunked("wrap", gen.v, gen.n, kind, starts[s], 30);
       }
    }
 }
@@ -1027,13 +1353,13 @@ static void test_corrupt(void)
       CHECK(r == 1 && v[0] == 5 && d.error, "trailing byte: r %ld", r);
       r = pl_dec_run(&d, &p, b + 3, v, 8);
       CHECK(r == PL_DEC_CORRUPT, "error not sticky");
-      /* padding bits set */
+      /* bitmap bits set past the raw limit */
       b[0] = 0x05;  b[2] = 0x07;
       pl_dec_init(&d, PL_CODEC_LZZE);
       pl_dec_set_raw_limit(&d, 2);
       p = b;
       r = pl_dec_run(&d, &p, b + 2, v, 8);
-      CHECK(r == 1 && d.error, "set padding bit accepted: r %ld", r);
+      CHECK(r == 1 && d.error, "set bit past the limit accepted: r %ld", r);
    }
    /* unknown kind */
    {
@@ -1096,6 +1422,175 @@ static void test_corrupt(void)
       CHECK(pl_dec_run(&d, &p, bytes.v + bytes.n, v, 4) == 1 && v[0] == 0x10002
             && pl_dec_at_boundary(&d), "escape");
       v8_free(&bytes);
+   }
+   v32_free(&got);
+}
+
+/* Syncs where they are hardest, and what pl_dec_end_chunk must reject. */
+static void test_sync(void)
+{
+   size_t k, rep;
+
+   memset(&cov, 0, sizeof cov);
+   /* escaped IDs inside long matches, synced every few events: syncs after
+      an escaped ID whose words are in an open match */
+   gen.n = 0;
+   for (k = 0; k < 200000; k++) {
+      ev_enter(0x12345);
+      ev_enter(7);
+      ev_exit();
+      if (k % 97 == 0) ev_enter(0xFFFF0001u);
+      ev_exit();
+      if (k % 97 == 0) ev_exit();
+   }
+   for (rep = 0; rep < 3; rep++) {
+      roundtrip_chunked("escapes in matches", gen.v, gen.n, PL_CODEC_LZZE, 0, 5);
+      roundtrip_chunked("escapes in matches", gen.v, gen.n, PL_CODEC_LZZE, 0, 300);
+   }
+   roundtrip_chunked("escapes in matches", gen.v, gen.n, PL_CODEC_RAW, 0, 5);
+   /* one match of millions of words, synced now and then: lengths of two
+      words, and the match restarting after each sync */
+   gen.n = 0;
+   for (k = 0; k < (1u << 20); k++) { ev_enter(5); ev_exit(); }
+   roundtrip_chunked("long match", gen.v, gen.n, PL_CODEC_LZZE, 0, 150000);
+   roundtrip_chunked("long match", gen.v, gen.n, PL_CODEC_LZZE, 0, 0);
+   /* every event synced */
+   gen.n = 0;
+   fib_ids[0] = 0x10000; fib_ids[1] = 3;
+   fib(16);
+   roundtrip_chunked("fib, sync each event", gen.v, gen.n, PL_CODEC_LZZE, 0, 1);
+   roundtrip_chunked("fib, sync each event", gen.v, gen.n, PL_CODEC_RAW, 0, 1);
+   /* random mixtures of short and escaped IDs */
+   for (rep = 0; rep < 20; rep++) {
+      gen.n = 0;
+      for (k = 0; k < 20000; k++) {
+         uint64_t r = rnd_below(10);
+         v32_push(&gen, r < 4 ? 0 : r < 8 ? (uint32_t)r : 0xFFFF + (uint32_t)rnd_below(3));
+      }
+      roundtrip_chunked("mixture", gen.v, gen.n, PL_CODEC_LZZE, 0, 1 + rnd_below(20));
+   }
+   printf("  %llu syncs: %llu in a match (%llu of > 1000 words), %llu after an "
+          "escaped ID (%llu of them in a match), %llu with nothing new\n"
+          "  %llu chunks: %llu ending inside an event (%llu inside an escaped "
+          "ID, %llu inside a match length or before its literal)\n",
+          (unsigned long long)cov.syncs, (unsigned long long)cov.sync_in_match,
+          (unsigned long long)cov.sync_in_long_match,
+          (unsigned long long)cov.sync_after_escape,
+          (unsigned long long)cov.sync_after_escape_in_match,
+          (unsigned long long)cov.empty_syncs,
+          (unsigned long long)cov.chunks, (unsigned long long)cov.end_mid_event,
+          (unsigned long long)cov.end_mid_escape,
+          (unsigned long long)cov.end_mid_match_len);
+   CHECK(cov.sync_in_long_match > 0 && cov.sync_after_escape_in_match > 0
+         && cov.end_mid_escape > 0 && cov.end_mid_match_len > 0
+         && cov.empty_syncs > 0, "the sync tests missed a case");
+}
+
+/* Decode one chunk (all of it, in one call with room for cap values,
+   then further calls while output was full) and end it. */
+static int decode_chunk(pl_decoder *d, const uint8_t *b, size_t n,
+                        uint64_t raw_end, size_t cap, vec32 *got)
+{
+   const uint8_t *p = b;
+   uint32_t v[64];
+   long r;
+   pl_dec_set_raw_limit(d, raw_end);
+   do {
+      size_t i;
+      r = pl_dec_run(d, &p, b + n, v, cap);
+      if (r < 0)
+         return -1;
+      for (i = 0; i < (size_t)r; i++)
+         v32_push(got, v[i]);
+   } while ((size_t)r == cap || p != b + n);
+   return pl_dec_end_chunk(d);
+}
+
+static void test_end_chunk(void)
+{
+   static const uint32_t ev[] = { 1, 2, 0, 0x23456, 0, 3 };   /* 8 words */
+   uint8_t buf[4 * PL_ENC_MAX_EVENT_BYTES], b[64];
+   pl_encoder e;
+   pl_decoder d;
+   vec32 got = {0};
+   size_t n, k;
+   uint64_t raw;
+   int kind;
+
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+      /* a chunk of 6 events, the last group short (LZZE: 14 raw bytes =
+         one full group + a short one of 6) */
+      pl_enc_init(&e, kind, buf, sizeof buf);
+      for (k = 0; k < sizeof ev / sizeof ev[0]; k++)
+         put_event(&e, ev[k]);
+      pl_enc_sync(&e);
+      n = e.out_len;
+      raw = pl_enc_ready_raw(&e);
+      memcpy(b, e.out, n);
+      CHECK(raw == 16 && (kind == PL_CODEC_RAW ? n == 16 : n < 16),
+            "%s: chunk of %zu bytes, raw_end %llu", kind_name(kind), n,
+            (unsigned long long)raw);
+
+      /* right */
+      pl_dec_init(&d, kind);
+      got.n = 0;
+      CHECK(decode_chunk(&d, b, n, raw, 64, &got) == 0 && got.n == 6
+            && pl_dec_at_boundary(&d), "%s: good chunk rejected: %s",
+            kind_name(kind), d.error ? d.error : "-");
+      /* its bytes stop short of raw_end: raw_end one word or one group
+         too far, or the last byte missing */
+      for (k = 0; k < 3; k++) {
+         uint64_t want = raw + (k == 0 ? 2 : k == 1 ? 8 : 0);
+         size_t len = k == 2 ? n - 1 : n;
+         pl_dec_init(&d, kind);
+         got.n = 0;
+         CHECK(decode_chunk(&d, b, len, want, 64, &got) == PL_DEC_CORRUPT
+               && d.error && strstr(d.error, "before its raw_end"),
+               "%s: short chunk (case %zu) accepted: %s", kind_name(kind), k,
+               d.error ? d.error : "-");
+      }
+      /* garbage after raw_end: an extra byte, an extra group, or raw_end
+         one word early while that word has a non-zero byte (LZZE: a set
+         bitmap bit past raw_end) */
+      for (k = 0; k < 3; k++) {
+         size_t len = n + (k == 0 ? 1 : k == 1 ? 3 : 0);
+         uint64_t want = k == 2 ? raw - 2 : raw;
+         b[n] = 0x01; b[n + 1] = 0x07; b[n + 2] = 0x00;
+         pl_dec_init(&d, kind);
+         got.n = 0;
+         CHECK(decode_chunk(&d, b, len, want, 64, &got) == PL_DEC_CORRUPT
+               && d.error, "%s: garbage after raw_end (case %zu) accepted",
+               kind_name(kind), k);
+      }
+      /* a set bitmap bit past raw_end whose byte is not there, when the
+         call that uses up the input and reaches raw_end also fills the
+         output, so that the caller may end the chunk right away */
+      if (kind == PL_CODEC_LZZE) {
+         const uint8_t *p = b;
+         uint32_t v[8];
+         pl_dec_init(&d, kind);
+         pl_dec_set_raw_limit(&d, raw - 2);      /* the last word is 3 */
+         CHECK(pl_dec_run(&d, &p, b + n - 1, v, 5) == 5 && !d.error
+               && p == b + n - 1 && d.raw_bytes == raw - 2,
+               "output-full run");
+         CHECK(pl_dec_end_chunk(&d) == PL_DEC_CORRUPT && d.error,
+               "end_chunk accepts a set bitmap bit past raw_end");
+      }
+      /* chunks continue: a second one after end_chunk decodes on */
+      pl_dec_init(&d, kind);
+      got.n = 0;
+      CHECK(decode_chunk(&d, b, n, raw, 64, &got) == 0, "first chunk");
+      pl_enc_init(&e, kind, buf, sizeof buf);
+      for (k = 0; k < sizeof ev / sizeof ev[0]; k++)
+         put_event(&e, ev[k]);
+      pl_enc_sync(&e);
+      pl_enc_consume(&e, e.out_len);
+      put_event(&e, 9);
+      pl_enc_sync(&e);
+      CHECK(pl_enc_ready_raw(&e) == raw + 2, "raw after the second sync");
+      CHECK(decode_chunk(&d, e.out, e.out_len, raw + 2, 64, &got) == 0
+            && got.n == 7 && got.v[6] == 9, "second chunk: %zu values",
+            got.n);
    }
    v32_free(&got);
 }
@@ -1289,12 +1784,38 @@ static void print_example(void)
              pl_enc_ready(&e));
    }
    pl_enc_sync(&e);
-   printf("finish: %zu bytes, words %llu, raw_bytes %llu:",
+   printf("sync (end): %zu bytes, words %llu, raw_bytes %llu:",
           e.out_len, (unsigned long long)e.words,
           (unsigned long long)e.raw_bytes);
    for (k = 0; k < e.out_len; k++)
       printf(" %02X", buf[k]);
    printf("\n");
+
+   /* "With syncs": a sync in the middle of a match, then the end */
+   {
+      static const uint32_t ev2[] = { 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0,
+                                      1, 2, 0, 0, 1, 2, 0, 0 };
+      size_t part;
+      printf("\nwith syncs:\n");
+      pl_enc_init(&e, PL_CODEC_LZZE, buf, sizeof buf);
+      for (part = 0, k = 0; part < 2; part++) {
+         size_t end = part == 0 ? 14 : 20, j;
+         for (; k < end; k++)
+            put_event(&e, ev2[k]);
+         printf("events %zu: open match of %llu words; ", k,
+                (unsigned long long)e.match_len);
+         pl_enc_sync(&e);
+         printf("sync: chunk of %zu bytes, raw_end %llu:", pl_enc_ready(&e),
+                (unsigned long long)pl_enc_ready_raw(&e));
+         for (j = 0; j < pl_enc_ready(&e); j++)
+            printf(" %02X", e.out[j]);
+         printf("\n");
+         pl_enc_consume(&e, pl_enc_ready(&e));
+      }
+      printf("events %llu, words %llu, raw_bytes %llu, encoded bytes %llu\n",
+             (unsigned long long)e.events, (unsigned long long)e.words,
+             (unsigned long long)e.raw_bytes, (unsigned long long)e.out_total);
+   }
 }
 
 int main(int argc, char **argv)
@@ -1318,6 +1839,8 @@ int main(int argc, char **argv)
    RUN(test_adversarial);
    RUN(test_distance_limit);
    RUN(test_wrap);
+   RUN(test_sync);
+   RUN(test_end_chunk);
    RUN(test_garbage);
    RUN(test_event_bound);
    if (run_long) RUN(test_long_match);

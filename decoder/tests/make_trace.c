@@ -2,10 +2,15 @@
 
    It drives the shared encoder (pl_codec.c) and chunk writer (pl_format.c)
    the way the Valgrind tool does: several threads, their STREAM chunks
-   interleaved, functions defined in FUNCTIONS chunks just before first
-   use.  Alongside it writes its own listing of the events it generated, in
-   parlot-decode --events format, from its model of each thread's stack and
-   not from any decoding: the test compares the two.
+   interleaved, each chunk ending at a ZE group with its raw_end, streams
+   synced (pl_enc_sync) at random points as by --flush-interval, functions
+   defined in FUNCTIONS chunks just before first use, EXEC chunks before
+   exec calls.  Alongside it writes its own listing of the events it
+   generated, in parlot-decode --events format, from its model of each
+   thread's stack and not from any decoding: the test compares the two.
+   Function names include mangled C++ names; the listing shows them
+   demangled (from a hand-written table, not from a demangler) unless
+   --raw-names 1 is given.
 
    A variant damages the trace on purpose; a third file then says what
    parlot-decode must report:
@@ -13,11 +18,15 @@
              "prefix" - each thread's lines must be a prefix of its listing
      line 2: an extended regex for the message after "FILE: " on stderr,
              empty when the trace is valid (exit status 0).
+     line 3: the file offsets (space-separated, possibly none) right after
+             each EXEC chunk: a copy of the trace cut there is complete.
 
    usage: make_trace [options] TRACE LISTING EXPECT   (LISTING may be "none")
      --seed N  --threads N  --events N (per thread)  --functions N
      --codec lzze|raw|mixed  --chunk N (max data bytes per STREAM chunk,
-     0 = random per thread)  --fork N (inherited depth of thread 1)
+     0 = random per thread; a chunk holds at least one ZE group)
+     --fork N (inherited depth of thread 1)  --raw-names 0|1 (listing with
+     the names as recorded, i.e. for parlot-decode --no-demangle)
      --variant NAME (see variants[] below) */
 
 #include <inttypes.h>
@@ -32,8 +41,13 @@
 #define ENC_BUF (64u << 10)
 
 enum variant {
-   V_OK, V_EXTRAS, V_KILLED, V_ZERO_TAIL, V_BAD_EXIT, V_BAD_ID, V_BAD_INHERIT,
-   V_CRC, V_MISSING, V_BAD_LEN, V_AFTER_END, V_OPEN_FRAMES, V_COUNT
+   V_OK, V_EXTRAS, V_EXEC, V_EXEC_FAILED,
+   /* these act once G.kill_at events were generated */
+   V_KILLED, V_KILLED_SYNCED, V_ZERO_TAIL, V_BAD_EXIT, V_BAD_ID, V_CRC,
+   V_MISSING, V_BAD_LEN, V_RAW_LONG, V_RAW_SHORT, V_RAW_STUCK, V_EMPTY_CHUNK,
+   V_EXEC_MID_EVENT,
+   /* the others */
+   V_BAD_INHERIT, V_AFTER_END, V_OPEN_FRAMES, V_COUNT, V_END_RAW
 };
 
 static const char *const variants[] = {
@@ -41,17 +55,31 @@ static const char *const variants[] = {
    "extras",      /* valid, with what readers must skip: higher minor version,
                      header/chunk flags, unknown chunk types and keys, longer
                      fixed-size payloads */
+   "exec",        /* valid: ends with the EXEC chunk of a successful exec
+                     (threads without THREAD_END, frames open), after some
+                     failed ones */
+   "exec-failed", /* valid: EXEC chunks of failed execs, then the streams go
+                     on and the process exits */
    "killed",      /* the process was killed: no THREAD_END/PROCESS_END */
+   "killed-synced", /* killed right after a thread wrote its last STREAM
+                     chunk, before its THREAD_END, all streams synced: every
+                     event decodes */
    "zero-tail",   /* killed, and the file ends in zero bytes */
    "bad-exit",    /* an exit with an empty call stack */
    "bad-id",      /* an entry of an undefined function */
-   "bad-inherit", /* an exit among a forked thread's inherited entries */
    "crc",         /* a STREAM payload byte flipped after its CRC was taken */
    "missing",     /* a STREAM chunk left out */
    "bad-len",     /* a chunk header with an absurd payload length */
+   "raw-long",    /* a STREAM chunk's raw_end 8 beyond what its bytes hold */
+   "raw-short",   /* a STREAM chunk's raw_end 8 short of what its bytes hold */
+   "raw-stuck",   /* a STREAM chunk's raw_end equal to the previous one */
+   "empty-chunk", /* a STREAM chunk without stream bytes */
+   "exec-mid-event", /* a final EXEC, but a stream ends inside an event */
+   "bad-inherit", /* an exit among a forked thread's inherited entries */
    "after-end",   /* a chunk after PROCESS_END */
    "open-frames", /* a thread ends with frames still open */
    "count",       /* THREAD_END records one event too many */
+   "end-raw",     /* THREAD_END raw bytes differ from the last raw_end */
 };
 
 typedef struct {
@@ -59,13 +87,16 @@ typedef struct {
    uint32_t ret;
 } rec;
 
-typedef struct {
+typedef struct gthread {
    uint32_t   number;
    int        codec;
    int        begun, ended;
    pl_encoder enc;
    uint8_t    buf[ENC_BUF];
    uint64_t   stream_off;      /* stream bytes written so far */
+   uint64_t   raw_written;     /* raw_end of the last STREAM chunk */
+   uint64_t   raw_shift;       /* raw-long/raw-short: added to raw_ends */
+   uint32_t   sync_every;      /* sync after 1 in this many events (0: no) */
    uint32_t  *stack;
    size_t     sp, scap;
    uint64_t   max_depth;
@@ -91,7 +122,15 @@ static struct {
    int       damage_done;     /* the one-shot damage has been placed */
    uint64_t  events_total;    /* over all threads, for the kill point */
    uint64_t  kill_at;
-   int       killed;
+   int       killed;          /* the file ends now (kill or exec) */
+   int       kill_in_end;     /* killed-synced: at the next THREAD_END */
+   uint64_t  next_failed_exec;   /* events_total of the next failed exec */
+   int       failed_execs;    /* left to do */
+   int       raw_names;       /* listing with names as recorded */
+   char      exec_ends[200];  /* offsets after EXEC chunks, for line 3 */
+   struct gthread *threads;
+   uint32_t  nthreads;
+   int       all_raw;         /* --codec raw */
    char      expect_mode[8];
    char      expect_re[300];
    /* exact listings end inside this thread, after this many events */
@@ -169,7 +208,7 @@ static void put_unknown_chunk(void)
    size_t i, n = rnd_below(sizeof junk);
    for (i = 0; i < n; i++)
       junk[i] = (uint8_t)rnd();
-   put_chunk(8 + (unsigned)rnd_below(240), (uint32_t)rnd_below(3), junk,
+   put_chunk(9 + (unsigned)rnd_below(247), (uint32_t)rnd_below(3), junk,
              (uint32_t)n);
 }
 
@@ -200,14 +239,41 @@ static const char *const objects[] = {
 
 static uint32_t fn_object(uint32_t id) { return id % 6; }  /* 0: unknown */
 
-static void fn_name(uint32_t id, char *buf, size_t n)
+/* The name of function id: as recorded in the trace (shown = 0), or as
+   parlot-decode prints it by default (shown = 1: mangled C++ names
+   demangled, by this hand-written table of the Itanium ABI forms used). */
+static void fn_name_as(uint32_t id, char *buf, size_t n, int shown)
 {
+   char ident[32];
+   int il;
    if (id == 1)
       snprintf(buf, n, "main");
+   else if (id == 2)
+      snprintf(buf, n, "i");   /* a demangler would make a type of it */
    else if (id == 3)
       snprintf(buf, n, "tab\there");
    else if (id == 4)
       snprintf(buf, n, "ctl\x01\x7f\\back");
+   else if (id % 11 == 0 || id % 11 == 5) {
+      il = snprintf(ident, sizeof ident, "m_%" PRIu32, id);
+      if (id % 11 == 0 && shown)         /* a member function */
+         snprintf(buf, n, "ns::%s(int)", ident);
+      else if (id % 11 == 0)
+         snprintf(buf, n, "_ZN2ns%d%sEi", il, ident);
+      else if (shown)                    /* a variadic function */
+         snprintf(buf, n, "%s(char const*, ...)", ident);
+      else
+         snprintf(buf, n, "_Z%d%sPKcz", il, ident);
+   }
+   else if (id % 17 == 0)                /* a compiler-made clone */
+      snprintf(buf, n, "%s", shown ? "std::vector<int, std::allocator<int> >"
+               "::push_back(int const&) [clone .cold]"
+               : "_ZNSt6vectorIiSaIiEE9push_backERKi.cold");
+   else if (id % 19 == 0)                /* a symbol version */
+      snprintf(buf, n, "%s", shown ? "operator delete(void*)@@GLIBCXX_3.4"
+               : "_ZdlPv@@GLIBCXX_3.4");
+   else if (id % 23 == 0)                /* not a valid mangling: as is */
+      snprintf(buf, n, "_Zbogus_%" PRIu32, id);
    else if (id % 7 == 0)
       snprintf(buf, n, "ns::Klass<std::vector<int> >::method_%" PRIu32
                "(int, char const*)", id);
@@ -217,6 +283,11 @@ static void fn_name(uint32_t id, char *buf, size_t n)
                "0123456789012345678901234567890123456789");
    else
       snprintf(buf, n, "fn_%" PRIu32, id);
+}
+
+static void fn_name(uint32_t id, char *buf, size_t n)
+{
+   fn_name_as(id, buf, n, 0);
 }
 
 /* ---- Definitions ---------------------------------------------------------- */
@@ -299,44 +370,154 @@ static void log_event(gthread *t, uint32_t fn, uint32_t depth, int ret)
    t->nlog++;
 }
 
+/* One STREAM chunk of thread t: n stream bytes at p ending at raw position
+   raw_end, with the one-shot damage of some variants. */
+static void put_stream(gthread *t, const uint8_t *data, size_t n,
+                       uint64_t raw_end, int full_groups)
+{
+   uint8_t *p = xrealloc(NULL, PL_STREAM_PREFIX_SIZE + n);
+   uint64_t raw_prev = t->raw_written, written;
+   int armed = !G.damage_done && G.events_total > G.kill_at;
+
+   if (armed && (G.variant == V_RAW_LONG || G.variant == V_RAW_SHORT)) {
+      int lng = G.variant == V_RAW_LONG;
+      if (t->codec == PL_CODEC_LZZE && full_groups
+          && raw_end - raw_prev >= 16 && raw_end - raw_prev + 8 <= 8 * n) {
+         /* 8 raw bytes (a group) more / fewer than the bytes hold; the
+            thread's later raw_ends and THREAD_END are shifted alike, so
+            that only the decoder notices */
+         G.damage_done = 1;
+         t->raw_shift = lng ? 8 : (uint64_t)-8;
+         if (lng)
+            expect("prefix", "^offset %" PRIu64 ": thread %" PRIu32 ": "
+                   "corrupt stream: chunk data ends before its raw_end",
+                   G.off, t->number);
+         else
+            expect("prefix", "^offset [0-9]+: thread %" PRIu32 ": corrupt "
+                   "stream: data after the end", t->number);
+      } else if (t->codec == PL_CODEC_RAW && G.all_raw) {
+         /* RAW: the index sees it, raw_end must grow by the data length */
+         G.damage_done = 1;
+         t->raw_shift = lng ? 2 : (uint64_t)-2;
+         if (!lng && raw_end - raw_prev == 2)
+            expect("prefix", "^offset %" PRIu64 ": thread %" PRIu32 ": STREAM"
+                   " chunk raw_end %" PRIu64 " does not follow", G.off,
+                   t->number, raw_prev);
+         else
+            expect("prefix", "^offset %" PRIu64 ": thread %" PRIu32 ": STREAM"
+                   " chunk of %zu bytes cannot hold %" PRIu64 " raw bytes$",
+                   G.off, t->number, n, raw_end + t->raw_shift - raw_prev);
+      }
+   }
+   written = raw_end + t->raw_shift;
+   if (armed && G.variant == V_RAW_STUCK) {
+      G.damage_done = 1;
+      written = raw_prev;
+      expect("prefix", "^offset %" PRIu64 ": thread %" PRIu32 ": STREAM chunk "
+             "raw_end %" PRIu64 " does not follow the previous raw_end %"
+             PRIu64 "$", G.off, t->number, raw_prev, raw_prev);
+   }
+   if (armed && G.variant == V_EMPTY_CHUNK) {
+      uint8_t e[PL_STREAM_PREFIX_SIZE];
+      G.damage_done = 1;
+      pl_put64(e, t->stream_off);
+      pl_put64(e + 8, raw_prev);
+      expect("prefix", "^offset %" PRIu64 ": thread %" PRIu32 ": STREAM chunk "
+             "without stream bytes$", G.off, t->number);
+      put_chunk(PL_CHUNK_STREAM, t->number, e, sizeof e);
+   }
+
+   pl_put64(p, t->stream_off);
+   pl_put64(p + 8, written);
+   memcpy(p + PL_STREAM_PREFIX_SIZE, data, n);
+   if (t->skip_next_stream) {
+      /* "missing": the chunk is lost; the thread's next chunk is where
+         a reader notices */
+      t->skip_next_stream = 0;
+      expect("prefix", "^offset [0-9]+: (thread %" PRIu32 ": STREAM chunk "
+             "at stream offset %" PRIu64 ", expected %" PRIu64 " |THREAD_END"
+             " of thread %" PRIu32 " records)", t->number,
+             t->stream_off + n, t->stream_off, t->number);
+   } else if (G.variant == V_CRC && armed) {
+      uint64_t at = G.off;
+      G.damage_done = 1;
+      put_chunk_ex(PL_CHUNK_STREAM, t->number, p,
+                   (uint32_t)(PL_STREAM_PREFIX_SIZE + n), 1);
+      expect("prefix", "^offset %" PRIu64 ": STREAM chunk: CRC mismatch", at);
+   } else {
+      put_chunk(PL_CHUNK_STREAM, t->number, p,
+                (uint32_t)(PL_STREAM_PREFIX_SIZE + n));
+   }
+   free(p);
+   t->stream_off += n;
+   t->raw_written = raw_end;
+   if (G.extras && rnd_below(50) == 0)
+      put_unknown_chunk();
+}
+
 /* Write ready stream bytes: all of them, or only while a chunk's worth is
-   there.  Pieces need not end on a ZE group: decoders take any split. */
+   there.  A chunk ends at the end of a ZE group and says where in the raw
+   stream that is: 8 raw bytes per group, except that the last ready group
+   may be short after pl_enc_sync, when pl_enc_ready_raw() tells.  (So a
+   sync must be followed by writing everything out, before the next event:
+   a short group must end its chunk.)  RAW has no groups: any even split. */
 static void flush_stream(gthread *t, int all)
 {
    for (;;) {
-      size_t ready = pl_enc_ready(&t->enc), n;
-      uint8_t *p;
+      size_t ready = pl_enc_ready(&t->enc), n = 0;
+      uint64_t raw_end, ready_raw = pl_enc_ready_raw(&t->enc);
+      const uint8_t *o = t->enc.out;
+      int full = 1;
+
       if (ready == 0 || (!all && ready < t->chunk_max))
          return;
-      n = ready < t->chunk_max ? ready : t->chunk_max;
-      p = xrealloc(NULL, PL_STREAM_PREFIX_SIZE + n);
-      pl_put64(p, t->stream_off);
-      memcpy(p + PL_STREAM_PREFIX_SIZE, t->enc.out, n);
-      if (t->skip_next_stream) {
-         /* "missing": the chunk is lost; the thread's next chunk is where
-            a reader notices */
-         t->skip_next_stream = 0;
-         expect("prefix", "^offset [0-9]+: (thread %" PRIu32 ": STREAM chunk "
-                "at stream offset %" PRIu64 ", expected %" PRIu64 " |THREAD_END"
-                " of thread %" PRIu32 " records)", t->number,
-                t->stream_off + n, t->stream_off, t->number);
-      } else if (G.variant == V_CRC && !G.damage_done
-                 && G.events_total > G.kill_at) {
-         uint64_t at = G.off;
-         G.damage_done = 1;
-         put_chunk_ex(PL_CHUNK_STREAM, t->number, p,
-                      (uint32_t)(PL_STREAM_PREFIX_SIZE + n), 1);
-         expect("prefix", "^offset %" PRIu64 ": STREAM chunk: CRC mismatch", at);
+      if (t->codec == PL_CODEC_RAW) {
+         n = t->chunk_max & ~(size_t)1;
+         if (n < 2)
+            n = 2;
+         if (n > ready)
+            n = ready;
+         raw_end = t->raw_written + n;
       } else {
-         put_chunk(PL_CHUNK_STREAM, t->number, p,
-                   (uint32_t)(PL_STREAM_PREFIX_SIZE + n));
+         uint64_t groups = 0;
+         /* whole groups, as many as fit in chunk_max (at least one) */
+         while (n < ready) {
+            unsigned b = o[n], k = 0;
+            while (b) {
+               k += b & 1u;
+               b >>= 1;
+            }
+            if (groups > 0 && n + 1 + k > t->chunk_max)
+               break;
+            n += 1 + k;
+            groups++;
+         }
+         if (n > ready)
+            die("a ZE group runs past the ready bytes");
+         raw_end = t->raw_written + 8 * groups;
+         if (n == ready) {
+            /* the last group may be short (sync) */
+            if (ready_raw > raw_end || ready_raw + 8 <= raw_end)
+               die("ready_raw does not match the ready groups");
+            full = ready_raw == raw_end;
+            raw_end = ready_raw;
+         }
       }
-      free(p);
-      t->stream_off += n;
+      if (n == ready && raw_end != ready_raw)
+         die("raw_end of the ready bytes differs from pl_enc_ready_raw");
+      put_stream(t, o, n, raw_end, full);
       pl_enc_consume(&t->enc, n);
-      if (G.extras && rnd_below(50) == 0)
-         put_unknown_chunk();
    }
+}
+
+/* pl_enc_sync, then everything out: the stream so far decodes completely
+   without its THREAD_END (the tool's --flush-interval and exec). */
+static void sync_thread(gthread *t)
+{
+   pl_enc_sync(&t->enc);
+   flush_stream(t, 1);
+   if (pl_enc_ready_raw(&t->enc) != t->enc.raw_bytes)
+      die("raw bytes left after a sync");
 }
 
 static void begin_thread(gthread *t, uint32_t parent)
@@ -358,6 +539,18 @@ static void begin_thread(gthread *t, uint32_t parent)
    t->begun = 1;
 }
 
+/* After each event: write a chunk's worth, and now and then sync the
+   stream, which can fall anywhere: inside a long match, after an escaped
+   ID, right after a ZE group was completed. */
+static void after_event(gthread *t)
+{
+   G.events_total++;
+   if (t->sync_every && rnd_below(t->sync_every) == 0)
+      sync_thread(t);
+   else
+      flush_stream(t, 0);
+}
+
 static void emit_enter(gthread *t, uint32_t fn)
 {
    define_upto(fn);
@@ -370,8 +563,7 @@ static void emit_enter(gthread *t, uint32_t fn)
    if (t->sp > t->max_depth)
       t->max_depth = t->sp;
    log_event(t, fn, (uint32_t)t->sp, 0);
-   G.events_total++;
-   flush_stream(t, 0);
+   after_event(t);
 }
 
 static void emit_exit(gthread *t)
@@ -379,8 +571,7 @@ static void emit_exit(gthread *t)
    uint32_t fn = t->stack[--t->sp];
    pl_enc_exit(&t->enc);
    log_event(t, fn, (uint32_t)t->sp + 1, 1);
-   G.events_total++;
-   flush_stream(t, 0);
+   after_event(t);
 }
 
 /* A bad event for the bad-* variants: encoded, but not in the model; the
@@ -442,6 +633,10 @@ static void run_thread(gthread *t, uint64_t n)
             G.killed = 1;
             return;
          }
+         if (G.variant == V_KILLED_SYNCED) {
+            G.damage_done = 1;
+            G.kill_in_end = 1;   /* at the next THREAD_END */
+         }
       }
 
       if (t->enc.events < t->inherited) {
@@ -499,15 +694,33 @@ static void end_thread(gthread *t)
       expect("exact", "^offset [0-9]+: thread %" PRIu32 ", event %" PRIu64
              ": exit with an empty call stack$", t->number, t->enc.events);
    }
-   pl_enc_sync(&t->enc);
-   flush_stream(t, 1);
+   sync_thread(t);
+   if (G.kill_in_end) {
+      /* killed after the last STREAM chunk, before THREAD_END; the other
+         streams were synced too (as by --flush-interval), so every event
+         of the process is in the file and decodes */
+      uint32_t i;
+      for (i = 0; i < G.nthreads; i++)
+         if (G.threads[i].begun && !G.threads[i].ended)
+            sync_thread(&G.threads[i]);
+      G.killed = 1;
+      return;
+   }
    memset(p, 0, sizeof p);
    events = t->enc.events;
    if (G.variant == V_COUNT && t->number == 2)
       events++;
    pl_put64(p, events);
    pl_put64(p + 8, t->enc.words);
-   pl_put64(p + 16, t->enc.raw_bytes);
+   pl_put64(p + 16, t->enc.raw_bytes + t->raw_shift);
+   if (G.variant == V_END_RAW && !G.damage_done && t->enc.events > 0) {
+      G.damage_done = 1;
+      pl_put64(p + 16, t->enc.raw_bytes + 2);
+      expect("prefix", "^offset %" PRIu64 ": THREAD_END of thread %" PRIu32
+             " records %" PRIu64 " raw bytes, its last STREAM chunk ends at "
+             "raw byte %" PRIu64 "$", G.off, t->number, t->enc.raw_bytes + 2,
+             t->enc.raw_bytes);
+   }
    pl_put64(p + 24, t->stream_off);
    pl_put32(p + 32, 4000 + t->number);
    pl_put32(p + 36, t->number == 1 ? PL_END_PROCESS_EXIT : PL_END_THREAD_EXIT);
@@ -529,6 +742,53 @@ static void end_thread(gthread *t)
    }
    put_chunk(PL_CHUNK_THREAD_END, t->number, p, len);
    t->ended = 1;
+}
+
+/* The process calls exec: every stream is synced, then the EXEC chunk.
+   If the exec fails, the streams simply go on. */
+static void do_exec(const char *path)
+{
+   uint8_t *kv = NULL;
+   size_t len = 0, cap = 0;
+   uint32_t i;
+   size_t used = strlen(G.exec_ends);
+
+   for (i = 0; i < G.nthreads; i++)
+      if (G.threads[i].begun && !G.threads[i].ended)
+         sync_thread(&G.threads[i]);
+   put_kv(&kv, &len, &cap, "path", path);
+   put_chunk(PL_CHUNK_EXEC, 0, kv, (uint32_t)len);
+   free(kv);
+   if (used + 24 < sizeof G.exec_ends)
+      snprintf(G.exec_ends + used, sizeof G.exec_ends - used, "%s%" PRIu64,
+               used ? " " : "", G.off);
+}
+
+/* exec-mid-event: a RAW stream whose last chunk ends inside an escaped
+   ID, then a final EXEC.  Returns 0 while no RAW thread is running. */
+static int exec_mid_event(void)
+{
+   static const uint8_t escape[2] = { 0xFF, 0xFF };
+   uint32_t i;
+   gthread *t = NULL;
+
+   for (i = 0; i < G.nthreads && !t; i++)
+      if (G.threads[i].begun && !G.threads[i].ended
+          && G.threads[i].codec == PL_CODEC_RAW)
+         t = &G.threads[i];
+   if (!t)
+      return 0;
+   for (i = 0; i < G.nthreads; i++)
+      if (G.threads[i].begun && !G.threads[i].ended)
+         sync_thread(&G.threads[i]);
+   put_stream(t, escape, 2, t->raw_written + 2, 1);
+   G.damage_done = 1;
+   G.stop_thread = t->number;
+   G.stop_events = t->nlog;
+   expect("exact", "^offset [0-9]+: thread %" PRIu32 ": the stream ends "
+          "inside an event at the final EXEC$", t->number);
+   do_exec("/bin/true");
+   return 1;
 }
 
 /* ---- Listing ---------------------------------------------------------------- */
@@ -569,7 +829,7 @@ static void write_listing(const char *path, gthread *th, uint32_t n,
       for (k = 0; k < end; k++) {
          const rec *e = &t->log[k];
          char name[200];
-         fn_name(e->fn, name, sizeof name);
+         fn_name_as(e->fn, name, sizeof name, !G.raw_names);
          fprintf(f, "%" PRIu32 "\t%" PRIu32 "\t%s\t%" PRIu32 "\t", pid,
                  t->number, e->ret ? "return" : "call", e->depth);
          put_name(f, fn_object(e->fn) ? objects[fn_object(e->fn)] : "???");
@@ -610,6 +870,7 @@ int main(int argc, char **argv)
       else if (!strcmp(o, "chunk")) chunk = strtoul(v, NULL, 0);
       else if (!strcmp(o, "fork")) fork_depth = strtoull(v, NULL, 0);
       else if (!strcmp(o, "variant")) vname = v;
+      else if (!strcmp(o, "raw-names")) G.raw_names = atoi(v) != 0;
       else die("unknown option");
    }
    if (argc - a != 3)
@@ -625,8 +886,16 @@ int main(int argc, char **argv)
    G.nfns_max = nfns ? nfns : 1;
    G.listing = strcmp(argv[a + 1], "none") != 0;
    G.kill_at = UINT64_MAX;
-   if (G.variant >= V_KILLED && G.variant <= V_BAD_LEN)
+   if ((G.variant >= V_KILLED && G.variant <= V_EXEC_MID_EVENT)
+       || G.variant == V_EXEC)
       G.kill_at = events * nthreads / 4 + rnd_below(events * nthreads / 2 + 1);
+   if (G.variant == V_EXEC || G.variant == V_EXEC_FAILED) {
+      /* failed execs (execvp trying PATH entries) before the end */
+      uint64_t span = (G.kill_at < UINT64_MAX ? G.kill_at
+                       : events * nthreads / 2) + 1;
+      G.failed_execs = 1 + (int)rnd_below(3);
+      G.next_failed_exec = rnd_below(span / 2);
+   }
    if (G.variant == V_BAD_INHERIT && fork_depth < 2)
       fork_depth = 8;
    expect("exact", "%s", "");
@@ -663,6 +932,9 @@ int main(int argc, char **argv)
    th = calloc(nthreads ? nthreads : 1, sizeof *th);
    if (!th)
       die("out of memory");
+   G.threads = th;
+   G.nthreads = nthreads;
+   G.all_raw = !strcmp(codec, "raw");
    for (i = 0; i < nthreads; i++) {
       gthread *t = &th[i];
       t->number = i + 1;
@@ -677,6 +949,10 @@ int main(int argc, char **argv)
          t->target = 0;           /* a thread that does nothing */
       t->chunk_max = chunk ? chunk
                      : (i % 2 ? 1 + rnd_below(16) : 64 + rnd_below(16384));
+      {
+         static const uint32_t every[] = { 0, 3, 40, 1000 };
+         t->sync_every = every[rnd_below(4)];
+      }
       if (i == 0) {
          t->inherited = fork_depth;
          if (t->target < fork_depth)
@@ -707,12 +983,40 @@ int main(int argc, char **argv)
          break;
       if (rnd_below(2))
          flush_stream(&th[pick], 1);
+      if (rnd_below(40) == 0)          /* --flush-interval: all streams */
+         for (i = 0; i < nthreads; i++)
+            if (th[i].begun && !th[i].ended)
+               sync_thread(&th[i]);
+      if (G.failed_execs > 0 && G.events_total >= G.next_failed_exec) {
+         G.failed_execs--;
+         G.next_failed_exec = G.events_total + 1
+                              + rnd_below(events * nthreads / 8 + 1);
+         do_exec("/usr/local/bin/app");   /* ENOENT: execvp tries the next */
+      }
+      if (G.events_total >= G.kill_at && G.variant == V_EXEC
+          && G.failed_execs == 0) {
+         do_exec("/usr/bin/app");
+         G.killed = 1;
+         break;
+      }
+      if (G.events_total >= G.kill_at && G.variant == V_EXEC_MID_EVENT
+          && exec_mid_event()) {
+         G.killed = 1;
+         break;
+      }
       if (th[pick].enc.events >= th[pick].target)
          end_thread(&th[pick]);
+      if (G.killed)
+         break;
    }
 
-   if (G.killed) {
-      /* Killed: what the threads had flushed is all there is. */
+   if (G.killed && (G.variant == V_EXEC || G.variant == V_EXEC_MID_EVENT)) {
+      /* the exec succeeded: the trace is complete */
+   } else if (G.killed && G.variant == V_KILLED_SYNCED) {
+      expect("exact", "^offset %" PRIu64 ": truncated: no PROCESS_END ",
+             G.off);
+   } else if (G.killed) {
+      /* Killed: what the threads had written is all there is. */
       for (i = 0; i < nthreads; i++)
          if (th[i].begun && !th[i].ended && rnd_below(2))
             flush_stream(&th[i], 1);
@@ -721,11 +1025,13 @@ int main(int argc, char **argv)
          expect("prefix", "^offset %" PRIu64 ": invalid chunk type 0$", G.off);
          write_bytes(zeros, sizeof zeros);
       } else {
-         expect("prefix", "^offset %" PRIu64 ": truncated: no PROCESS_END "
-                "chunk", G.off);
+         expect("prefix", "^offset %" PRIu64 ": truncated: no PROCESS_END ",
+                G.off);
       }
    } else {
       kvlen = 0;
+      if (G.variant == V_EXEC)
+         die("exec: no place for the final exec (more events?)");
       for (i = 0; i < nthreads; i++)
          total_events += th[i].enc.events;
       put_kv(&kv, &kvlen, &kvcap, "exit_status", "0");
@@ -754,10 +1060,11 @@ int main(int argc, char **argv)
    ef = fopen(argv[a + 2], "w");
    if (!ef)
       die("cannot create the expect file");
-   fprintf(ef, "%s\n%s\n", G.expect_mode, G.expect_re);
+   fprintf(ef, "%s\n%s\n%s\n", G.expect_mode, G.expect_re, G.exec_ends);
    if (fclose(ef) != 0)
       die("cannot write the expect file");
-   if (G.variant != V_OK && G.variant != V_EXTRAS && !G.expect_re[0])
+   if (G.variant != V_OK && G.variant != V_EXTRAS && G.variant != V_EXEC
+       && G.variant != V_EXEC_FAILED && !G.expect_re[0])
       die("the variant found no place for its damage (more events?)");
 
    for (i = 0; i < nthreads; i++) {

@@ -11,15 +11,22 @@
 #
 # What is checked:
 #  - valid traces (several seeds, codecs, chunk sizes, >65,535 functions,
-#    a forked thread, an empty thread, deep recursion, long loops, names
-#    needing escapes, fields and chunks a reader must skip): the output is
-#    byte for byte make_trace's own listing of the events it encoded;
+#    a forked thread, an empty thread, deep recursion, long loops, streams
+#    synced at random points, names needing escapes, mangled C++ names,
+#    fields and chunks a reader must skip, failed execs, a trace ending
+#    with a successful exec and frames still open): the output is byte for
+#    byte make_trace's own listing of the events it encoded, with C++ names
+#    demangled, or as recorded with --no-demangle;
 #  - each damage variant of make_trace: exit 1, exactly one stderr line
 #    "parlot-decode: FILE: offset N: ..." with the expected message and
 #    offset, and stdout equal to (or, per thread, a prefix of) the listing;
-#  - the trace cut at every byte offset, and with random bytes flipped:
-#    never a crash, hang or sanitizer report; exit 0 or 1; one error line;
-#    what is printed is, per thread, a prefix of the true events;
+#    a process killed between its last STREAM chunk and THREAD_END, with
+#    its streams synced, decodes exactly, every event;
+#  - traces cut at every byte offset (one with failed execs: a cut right
+#    after an EXEC chunk is a complete trace, exit 0), and with random
+#    bytes flipped: never a crash, hang or sanitizer report; exit 0 or 1;
+#    one error line; what is printed is, per thread, a prefix of the true
+#    events;
 #  - empty, nonexistent, directory, bad-magic, short-header and
 #    unknown-major-version inputs: exit 1, one line naming file and offset;
 #  - the command line: --help, --version, usage errors (exit 2), -o,
@@ -50,12 +57,15 @@ fail() {
 }
 
 CC=${CC:-cc}
-# cc_build OUTPUT [FLAGS] SOURCES...  ($CC may hold flags: not quoted)
+# parlot-decode demangles with the C++ runtime's __cxa_demangle
+LDLIBS=${LDLIBS:--lstdc++}
+# cc_build OUTPUT [FLAGS] SOURCES...  ($CC and $LDLIBS may hold several
+# words: not quoted)
 cc_build() {
    out=$1
    shift
    $CC -O2 -g -Wall -Wextra -std=c99 -I"$top/common" -o "$out" "$@" \
-      "$top/common/pl_codec.c" "$top/common/pl_format.c"
+      "$top/common/pl_codec.c" "$top/common/pl_format.c" $LDLIBS
 }
 
 if [ -z "${PARLOT_DECODE:-}" ]; then
@@ -151,7 +161,11 @@ valid() { # name make_trace-options...
       fail "$name: make_trace failed"
       return
    fi
-   run "$PARLOT_DECODE" "$t.out" "$t.err" --events "$t.trace"
+   case " $* " in
+   *" --raw-names 1 "*) run "$PARLOT_DECODE" "$t.out" "$t.err" --no-demangle \
+                           --events "$t.trace" ;;
+   *) run "$PARLOT_DECODE" "$t.out" "$t.err" --events "$t.trace" ;;
+   esac
    if [ $rc -ne 0 ] || [ -s "$t.err" ]; then
       fail "$name: exit $rc" "$(head -c 300 "$t.err")"
    elif ! cmp -s "$t.out" "$t.list"; then
@@ -172,6 +186,13 @@ valid big-ids --seed 7 --functions 70000 --events 40000
 valid big-ids-raw --seed 8 --functions 140000 --codec raw
 valid extras --seed 9 --variant extras --threads 5
 valid no-events --seed 10 --threads 1 --events 0
+valid no-demangle --seed 1 --raw-names 1
+valid exec --seed 41 --variant exec
+valid exec-lzze --seed 42 --variant exec --codec lzze --threads 5
+valid exec-raw-chunks --seed 43 --variant exec --codec raw --chunk 3
+valid exec-forked --seed 44 --variant exec --fork 30 --threads 2
+valid exec-failed --seed 45 --variant exec-failed
+valid exec-failed-tiny --seed 46 --variant exec-failed --codec lzze --chunk 1
 
 # ---- Damage variants of make_trace ----------------------------------------
 
@@ -209,10 +230,16 @@ variant() { # variant seed [options...]
    pass "variant $v (seed $seed): $(cat "$t.err" | cut -c1-110)"
 }
 
-for v in killed zero-tail bad-exit bad-id bad-inherit crc missing bad-len \
-         after-end open-frames count; do
+for v in killed killed-synced zero-tail bad-exit bad-id bad-inherit crc \
+         missing bad-len raw-long raw-short raw-stuck empty-chunk \
+         exec-mid-event after-end open-frames count end-raw; do
    variant $v 11
    variant $v 12 --codec raw --chunk 5
+done
+# killed between its last STREAM chunk and THREAD_END, with more seeds and
+# chunkings: every event decodes (the old format lost the last ZE group)
+for seed in 13 14 15 16; do
+   variant killed-synced $seed --codec lzze --chunk $((seed * 7 - 90))
 done
 
 # ---- Hand-made bad inputs ------------------------------------------------------
@@ -252,51 +279,76 @@ bad_input "first chunk not PROCESS" "$tmp/first.trace" \
 
 # ---- Truncation at every offset ------------------------------------------------
 
+# cut_test NAME TRACE LISTING EXPECT: cut TRACE at every offset.  Exit 0
+# only for the whole file and for a cut right after an EXEC chunk (a
+# complete trace: the exec succeeded); otherwise exit 1 with one
+# "truncated" line.  Either way each thread's output is a prefix of its
+# events.
+cut_test() {
+   name=$1 trace=$2 list=$3 exp=$4
+   size=$(wc -c <"$trace")
+   complete=" $size $(sed -n 3p "$exp") "
+   bad=0 cut=0 ncomplete=0
+   while [ $cut -le "$size" ]; do
+      head -c $cut "$trace" >"$tmp/cut.trace"
+      # sanitized runs are slow to start: every other offset is enough
+      dec=$PARLOT_DECODE
+      [ $((cut % 2)) = 0 ] && dec=$SAN_DECODE
+      run "$dec" "$tmp/cut.out" "$tmp/cut.err" --events "$tmp/cut.trace"
+      case $complete in
+      *" $cut "*) want=0 ncomplete=$((ncomplete + 1)) ;;
+      *) want=1 ;;
+      esac
+      if [ $cut -eq "$size" ] && ! cmp -s "$tmp/cut.out" "$list"; then
+         bad=1 why="full file: wrong output"
+      elif [ $rc -ne $want ]; then
+         bad=1 why="cut at $cut: exit $rc, expected $want: $(head -c 200 "$tmp/cut.err")"
+      elif [ $want = 0 ] && [ -s "$tmp/cut.err" ]; then
+         bad=1 why="cut at $cut: exit 0 with a message"
+      elif [ $want = 1 ] && ! why=$(err_is "$tmp/cut.err" "$tmp/cut.trace" \
+            '^offset [0-9]+: (truncated|empty file|not a ParLoT)'); then
+         bad=1 why="cut at $cut: $why"
+      elif ! why=$(prefix_of "$tmp/cut.out" "$list"); then
+         bad=1 why="cut at $cut: $why"
+      fi
+      [ $bad = 1 ] && break
+      cut=$((cut + 1))
+   done
+   if [ $bad = 0 ]; then
+      pass "$name: cut at each of $size offsets ($ncomplete complete): per-thread prefix, one error line"
+   else
+      fail "$name: truncation" "$why"
+   fi
+}
+
 small=$tmp/small
 "$MAKE_TRACE" --seed 21 --threads 3 --events 40 --functions 12 --chunk 9 \
    --fork 3 "$small.trace" "$small.list" "$small.exp"
-size=$(wc -c <"$small.trace")
-bad=0 cut=0
-while [ $cut -le "$size" ]; do
-   head -c $cut "$small.trace" >"$tmp/cut.trace"
-   # sanitized runs are slow to start: every other offset is enough
-   dec=$PARLOT_DECODE
-   [ $((cut % 2)) = 0 ] && dec=$SAN_DECODE
-   run "$dec" "$tmp/cut.out" "$tmp/cut.err" --events "$tmp/cut.trace"
-   if [ $cut -eq "$size" ]; then
-      want=0
-      cmp -s "$tmp/cut.out" "$small.list" || { bad=1; why="full file: wrong output"; }
-   else
-      want=1
-   fi
-   if [ $rc -ne $want ]; then
-      bad=1 why="cut at $cut: exit $rc: $(head -c 200 "$tmp/cut.err")"
-   elif [ $want = 1 ] && ! why=$(err_is "$tmp/cut.err" "$tmp/cut.trace" \
-         '^offset [0-9]+: (truncated|empty file|not a ParLoT)'); then
-      bad=1 why="cut at $cut: $why"
-   elif ! why=$(prefix_of "$tmp/cut.out" "$small.list"); then
-      bad=1 why="cut at $cut: $why"
-   fi
-   [ $bad = 1 ] && break
-   cut=$((cut + 1))
-done
-if [ $bad = 0 ]; then
-   pass "cut at each of $size offsets: per-thread prefix, one error line"
+cut_test "small trace" "$small.trace" "$small.list" "$small.exp"
+smallx=$tmp/smallx
+"$MAKE_TRACE" --seed 22 --threads 3 --events 40 --functions 30 --chunk 12 \
+   --variant exec-failed "$smallx.trace" "$smallx.list" "$smallx.exp"
+if [ -n "$(sed -n 3p "$smallx.exp")" ]; then
+   cut_test "small trace with failed execs" "$smallx.trace" "$smallx.list" \
+      "$smallx.exp"
 else
-   fail "truncation" "$why"
+   fail "small trace with failed execs: make_trace wrote no EXEC chunk"
 fi
-
 # ---- Random corruption ----------------------------------------------------------
 
 i=0 bad=0
 while [ $i -lt 300 ]; do
+   # alternately the small trace and the one with EXEC chunks
+   src=$small.trace
+   [ $((i % 2)) = 1 ] && src=$smallx.trace
+   size=$(wc -c <"$src")
    # flip 1-3 random bytes (positions and values from awk's rand)
    awk -v seed=$i -v size="$size" 'BEGIN {
          srand(seed); n = 1 + int(rand() * 3)
          for (k = 0; k < n; k++)
             printf "%d %d\n", int(rand() * size), int(rand() * 256) }' \
       >"$tmp/flips"
-   cp "$small.trace" "$tmp/fuzz.trace"
+   cp "$src" "$tmp/fuzz.trace"
    while read -r pos val; do
       printf "$(printf '\\%03o' "$val")" |
          dd of="$tmp/fuzz.trace" bs=1 seek="$pos" conv=notrunc 2>/dev/null
@@ -337,6 +389,7 @@ cli() { # description expected-rc args...
 }
 
 cli "--help" 0 --help && grep -q -- '--events' "$tmp/c.out" \
+   && grep -q -- '--no-demangle' "$tmp/c.out" \
    && [ ! -s "$tmp/c.err" ] && pass "--help"
 cli "--version" 0 --version && grep -q 'trace format 1\.' "$tmp/c.out" \
    && pass "--version"
@@ -397,7 +450,9 @@ fi
 
 if [ "${NO_VALGRIND:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
    for f in "$good" "$tmp/v-killed-11.trace" "$tmp/v-bad-exit-12.trace" \
-            "$tmp/v-crc-11.trace" "$tmp/magic.trace"; do
+            "$tmp/v-crc-11.trace" "$tmp/v-raw-long-11.trace" \
+            "$tmp/exec.trace" "$tmp/v-killed-synced-11.trace" \
+            "$tmp/magic.trace"; do
       valgrind -q --error-exitcode=99 --leak-check=full \
          --errors-for-leak-kinds=definite,indirect \
          "$PARLOT_DECODE" --events "$f" >/dev/null 2>"$tmp/vg.err"
