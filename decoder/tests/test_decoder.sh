@@ -448,12 +448,13 @@ fi
 
 # ---- Valgrind memcheck -----------------------------------------------------------------
 
-if [ "${NO_VALGRIND:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
+VALGRIND=${VALGRIND:-valgrind}    # make check passes the Valgrind it built
+if [ "${NO_VALGRIND:-0}" != 1 ] && command -v "$VALGRIND" >/dev/null 2>&1; then
    for f in "$good" "$tmp/v-killed-11.trace" "$tmp/v-bad-exit-12.trace" \
             "$tmp/v-crc-11.trace" "$tmp/v-raw-long-11.trace" \
             "$tmp/exec.trace" "$tmp/v-killed-synced-11.trace" \
             "$tmp/magic.trace"; do
-      valgrind -q --error-exitcode=99 --leak-check=full \
+      "$VALGRIND" -q --error-exitcode=99 --leak-check=full \
          --errors-for-leak-kinds=definite,indirect \
          "$PARLOT_DECODE" --events "$f" >/dev/null 2>"$tmp/vg.err"
       rc=$?

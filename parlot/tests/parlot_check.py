@@ -101,7 +101,7 @@ Event = collections.namedtuple("Event", "pid thread kind depth obj fn")
 
 def run_decoder(path, timeout=60):
     try:
-        proc = subprocess.run([decoder_path(), "--events", path],
+        proc = subprocess.run([decoder_path(), "--events", "--no-demangle", path],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
