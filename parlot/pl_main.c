@@ -394,15 +394,15 @@ static void pl_fini(Int exitcode)
    if (VG_(clo_verbosity) == 0)
       return;
    ULong raw = 2 * pl_total.words;
-   ULong written = pl_out_bytes();
+   ULong streams = pl_total.encoded_bytes;
    VG_(umsg)("ParLoT: trace file %s%s\n", pl_out_name(),
              pl_out_failed() ? " (INCOMPLETE: a write failed)" : "");
    VG_(umsg)("ParLoT: threads %'llu, functions %'u, events %'llu\n",
              pl_total.threads, pl_fn_count(), pl_total.events);
-   if (written > 0)
-      VG_(umsg)("ParLoT: bytes written %'llu, uncompressed stream %'llu, "
-                "ratio %llu.%01llu\n", written, raw,
-                raw / written, (10 * raw / written) % 10);
+   VG_(umsg)("ParLoT: bytes written %'llu (streams %'llu), uncompressed "
+             "streams %'llu, ratio %llu.%01llu\n", pl_out_bytes(), streams,
+             raw, streams ? raw / streams : 0,
+             streams ? (10 * raw / streams) % 10 : 0);
 }
 
 static void pl_pre_clo_init(void)
