@@ -290,9 +290,37 @@ static int parse_u64(const char *s, uint64_t *v)
    return 0;
 }
 
+/* A value from the file, for a one-line message: its first 40 bytes, with
+   control characters, backslashes and quotes as C escapes. */
+#define QUOTED_MAX 40
+static const char *quoted(char out[4 * QUOTED_MAX + 4], const char *s)
+{
+   static const char hex[] = "0123456789abcdef";
+   char *o = out;
+   size_t i;
+   for (i = 0; s[i] && i < QUOTED_MAX; i++) {
+      unsigned char c = (unsigned char)s[i];
+      if (c >= 0x20 && c != 0x7f && c != '\\' && c != '"') {
+         *o++ = (char)c;
+      } else {
+         *o++ = '\\';
+         *o++ = 'x';
+         *o++ = hex[c >> 4];
+         *o++ = hex[c & 15];
+      }
+   }
+   if (s[i]) {
+      memcpy(o, "...", 3);
+      o += 3;
+   }
+   *o = 0;
+   return out;
+}
+
 static int on_process(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 {
    const char *pid;
+   char q[4 * QUOTED_MAX + 4];
    uint64_t v;
 
    t->proc_data = p;
@@ -302,7 +330,7 @@ static int on_process(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    if (!pid)
       return damage(t, off, "PROCESS chunk has no pid");
    if (parse_u64(pid, &v) || v > UINT32_MAX)
-      return damage(t, off, "PROCESS chunk: bad pid \"%.40s\"", pid);
+      return damage(t, off, "PROCESS chunk: bad pid \"%s\"", quoted(q, pid));
    return 0;
 }
 
@@ -311,11 +339,12 @@ static int check_total(pl_trace *t, uint64_t off, const char *key,
                        uint64_t actual)
 {
    const char *s = kv_get(t->pend, t->npend, key);
+   char q[4 * QUOTED_MAX + 4];
    uint64_t v;
    if (!s)
       return 0;
    if (parse_u64(s, &v))
-      return damage(t, off, "PROCESS_END: bad %s \"%.40s\"", key, s);
+      return damage(t, off, "PROCESS_END: bad %s \"%s\"", key, quoted(q, s));
    if (v != actual)
       return damage(t, off, "PROCESS_END records %llu %s, the trace has %llu",
                     ULL(v), key, ULL(actual));

@@ -308,6 +308,7 @@ static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
    pl_buf_free(&b);
 }
 
+/* Valgrind requires both hooks; after a syscall there is nothing to do. */
 static void pl_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
                             SysRes res)
 {
