@@ -328,6 +328,20 @@ typedef struct {
    unsigned low;
 } ze_in;
 
+/* Pair bytes into little-endian words: 1 and the word in *w once a
+   byte completes one, 0 while a low byte waits in have_low. */
+static inline int pair_byte(ze_in *z, unsigned b, uint32_t *w)
+{
+   if (!z->have_low) {
+      z->have_low = 1;
+      z->low = b;
+      return 0;
+   }
+   z->have_low = 0;
+   *w = z->low | (b << 8);
+   return 1;
+}
+
 /* Byte-at-a-time ZE path: returns 1 and the next word in *w, or 0 if the
    input (or the raw limit) ends first; a half word is kept in have_low. */
 static int ze_word_slow(ze_in *z, uint32_t *w)
@@ -352,14 +366,8 @@ static int ze_word_slow(ze_in *z, uint32_t *w)
       z->bitmap >>= 1;
       z->bits_left--;
       z->raw_left--;
-      if (!z->have_low) {
-         z->have_low = 1;
-         z->low = b;
-      } else {
-         z->have_low = 0;
-         *w = z->low | (b << 8);
+      if (pair_byte(z, b, w))
          return 1;
-      }
    }
 }
 
@@ -372,14 +380,8 @@ static int raw_word_slow(ze_in *z, uint32_t *w)
          return 0;
       b = *z->p++;
       z->raw_left--;
-      if (!z->have_low) {
-         z->have_low = 1;
-         z->low = b;
-      } else {
-         z->have_low = 0;
-         *w = z->low | (b << 8);
+      if (pair_byte(z, b, w))
          return 1;
-      }
    }
 }
 

@@ -70,8 +70,7 @@ enum pl_chunk_type {
 
 enum pl_thread_end_reason {
    PL_END_THREAD_EXIT  = 1, /* the thread exited */
-   PL_END_PROCESS_EXIT = 2, /* still running when the process ended */
-   PL_END_EXEC         = 3  /* the process called exec */
+   PL_END_PROCESS_EXIT = 2  /* still running when the process ended */
 };
 
 /* STREAM payload (16-byte prefix, then the encoded bytes):

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "pl_codec.h"
+#include "tests/test_prng.h"
 
 /* Budgets per input (kept moderate: libFuzzer's comparison tracing makes
    every loop iteration expensive).  2^16 events still allow matches longer
@@ -49,14 +50,6 @@ static void die(const char *what, size_t a, size_t b)
    abort();
 }
 
-typedef struct { uint64_t s; } prng;
-static uint32_t prng_next(prng *r)
-{
-   uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-   return (uint32_t)(z ^ (z >> 31));
-}
 
 static uint64_t seed_of(const uint8_t *d, size_t n)
 {

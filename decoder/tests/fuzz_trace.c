@@ -59,6 +59,7 @@
 #include <sys/mman.h>
 
 #include "pl_codec.h"
+#include "tests/test_prng.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -503,14 +504,6 @@ static const char *streams_dir;   /* --streams: per-thread stream bytes */
 static unsigned long mutations;   /* --mutate N */
 static size_t count;
 
-typedef struct { uint64_t s; } prng;
-static uint32_t prng_next(prng *r)
-{
-   uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-   return (uint32_t)(z ^ (z >> 31));
-}
 
 static void write_file(const char *path, const uint8_t *d, size_t n, int app)
 {
