@@ -68,22 +68,17 @@ typedef struct {
    int boundary;
 } dec_result;
 
-/* pattern 0: all input at once, large output; otherwise pieces/capacities
-   from r.  use_limit/limit: pl_dec_set_raw_limit. */
-static void decode(int kind, const uint8_t *in, size_t n, prng *r,
-                   int pattern, int use_limit, uint64_t limit,
-                   uint32_t start_pos, dec_result *res)
+/* Feed in[*pos..end) to the decoder (pattern 0: all at once, large
+   output; otherwise pieces and capacities from r), appending values to res
+   and checking the pl_dec_run contract.  Returns 1 when decoding must stop
+   (an error, recorded in res, or MAX_VALUES reached), 0 once the input is
+   used up and no value is pending. */
+static int feed(pl_decoder *d, const uint8_t *in, const uint8_t **pos,
+                const uint8_t *end, prng *r, int pattern, dec_result *res)
 {
-   static pl_decoder d;
    static uint32_t buf[4096];
-   const uint8_t *p = in, *end = in + n;
+   const uint8_t *p = *pos;
 
-   res->n = 0;
-   res->error = 0;
-   pl_dec_init(&d, kind);
-   d.lz.pos = start_pos;
-   if (use_limit)
-      pl_dec_set_raw_limit(&d, limit);
    for (;;) {
       size_t piece = (size_t)-1, cap = 4096;
       const uint8_t *pend, *before = p;
@@ -96,35 +91,51 @@ static void decode(int kind, const uint8_t *in, size_t n, prng *r,
       if (cap > MAX_VALUES - res->n)
          cap = MAX_VALUES - res->n;
       pend = (size_t)(end - p) < piece ? end : p + piece;
-      got = pl_dec_run(&d, &p, pend, buf, cap);
+      got = pl_dec_run(d, &p, pend, buf, cap);
+      *pos = p;
       if (p < before || p > pend)
          die("input pointer out of range", (size_t)(p - in), (size_t)(pend - in));
       if (got < 0) {
-         if (!d.error)
+         if (!d->error)
             die("corrupt without a message", 0, 0);
-         res->error = d.error;
-         break;
+         res->error = d->error;
+         return 1;
       }
       if ((size_t)got > cap)
          die("more values than capacity", (size_t)got, cap);
       memcpy(res->v + res->n, buf, (size_t)got * sizeof *buf);
       res->n += (size_t)got;
-      if (d.error) {
+      if (d->error) {
          /* values before a deferred error; the next call must fail */
-         if (pl_dec_run(&d, &p, pend, buf, cap) != PL_DEC_CORRUPT)
+         if (pl_dec_run(d, &p, pend, buf, cap) != PL_DEC_CORRUPT)
             die("error not sticky", 0, 0);
-         res->error = d.error;
-         break;
+         res->error = d->error;
+         return 1;
       }
       if (res->n >= MAX_VALUES)
-         break;
-      if (got == 0 && p == before) {
-         if (p == end)
-            break;
-         if (pend != p)
-            die("no progress", (size_t)(p - in), n);
-      }
+         return 1;
+      if (p == end && (size_t)got < cap)
+         return 0;
+      if (got == 0 && p == before && pend != p)
+         die("no progress", (size_t)(p - in), (size_t)(end - in));
    }
+}
+
+/* The whole stream in one go.  use_limit/limit: pl_dec_set_raw_limit. */
+static void decode(int kind, const uint8_t *in, size_t n, prng *r,
+                   int pattern, int use_limit, uint64_t limit,
+                   uint32_t start_pos, dec_result *res)
+{
+   static pl_decoder d;
+   const uint8_t *p = in;
+
+   res->n = 0;
+   res->error = 0;
+   pl_dec_init(&d, kind);
+   d.lz.pos = start_pos;
+   if (use_limit)
+      pl_dec_set_raw_limit(&d, limit);
+   feed(&d, in, &p, in + n, r, pattern, res);
    res->boundary = pl_dec_at_boundary(&d);
 }
 
@@ -144,68 +155,31 @@ static void decode_chunked(int kind, const uint8_t *in, const bound *b,
                            dec_result *res)
 {
    static pl_decoder d;
-   static uint32_t buf[4096];
-   size_t c, start = 0;
+   size_t c;
 
    res->n = 0;
    res->error = 0;
    pl_dec_init(&d, kind);
    d.lz.pos = start_pos;
    for (c = 0; c < nb; c++) {
-      const uint8_t *p = in + start, *end = in + b[c].end;
+      const uint8_t *p = c ? in + b[c - 1].end : in;
       pl_dec_set_raw_limit(&d, b[c].raw_end);
-      for (;;) {
-         size_t piece = (size_t)-1, cap = 4096;
-         const uint8_t *pend, *before = p;
-         long got;
-         if (pattern) {
-            uint32_t x = prng_next(r);
-            piece = (x & 3) == 0 ? (x >> 8) % 4 : (x & 3) == 1 ? (x >> 8) % 64 : (size_t)-1;
-            cap = (x & 0xF0) == 0 ? 1 + (x >> 20) % 3 : 1 + (x >> 20) % 4096;
-         }
-         if (cap > MAX_VALUES - res->n)
-            cap = MAX_VALUES - res->n;
-         pend = (size_t)(end - p) < piece ? end : p + piece;
-         got = pl_dec_run(&d, &p, pend, buf, cap);
-         if (p < before || p > pend)
-            die("input pointer out of range", (size_t)(p - in), (size_t)(pend - in));
-         if (got < 0) {
-            if (!d.error)
-               die("corrupt without a message", 0, 0);
-            res->error = d.error;
-            goto out;
-         }
-         if ((size_t)got > cap)
-            die("more values than capacity", (size_t)got, cap);
-         memcpy(res->v + res->n, buf, (size_t)got * sizeof *buf);
-         res->n += (size_t)got;
-         if (d.error) {
-            if (pl_dec_run(&d, &p, pend, buf, cap) != PL_DEC_CORRUPT
-                || pl_dec_end_chunk(&d) != PL_DEC_CORRUPT)
-               die("error not sticky", 0, 0);
-            res->error = d.error;
-            goto out;
-         }
-         if (res->n >= MAX_VALUES)
-            goto out;
-         if (p == end && (size_t)got < cap)
-            break;
-         if (got == 0 && p == before && pend != p)
-            die("no progress", (size_t)(p - in), b[c].end);
+      if (feed(&d, in, &p, in + b[c].end, r, pattern, res)) {
+         if (res->error && pl_dec_end_chunk(&d) != PL_DEC_CORRUPT)
+            die("error not sticky", 0, 0);
+         break;
       }
       if (pl_dec_end_chunk(&d) != 0) {
          if (!d.error)
             die("end_chunk failed without a message", c, nb);
          res->error = d.error;
-         goto out;
+         break;
       }
       if (b[c].events >= 0
           && (res->n != (size_t)b[c].events || !pl_dec_at_boundary(&d)))
          die("a sync point does not decode to the events before it",
              res->n, (size_t)b[c].events);
-      start = b[c].end;
    }
-out:
    res->boundary = pl_dec_at_boundary(&d);
 }
 
