@@ -23,6 +23,10 @@
 #include <unistd.h>
 
 #include "pl_format.h"
+#include "pl_modes.h"
+#include "pl_names.h"
+#include "pl_outbuf.h"
+#include "pl_progress.h"
 #include "pl_trace.h"
 
 #ifndef PACKAGE_VERSION
@@ -30,168 +34,13 @@
 #endif
 
 #define PROG "parlot-decode"
-#define OUT_BUF_SIZE (1u << 20)
-#define OUT_SLACK    64   /* writable bytes past the end, see print_events */
 #define PREFIX_MAX   32   /* "pid\tthread\t" */
 
 enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
 
-/* ---- Buffered output ---------------------------------------------------- */
-
-typedef struct {
-   int         fd;
-   const char *name;     /* for messages */
-   char       *buf;
-   size_t      len, cap;
-   int         err;      /* errno of the first failed write, sticky */
-} output;
-
-static int out_flush(output *o)
-{
-   size_t done = 0;
-   while (done < o->len && !o->err) {
-      ssize_t k = write(o->fd, o->buf + done, o->len - done);
-      if (k < 0) {
-         if (errno != EINTR)
-            o->err = errno;
-      } else {
-         done += (size_t)k;
-      }
-   }
-   o->len = 0;
-   return o->err ? -1 : 0;
-}
-
-/* Slow path for anything that may not fit the buffer. */
-static void out_bytes(output *o, const void *p, size_t n)
-{
-   const char *s = p;
-   while (n > 0) {
-      size_t k;
-      if (o->len == o->cap && out_flush(o) < 0)
-         return;
-      k = o->cap - o->len < n ? o->cap - o->len : n;
-      memcpy(o->buf + o->len, s, k);
-      o->len += k;
-      s += k;
-      n -= k;
-   }
-}
-
-/* Decimal digits of v at p; returns the end. */
-static char *put_u32(char *p, uint32_t v)
-{
-   char tmp[10];
-   int n = 0;
-   if (v < 10) {
-      *p++ = (char)('0' + v);
-      return p;
-   }
-   do {
-      tmp[n++] = (char)('0' + v % 10);
-      v /= 10;
-   } while (v);
-   while (n)
-      *p++ = tmp[--n];
-   return p;
-}
-
-/* ---- Names as printed --------------------------------------------------- */
-
-/* Names go out verbatim except for bytes that would break a line-oriented
-   format: control characters and the backslash become C escapes. */
-static int needs_escape(unsigned char c)
-{
-   return c < 0x20 || c == 0x7f || c == '\\';
-}
-
-static size_t escaped_len(const char *s, size_t n)
-{
-   size_t i, len = n;
-   for (i = 0; i < n; i++) {
-      unsigned char c = (unsigned char)s[i];
-      if (needs_escape(c))
-         len += (c == '\t' || c == '\n' || c == '\\') ? 1 : 3;
-   }
-   return len;
-}
-
-static char *put_escaped(char *p, const char *s, size_t n)
-{
-   static const char hex[] = "0123456789abcdef";
-   size_t i;
-   for (i = 0; i < n; i++) {
-      unsigned char c = (unsigned char)s[i];
-      if (!needs_escape(c)) {
-         *p++ = (char)c;
-         continue;
-      }
-      *p++ = '\\';
-      if (c == '\t')
-         *p++ = 't';
-      else if (c == '\n')
-         *p++ = 'n';
-      else if (c == '\\')
-         *p++ = '\\';
-      else {
-         *p++ = 'x';
-         *p++ = hex[c >> 4];
-         *p++ = hex[c & 15];
-      }
-   }
-   return p;
-}
-
 /* ---- Function names ------------------------------------------------------- */
 
-/* The tool records symbol names exactly as in the object, so C++ names are
-   mangled.  They are demangled once per function when a trace is opened,
-   with the C++ runtime's demangler (libstdc++ / libc++abi, Itanium ABI);
-   the raw name stays available in the trace's table. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
 static int opt_demangle = 1;     /* --no-demangle clears it */
-
-/* A malloc'ed demangled form of name, or NULL if it is not a mangled C++
-   name.  Only "_Z" names are tried: the demangler also accepts bare type
-   encodings, and would turn a C function named "f" into "float".  A symbol
-   version suffix ("@VERSION", "@@VERSION") is kept as it is. */
-static char *demangle(const char *name, size_t len)
-{
-   const char *at;
-   char *d, *base, *out;
-   int status = 0;
-   size_t dl;
-
-   if (len < 3 || name[0] != '_' || name[1] != 'Z')
-      return NULL;
-   d = __cxa_demangle(name, NULL, NULL, &status);
-   if (d && status == 0)
-      return d;
-   free(d);
-   at = memchr(name, '@', len);
-   if (!at || at == name + 2)
-      return NULL;
-   base = malloc((size_t)(at - name) + 1);
-   if (!base)
-      return NULL;
-   memcpy(base, name, (size_t)(at - name));
-   base[at - name] = 0;
-   d = __cxa_demangle(base, NULL, NULL, &status);
-   free(base);
-   if (!d || status != 0) {
-      free(d);
-      return NULL;
-   }
-   dl = strlen(d);
-   out = malloc(dl + (size_t)(name + len - at) + 1);
-   if (out) {
-      memcpy(out, d, dl);
-      memcpy(out + dl, at, (size_t)(name + len - at) + 1);
-   }
-   free(d);
-   return out;
-}
 
 /* The names a mode prints, per function ID: the demangled name if there
    is one (and demangling is on), else the raw name from the trace. */
@@ -224,7 +73,7 @@ static int load_names(const pl_trace *t, fn_names *nm)
       return -1;
    for (id = 1; id <= nm->n; id++) {
       const pl_function *f = pl_trace_function(t, id);
-      char *d = opt_demangle ? demangle(f->name.str, f->name.len) : NULL;
+      char *d = opt_demangle ? pl_demangle(f->name.str, f->name.len) : NULL;
       if (d) {
          nm->shown[id].str = d;
          nm->shown[id].len = strlen(d);
@@ -256,8 +105,8 @@ static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
    for (id = 1; id <= n; id++) {
       const pl_function *f = pl_trace_function(t, id);
       const pl_name *o = pl_trace_object(t, f->obj);
-      total += 3 + escaped_len(o->str, o->len)
-               + escaped_len(nm->shown[id].str, nm->shown[id].len);
+      total += 3 + pl_escaped_len(o->str, o->len)
+               + pl_escaped_len(nm->shown[id].str, nm->shown[id].len);
    }
    tl->arena = malloc(total + 16);    /* +16: print_events reads ahead */
    if (!tl->arena) {
@@ -270,9 +119,9 @@ static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
       const pl_name *o = pl_trace_object(t, f->obj);
       tl->at[id] = (size_t)(p - tl->arena);
       *p++ = '\t';
-      p = put_escaped(p, o->str, o->len);
+      p = pl_put_escaped(p, o->str, o->len);
       *p++ = '\t';
-      p = put_escaped(p, nm->shown[id].str, nm->shown[id].len);
+      p = pl_put_escaped(p, nm->shown[id].str, nm->shown[id].len);
       *p++ = '\n';
    }
    tl->at[n + 1] = (size_t)(p - tl->arena);
@@ -291,9 +140,9 @@ static const char digits2[201] =
 /* Write a batch of events of one thread; prefix is "pid\tthread\t",
    padded to PREFIX_MAX bytes.  The fast path copies fixed-size blocks
    (prefix, kind, 16-byte pieces of the tail), which may write up to
-   OUT_SLACK bytes past the line into the output buffer's slack and read
+   OUTBUF_SLACK bytes past the line into the output buffer's slack and read
    past a tail into the arena's padding: both exist for this. */
-static void print_events(output *o, const char *prefix, size_t plen,
+static void print_events(outbuf *o, const char *prefix, size_t plen,
                          const tails *tl, const pl_event *ev, size_t n)
 {
    static const char kind[2][8] = { "call\t", "return\t" };
@@ -308,14 +157,14 @@ static void print_events(output *o, const char *prefix, size_t plen,
 
       if (o->cap - o->len < plen + EVENT_HEAD_MAX + tlen) {
          char head[EVENT_HEAD_MAX];
-         if (out_flush(o) < 0)
+         if (outbuf_flush(o) < 0)
             return;
          if (o->cap < plen + EVENT_HEAD_MAX + tlen) {
             /* a name longer than the whole buffer */
-            out_bytes(o, prefix, plen);
-            out_bytes(o, kind[k], kind_len[k]);
-            out_bytes(o, head, (size_t)(put_u32(head, d) - head));
-            out_bytes(o, tail, tlen);
+            outbuf_write(o, prefix, plen);
+            outbuf_write(o, kind[k], kind_len[k]);
+            outbuf_write(o, head, (size_t)(put_u32(head, d) - head));
+            outbuf_write(o, tail, tlen);
             continue;
          }
       }
@@ -338,7 +187,8 @@ static void print_events(output *o, const char *prefix, size_t plen,
    }
 }
 
-static int events_file(pl_trace *t, output *o, pl_error *err)
+static int events_file(pl_trace *t, outbuf *o, pl_error *err,
+                       const pl_decode_opts *opts)
 {
    const char *pid = pl_trace_process_get(t, "pid");
    size_t i, nthreads = pl_trace_nthreads(t);
@@ -357,12 +207,15 @@ static int events_file(pl_trace *t, output *o, pl_error *err)
    free_names(&nm);            /* the tails hold copies */
    for (i = 0; i < nthreads && ret == 0; i++) {
       char prefix[PREFIX_MAX] = { 0 };
-      int plen = snprintf(prefix, sizeof prefix, "%s\t%u\t", pid,
-                          pl_trace_thread(t, i)->number);
-      pl_events *it = pl_events_open(t, i, err);
+      uint32_t number = pl_trace_thread(t, i)->number;
+      int plen = snprintf(prefix, sizeof prefix, "%s\t%u\t", pid, number);
+      pl_events *it;
       const pl_event *ev;
       long n;
 
+      if (!pl_select_match(&opts->select, pid, number))
+         continue;
+      it = pl_events_open(t, i, err);
       if (!it) {
          ret = -1;
          break;
@@ -384,16 +237,37 @@ static int events_file(pl_trace *t, output *o, pl_error *err)
 
 struct mode {
    const char *option;  /* long option selecting it */
+   int         has_arg;
    const char *help;
-   /* One trace: write its output; 0, or -1 with *err set for bad data.
-      Output errors are left in o->err. */
-   int (*file)(pl_trace *t, output *o, pl_error *err);
+   /* Per-file modes: write one trace's output; 0, or -1 with *err set for
+      bad data.  Output errors are left in o->err. */
+   int (*file)(pl_trace *t, outbuf *o, pl_error *err,
+               const pl_decode_opts *opts);
+   /* Whole-program modes (pl_modes.h). */
+   const pl_program_mode *program;
 };
 
 static const struct mode modes[] = {
-   { "events", "one line per call and return, tab-separated:\n"
-               "                     PID THREAD call|return DEPTH OBJECT FUNCTION",
-     events_file },
+   { "events", no_argument,
+     "one line per call and return, tab-separated:\n"
+     "                       PID THREAD call|return DEPTH OBJECT FUNCTION",
+     events_file, NULL },
+   { "xml", no_argument,
+     "XML call-graph summary per thread, per group and for the\n"
+     "                       whole program (schema: parlot-callgraph.rng)",
+     NULL, &pl_mode_xml },
+   { "callgrind", no_argument,
+     "Callgrind profile (event: calls), for callgrind_annotate\n"
+     "                       and KCachegrind", NULL, &pl_mode_callgrind },
+   { "paths", no_argument,
+     "the most frequent call paths, with counts and stack tags",
+     NULL, &pl_mode_paths },
+   { "path-of", required_argument,
+     "=TAG  the call path(s) with this stack tag",
+     NULL, &pl_mode_path_of },
+   { "folded", no_argument,
+     "folded stacks (PATH COUNT per line) for flame graphs",
+     NULL, &pl_mode_folded },
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -401,24 +275,35 @@ static void usage(FILE *f)
 {
    size_t i;
    fprintf(f,
-      "usage: " PROG " MODE [-o FILE] [--no-demangle] TRACE...\n"
+      "usage: " PROG " MODE [OPTION]... TRACE...\n"
       "Decode ParLoT traces (valgrind --tool=parlot).\n"
       "\n"
       "modes:\n");
    for (i = 0; i < NMODES; i++)
-      fprintf(f, "  --%-16s %s\n", modes[i].option, modes[i].help);
+      fprintf(f, "  --%-*s%s\n", modes[i].has_arg ? 7 : 19, modes[i].option,
+              modes[i].help);
    fprintf(f,
       "\n"
       "options:\n"
-      "  -o, --output=FILE  write to FILE instead of standard output\n"
-      "      --no-demangle  print C++ function names as recorded (mangled)\n"
-      "  -h, --help         show this help and exit\n"
-      "  -V, --version      show the version and exit\n"
+      "  -o, --output=FILE    write to FILE instead of standard output\n"
+      "      --select=SPEC    read only these processes/threads; SPEC is a\n"
+      "                       comma-separated list of PID, PID:N, PID:N-M,\n"
+      "                       *:N (thread numbers); may be repeated\n"
+      "      --group-by=KIND  --xml groups: process (default), graph\n"
+      "                       (identical call graphs), shape (same edges),\n"
+      "                       none\n"
+      "      --group=NAME=SPEC  --xml: also a group of the threads SPEC\n"
+      "                       selects; may be repeated\n"
+      "      --top=N          --paths: print the N most frequent (default\n"
+      "                       20; 0 = all)\n"
+      "      --no-demangle    print C++ function names as recorded (mangled)\n"
+      "  -h, --help           show this help and exit\n"
+      "  -V, --version        show the version and exit\n"
       "\n"
       "Threads are printed in thread-number order, files in command-line\n"
       "order.  Names are printed as recorded, except that mangled C++ names\n"
-      "are demangled; control characters and backslashes in them are\n"
-      "written as C escapes (\\t, \\n, \\\\, \\xHH).\n"
+      "are demangled; in line-oriented output, control characters and\n"
+      "backslashes in them are written as C escapes (\\t, \\n, \\\\, \\xHH).\n"
       "\n"
       "A trace is complete when it ends with the process's exit or exec.\n"
       "A damaged or truncated trace is decoded up to the damage, then\n"
@@ -440,12 +325,6 @@ static void report(const char *path, const pl_error *e)
            (unsigned long long)e->offset, e->msg);
 }
 
-static int output_failed(const output *o)
-{
-   fprintf(stderr, PROG ": %s: write error: %s\n", o->name, strerror(o->err));
-   return EXIT_DATA;
-}
-
 /* Refuse -o naming one of the inputs: opening it would truncate a trace. */
 static int is_an_input(const char *out, char **paths, int n)
 {
@@ -460,19 +339,168 @@ static int is_an_input(const char *out, char **paths, int n)
    return 0;
 }
 
+static int parse_u64_arg(const char *s, uint64_t *v)
+{
+   char *end;
+   if (!*s || *s == '-' || *s == ' ')
+      return -1;
+   errno = 0;
+   *v = strtoull(s, &end, 0);
+   return errno || *end ? -1 : 0;
+}
+
+static int parse_group_by(const char *s, int *kind)
+{
+   static const struct { const char *name; int kind; } kinds[] = {
+      { "process", PL_GROUP_PROCESS }, { "graph", PL_GROUP_GRAPH },
+      { "shape", PL_GROUP_SHAPE }, { "none", -1 },
+   };
+   size_t i;
+   for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+      if (strcmp(s, kinds[i].name) == 0) {
+         *kind = kinds[i].kind;
+         return 0;
+      }
+   return -1;
+}
+
+/* --group=NAME=SPEC */
+static int add_user_group(pl_decode_opts *o, const char *arg, char *why,
+                          size_t whylen)
+{
+   const char *eq = strchr(arg, '=');
+   pl_user_group *g;
+
+   if (!eq || eq == arg) {
+      snprintf(why, whylen, "bad group '%s' (want NAME=SPEC)", arg);
+      return -1;
+   }
+   g = realloc(o->groups, (o->ngroups + 1) * sizeof *g);
+   if (!g) {
+      snprintf(why, whylen, "out of memory");
+      return -1;
+   }
+   o->groups = g;
+   g = &o->groups[o->ngroups];
+   memset(g, 0, sizeof *g);
+   g->name = strndup(arg, (size_t)(eq - arg));
+   if (!g->name) {
+      snprintf(why, whylen, "out of memory");
+      return -1;
+   }
+   o->ngroups++;
+   return pl_select_parse(&g->sel, eq + 1, why, whylen);
+}
+
+static void free_opts(pl_decode_opts *o)
+{
+   size_t i;
+   pl_select_free(&o->select);
+   for (i = 0; i < o->ngroups; i++) {
+      free(o->groups[i].name);
+      pl_select_free(&o->groups[i].sel);
+   }
+   free(o->groups);
+}
+
+/* Per-file modes: decode and write each file in turn. */
+static int run_per_file(const struct mode *mode, char **paths, int n,
+                        outbuf *out, const pl_decode_opts *opts)
+{
+   int status = 0, i;
+
+   for (i = 0; i < n && !out->err; i++) {
+      pl_error err;
+      const pl_error *dmg;
+      pl_trace *t = pl_trace_open(paths[i], &err);
+      int r;
+
+      if (!t) {
+         report(paths[i], &err);
+         status = EXIT_DATA;
+         continue;
+      }
+      r = mode->file(t, out, &err, opts);
+      /* what was decoded goes out before the message about the rest */
+      if (outbuf_flush(out) < 0) {
+         pl_trace_close(t);
+         break;
+      }
+      if (r < 0) {
+         report(paths[i], &err);
+         status = EXIT_DATA;
+      } else if ((dmg = pl_trace_damage(t)) != NULL) {
+         report(paths[i], dmg);
+         status = EXIT_DATA;
+      }
+      pl_trace_close(t);
+   }
+   return status;
+}
+
+/* Whole-program modes: read every file, then write. */
+static int run_program(const pl_program_mode *pm, char **paths, int n,
+                       outbuf *out, const pl_decode_opts *opts)
+{
+   pl_program prog;
+   pl_visitor v, *vp = NULL;
+   void *state = pm->create(opts);
+   int status = 0, i, w;
+
+   if (!state) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return EXIT_DATA;
+   }
+   pl_program_init(&prog, opt_demangle);
+   prog.progress = pl_progress_new(PROG, (size_t)n);
+   if (pm->visitor) {
+      memset(&v, 0, sizeof v);
+      pm->visitor(state, &v);
+      vp = &v;
+   }
+   for (i = 0; i < n; i++) {
+      pl_error err;
+      int r = pl_program_read(&prog, paths[i], &opts->select, vp, &err);
+      if (r != 0) {
+         pl_progress_clear(prog.progress);
+         report(paths[i], &err);
+         status = EXIT_DATA;
+      }
+   }
+   pl_progress_free(prog.progress);
+   prog.progress = NULL;
+   w = pm->write(state, &prog, out, opts);
+   if (w < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = EXIT_DATA;
+   } else if (w > 0) {
+      status = EXIT_DATA;
+   }
+   pm->destroy(state);
+   pl_program_free(&prog);
+   return status;
+}
+
 int main(int argc, char **argv)
 {
-   enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80 };
-   struct option longopts[NMODES + 5];
+   enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
+          OPT_GROUP, OPT_TOP };
+   struct option longopts[NMODES + 9];
    const struct mode *mode = NULL;
    const char *out_path = NULL;
-   output out;
-   int status = 0, c, i;
+   pl_decode_opts opts;
+   outbuf out;
+   char why[256];
+   int status, c, fd;
    size_t m;
 
+   memset(&opts, 0, sizeof opts);
+   opts.group_by = PL_GROUP_PROCESS;
+   opts.top = 20;
+   opts.prog = PROG;
    for (m = 0; m < NMODES; m++) {
       longopts[m].name = modes[m].option;
-      longopts[m].has_arg = no_argument;
+      longopts[m].has_arg = modes[m].has_arg;
       longopts[m].flag = NULL;
       longopts[m].val = OPT_MODE + (int)m;
    }
@@ -481,6 +509,13 @@ int main(int argc, char **argv)
    longopts[m++] = (struct option){ "version", no_argument, NULL, 'V' };
    longopts[m++] = (struct option){ "no-demangle", no_argument, NULL,
                                     OPT_NO_DEMANGLE };
+   longopts[m++] = (struct option){ "select", required_argument, NULL,
+                                    OPT_SELECT };
+   longopts[m++] = (struct option){ "group-by", required_argument, NULL,
+                                    OPT_GROUP_BY };
+   longopts[m++] = (struct option){ "group", required_argument, NULL,
+                                    OPT_GROUP };
+   longopts[m++] = (struct option){ "top", required_argument, NULL, OPT_TOP };
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
 
    opterr = 0;
@@ -492,6 +527,26 @@ int main(int argc, char **argv)
       case OPT_NO_DEMANGLE:
          opt_demangle = 0;
          break;
+      case OPT_SELECT:
+         if (pl_select_parse(&opts.select, optarg, why, sizeof why) < 0)
+            return usage_error(why, NULL);
+         break;
+      case OPT_GROUP_BY:
+         if (parse_group_by(optarg, &opts.group_by) < 0)
+            return usage_error("--group-by wants process, graph, shape or "
+                               "none, not", optarg);
+         break;
+      case OPT_GROUP:
+         if (add_user_group(&opts, optarg, why, sizeof why) < 0)
+            return usage_error(why, NULL);
+         break;
+      case OPT_TOP: {
+         uint64_t v;
+         if (parse_u64_arg(optarg, &v) < 0 || v > SIZE_MAX)
+            return usage_error("--top wants a number, not", optarg);
+         opts.top = (size_t)v;
+         break;
+      }
       case 'h':
          usage(stdout);
          return fflush(stdout) == 0 ? 0 : EXIT_DATA;
@@ -512,6 +567,10 @@ int main(int argc, char **argv)
          if (mode && mode != &modes[c - OPT_MODE])
             return usage_error("only one mode may be given", NULL);
          mode = &modes[c - OPT_MODE];
+         if (mode->program == &pl_mode_path_of
+             && parse_u64_arg(optarg, &opts.tag) < 0)
+            return usage_error("--path-of wants a tag (0x... or decimal), "
+                               "not", optarg);
          break;
       }
    }
@@ -520,63 +579,40 @@ int main(int argc, char **argv)
    if (optind == argc)
       return usage_error("no trace file given", NULL);
 
-   out.fd = STDOUT_FILENO;
-   out.name = "standard output";
+   fd = STDOUT_FILENO;
    if (out_path) {
       if (is_an_input(out_path, argv + optind, argc - optind)) {
          fprintf(stderr, PROG ": %s: output file is also an input\n",
                  out_path);
          return EXIT_USAGE;
       }
-      out.fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-      if (out.fd < 0) {
+      fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+      if (fd < 0) {
          fprintf(stderr, PROG ": %s: cannot create: %s\n", out_path,
                  strerror(errno));
          return EXIT_DATA;
       }
-      out.name = out_path;
    }
-   out.len = 0;
-   out.cap = OUT_BUF_SIZE;
-   out.err = 0;
-   out.buf = malloc(out.cap + OUT_SLACK);
-   if (!out.buf) {
+   if (outbuf_init(&out, fd, out_path ? out_path : "standard output") < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       return EXIT_DATA;
    }
 
-   for (i = optind; i < argc && !out.err; i++) {
-      pl_error err;
-      const pl_error *dmg;
-      pl_trace *t = pl_trace_open(argv[i], &err);
-      int r;
+   if (mode->file)
+      status = run_per_file(mode, argv + optind, argc - optind, &out, &opts);
+   else
+      status = run_program(mode->program, argv + optind, argc - optind, &out,
+                           &opts);
 
-      if (!t) {
-         report(argv[i], &err);
-         status = EXIT_DATA;
-         continue;
-      }
-      r = mode->file(t, &out, &err);
-      /* what was decoded goes out before the message about the rest */
-      if (out_flush(&out) < 0) {
-         pl_trace_close(t);
-         break;
-      }
-      if (r < 0) {
-         report(argv[i], &err);
-         status = EXIT_DATA;
-      } else if ((dmg = pl_trace_damage(t)) != NULL) {
-         report(argv[i], dmg);
-         status = EXIT_DATA;
-      }
-      pl_trace_close(t);
-   }
-
-   out_flush(&out);
-   if (out_path && close(out.fd) < 0 && !out.err)
+   outbuf_flush(&out);
+   if (out_path && close(fd) < 0 && !out.err)
       out.err = errno;
-   free(out.buf);
-   if (out.err)
-      return output_failed(&out);
+   outbuf_free(&out);
+   free_opts(&opts);
+   if (out.err) {
+      fprintf(stderr, PROG ": %s: write error: %s\n", out.name,
+              strerror(out.err));
+      return EXIT_DATA;
+   }
    return status;
 }

@@ -928,6 +928,7 @@ struct pl_events {
    uint64_t  chunk_off;       /* header offset of the chunk being decoded */
    uint64_t  data_off;        /* file offset of its next unread data byte */
    uint64_t  data_left;       /* its data bytes not yet handed out */
+   uint64_t  fed;             /* data bytes handed out in all */
    const uint8_t *in, *in_end;  /* data handed to the decoder */
    int       more_output;     /* last run filled the batch: run again */
    int       state;           /* 0 running, 1 done, -1 failed */
@@ -978,6 +979,16 @@ void pl_events_close(pl_events *it)
    free(it->r.buf);
    free(it->stack);
    free(it);
+}
+
+uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index)
+{
+   return index < t->nthreads ? t->threads[index].stream_bytes : 0;
+}
+
+uint64_t pl_events_position(const pl_events *it)
+{
+   return it->fed - (uint64_t)(it->in_end - it->in);
 }
 
 const uint32_t *pl_events_stack(const pl_events *it, size_t *depth)
@@ -1061,6 +1072,7 @@ static int feed(pl_events *it)
    it->in_end = it->in + n;
    it->data_off += n;
    it->data_left -= n;
+   it->fed += n;
    return 1;
 }
 

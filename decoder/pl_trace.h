@@ -113,6 +113,10 @@ const pl_name     *pl_trace_object(const pl_trace *t, uint32_t id);
 size_t                pl_trace_nthreads(const pl_trace *t);
 const pl_thread_info *pl_trace_thread(const pl_trace *t, size_t index);
 
+/* Bytes of stream data the thread has in the file (what pl_events_
+   position() counts up to). */
+uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index);
+
 /* ---- Events of one thread ------------------------------------------- */
 
 enum pl_event_kind { PL_EV_CALL = 0, PL_EV_RETURN = 1 };
@@ -142,6 +146,9 @@ void       pl_events_close(pl_events *it);
    then end on an event boundary) or in a truncated trace (a partial event
    at the end is dropped; pl_trace_damage() reports the truncation). */
 long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err);
+
+/* Stream data bytes decoded so far, for progress reports. */
+uint64_t pl_events_position(const pl_events *it);
 
 /* The call stack (function IDs, outermost first) after the last batch. */
 const uint32_t *pl_events_stack(const pl_events *it, size_t *depth);

@@ -1,0 +1,310 @@
+/* Per-thread call graph builder (pl_callgraph.h).
+
+   Per call: find the caller->callee edge (a cache in the caller's frame
+   first: loops call the same callee again and again, then an
+   open-addressing hash table), count it, push a frame.  Per return: add
+   the frame's subtree to its edge and, for the outermost activation of
+   the function, to the function's inclusive events. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_callgraph.h"
+
+#define NO_EDGE UINT32_MAX
+#define EMPTY   UINT64_MAX
+
+typedef struct {
+   uint32_t caller, callee;
+   uint64_t calls, incl_calls, incl_events;
+} local_edge;
+
+typedef struct {
+   uint32_t fn;
+   uint32_t edge;          /* NO_EDGE for an inherited frame */
+   uint32_t last_callee;   /* cache: this frame's last callee ... */
+   uint32_t last_edge;     /* ... and the edge to it */
+   uint64_t ev0;           /* index of the call event */
+   uint64_t calls0;        /* calls before it */
+} frame;
+
+struct pl_cg_builder {
+   uint32_t    nfns;
+   uint32_t   *onstack;    /* [fn]: activations on the stack */
+   uint64_t   *incl;       /* [fn]: inclusive events */
+   uint64_t   *keys;       /* edge table: caller << 32 | callee, or EMPTY */
+   uint32_t   *slots;      /* edge index per key */
+   unsigned    bits;       /* table size 2^bits */
+   local_edge *edges;
+   size_t      nedges, edges_cap;
+   frame      *frames;     /* [depth]; [0] stands for "no caller" */
+   size_t      frames_cap;
+   uint64_t    depth, max_depth, events, calls;
+   uint32_t    inherited;  /* inherited calls still to come */
+};
+
+pl_cg_builder *pl_cg_new(uint32_t nfns)
+{
+   pl_cg_builder *b = calloc(1, sizeof *b);
+   if (!b)
+      return NULL;
+   b->nfns = nfns;
+   b->onstack = calloc((size_t)nfns + 1, sizeof *b->onstack);
+   b->incl = calloc((size_t)nfns + 1, sizeof *b->incl);
+   b->bits = 10;
+   b->keys = malloc(sizeof *b->keys << b->bits);
+   b->slots = malloc(sizeof *b->slots << b->bits);
+   b->frames_cap = 256;
+   b->frames = malloc(b->frames_cap * sizeof *b->frames);
+   if (!b->onstack || !b->incl || !b->keys || !b->slots || !b->frames) {
+      pl_cg_free(b);
+      return NULL;
+   }
+   return b;
+}
+
+void pl_cg_free(pl_cg_builder *b)
+{
+   if (!b)
+      return;
+   free(b->onstack);
+   free(b->incl);
+   free(b->keys);
+   free(b->slots);
+   free(b->edges);
+   free(b->frames);
+   free(b);
+}
+
+void pl_cg_begin(pl_cg_builder *b, uint32_t inherited)
+{
+   memset(b->keys, 0xff, sizeof *b->keys << b->bits);
+   b->nedges = 0;
+   b->depth = b->max_depth = b->events = b->calls = 0;
+   b->inherited = inherited;
+   b->frames[0].fn = 0;
+   b->frames[0].edge = NO_EDGE;
+   b->frames[0].last_callee = 0;
+   b->frames[0].last_edge = NO_EDGE;
+}
+
+static inline size_t slot_of(uint64_t key, unsigned bits)
+{
+   return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static int grow_table(pl_cg_builder *b)
+{
+   unsigned bits = b->bits + 1;
+   uint64_t *keys = malloc(sizeof *keys << bits);
+   uint32_t *slots = malloc(sizeof *slots << bits);
+   size_t i, mask = ((size_t)1 << bits) - 1;
+
+   if (!keys || !slots) {
+      free(keys);
+      free(slots);
+      return -1;
+   }
+   memset(keys, 0xff, sizeof *keys << bits);
+   for (i = 0; i < b->nedges; i++) {
+      uint64_t key = (uint64_t)b->edges[i].caller << 32 | b->edges[i].callee;
+      size_t s = slot_of(key, bits);
+      while (keys[s] != EMPTY)
+         s = (s + 1) & mask;
+      keys[s] = key;
+      slots[s] = (uint32_t)i;
+   }
+   free(b->keys);
+   free(b->slots);
+   b->keys = keys;
+   b->slots = slots;
+   b->bits = bits;
+   return 0;
+}
+
+/* The edge caller->callee, added if new; NO_EDGE if out of memory. */
+static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
+{
+   uint64_t key = (uint64_t)caller << 32 | callee;
+   size_t mask = ((size_t)1 << b->bits) - 1, s = slot_of(key, b->bits);
+   local_edge *e;
+
+   while (b->keys[s] != EMPTY) {
+      if (b->keys[s] == key)
+         return b->slots[s];
+      s = (s + 1) & mask;
+   }
+   if (b->nedges == b->edges_cap) {
+      size_t cap = b->edges_cap ? 2 * b->edges_cap : 256;
+      local_edge *ne = realloc(b->edges, cap * sizeof *ne);
+      if (!ne)
+         return NO_EDGE;
+      b->edges = ne;
+      b->edges_cap = cap;
+   }
+   if (2 * (b->nedges + 1) > ((size_t)1 << b->bits)) {
+      if (grow_table(b) < 0)
+         return NO_EDGE;
+      return find_edge(b, caller, callee);
+   }
+   b->keys[s] = key;
+   b->slots[s] = (uint32_t)b->nedges;
+   e = &b->edges[b->nedges];
+   e->caller = caller;
+   e->callee = callee;
+   e->calls = e->incl_calls = e->incl_events = 0;
+   return (uint32_t)b->nedges++;
+}
+
+static int grow_frames(pl_cg_builder *b)
+{
+   size_t cap = 2 * b->frames_cap;
+   frame *f = realloc(b->frames, cap * sizeof *f);
+   if (!f)
+      return -1;
+   b->frames = f;
+   b->frames_cap = cap;
+   return 0;
+}
+
+int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
+{
+   size_t i;
+
+   for (i = 0; i < n; i++) {
+      uint32_t f = ev[i].fn, d = ev[i].depth;
+      frame *fr;
+
+      if (ev[i].kind == PL_EV_CALL) {
+         frame *up;
+         uint32_t e;
+         if (d >= b->frames_cap && grow_frames(b) < 0)
+            return -1;
+         up = &b->frames[d - 1];
+         fr = &b->frames[d];
+         if (b->inherited) {
+            b->inherited--;
+            e = NO_EDGE;
+         } else {
+            if (up->last_callee == f && up->last_edge != NO_EDGE) {
+               e = up->last_edge;
+            } else {
+               e = find_edge(b, up->fn, f);
+               if (e == NO_EDGE)
+                  return -1;
+               up->last_callee = f;
+               up->last_edge = e;
+            }
+            b->edges[e].calls++;
+            b->calls++;
+         }
+         fr->fn = f;
+         fr->edge = e;
+         fr->last_callee = 0;
+         fr->last_edge = NO_EDGE;
+         fr->ev0 = b->events;
+         fr->calls0 = b->calls - (e != NO_EDGE);
+         b->onstack[f]++;
+         b->depth = d;
+         if (d > b->max_depth)
+            b->max_depth = d;
+      } else {
+         uint64_t span = b->events - b->frames[d].ev0 + 1;
+         fr = &b->frames[d];
+         if (fr->edge != NO_EDGE) {
+            local_edge *le = &b->edges[fr->edge];
+            le->incl_calls += b->calls - fr->calls0;
+            le->incl_events += span;
+         }
+         if (--b->onstack[f] == 0)
+            b->incl[f] += span;
+         b->depth = d - 1;
+      }
+      b->events++;
+   }
+   return 0;
+}
+
+static int by_edge(const void *a, const void *b)
+{
+   const pl_edge *x = a, *y = b;
+   if (x->caller != y->caller)
+      return x->caller < y->caller ? -1 : 1;
+   return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+static int by_fn(const void *a, const void *b)
+{
+   const pl_fstat *x = a, *y = b;
+   return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
+{
+   uint64_t d;
+   size_t i, nf = 0;
+   uint32_t f;
+
+   memset(out, 0, sizeof *out);
+   /* close the frames still open, at the end of the stream */
+   for (d = b->depth; d >= 1; d--) {
+      frame *fr = &b->frames[d];
+      uint64_t span = b->events - fr->ev0;
+      if (fr->edge != NO_EDGE) {
+         b->edges[fr->edge].incl_calls += b->calls - fr->calls0;
+         b->edges[fr->edge].incl_events += span;
+      }
+      if (--b->onstack[fr->fn] == 0)
+         b->incl[fr->fn] += span;
+   }
+   b->depth = 0;
+
+   out->events = b->events;
+   out->calls = b->calls;
+   out->max_depth = b->max_depth;
+   out->edges = malloc((b->nedges ? b->nedges : 1) * sizeof *out->edges);
+   if (!out->edges)
+      return -1;
+   for (i = 0; i < b->nedges; i++) {
+      const local_edge *le = &b->edges[i];
+      pl_edge *e = &out->edges[i];
+      e->caller = le->caller ? fn_map[le->caller] : 0;
+      e->callee = fn_map[le->callee];
+      e->calls = le->calls;
+      e->incl_calls = le->incl_calls;
+      e->incl_events = le->incl_events;
+   }
+   out->nedges = b->nedges;
+   qsort(out->edges, out->nedges, sizeof *out->edges, by_edge);
+
+   /* functions: those called, and those only inherited (inclusive
+      events but no calls); onstack is all zero again and marks callees */
+   for (i = 0; i < b->nedges; i++)
+      b->onstack[b->edges[i].callee] = 1;
+   for (f = 1; f <= b->nfns; f++)
+      if (b->onstack[f] || b->incl[f])
+         nf++;
+   out->fns = calloc(nf ? nf : 1, sizeof *out->fns);
+   if (!out->fns) {
+      free(out->edges);
+      out->edges = NULL;
+      return -1;
+   }
+   nf = 0;
+   for (f = 1; f <= b->nfns; f++) {
+      if (b->onstack[f] || b->incl[f]) {
+         out->fns[nf].fn = fn_map[f];
+         out->fns[nf].incl_events = b->incl[f];
+         nf++;
+      }
+      b->onstack[f] = 0;
+      b->incl[f] = 0;
+   }
+   out->nfns = nf;
+   qsort(out->fns, nf, sizeof *out->fns, by_fn);
+   for (i = 0; i < out->nedges; i++) {
+      pl_fstat key = { out->edges[i].callee, 0, 0 }, *s;
+      s = bsearch(&key, out->fns, nf, sizeof *s, by_fn);
+      s->calls += out->edges[i].calls;
+   }
+   return 0;
+}

@@ -1,0 +1,34 @@
+/* Building one thread's call graph from its events (pl_program.h's
+   pl_graph), in one pass, with memory bounded by the number of functions,
+   edges and the call depth.
+
+   The builder works on the trace's own function IDs (dense arrays, one
+   hash probe per call) and maps them to the program's IDs only once, at
+   the end of the thread. */
+#ifndef PL_CALLGRAPH_H
+#define PL_CALLGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_program.h"
+#include "pl_trace.h"
+
+typedef struct pl_cg_builder pl_cg_builder;
+
+/* A builder for threads of a trace with nfns functions; NULL if out of
+   memory. */
+pl_cg_builder *pl_cg_new(uint32_t nfns);
+void           pl_cg_free(pl_cg_builder *b);
+
+/* Start a thread whose stream begins with inherited calls re-creating
+   the stack of a forked parent (they are not counted as calls). */
+void pl_cg_begin(pl_cg_builder *b, uint32_t inherited);
+/* Add events (as checked by pl_events_next).  0, or -1 if out of memory. */
+int  pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n);
+/* End the thread: frames still open count up to the end of the stream.
+   Writes the graph in the program's IDs (fn_map[trace ID]).  0, or -1 if
+   out of memory. */
+int  pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out);
+
+#endif

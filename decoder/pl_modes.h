@@ -1,0 +1,50 @@
+/* parlot-decode's output modes that summarise a whole program (all the
+   traces given): the driver reads every trace into a pl_program, passing
+   the events to the mode's visitor if it has one, then the mode writes
+   its output.  Each mode lives in its own file (mode_*.c). */
+#ifndef PL_MODES_H
+#define PL_MODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_outbuf.h"
+#include "pl_program.h"
+#include "pl_select.h"
+
+/* A user-defined group: --group=NAME=SPEC. */
+typedef struct {
+   char     *name;
+   pl_select sel;
+} pl_user_group;
+
+typedef struct {
+   pl_select      select;      /* --select: threads to read */
+   int            group_by;    /* --group-by: enum pl_group_kind, or -1 */
+   pl_user_group *groups;      /* --group */
+   size_t         ngroups;
+   size_t         top;         /* --top: rows of --paths, 0 = all */
+   uint64_t       tag;         /* --path-of's argument */
+   const char    *prog;        /* program name for messages */
+} pl_decode_opts;
+
+typedef struct {
+   /* Mode state, or NULL if out of memory. */
+   void *(*create)(const pl_decode_opts *o);
+   /* Fill v to see the events (v->ctx = state); NULL: graphs suffice. */
+   void  (*visitor)(void *state, pl_visitor *v);
+   /* Write the output.  0; 1 if the output was written but something
+      must be reported (a message on stderr was printed, exit status 1);
+      -1 if out of memory. */
+   int   (*write)(void *state, const pl_program *p, outbuf *o,
+                  const pl_decode_opts *opts);
+   void  (*destroy)(void *state);
+} pl_program_mode;
+
+extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */
+extern const pl_program_mode pl_mode_callgrind;  /* mode_callgrind.c */
+extern const pl_program_mode pl_mode_paths;      /* mode_paths.c */
+extern const pl_program_mode pl_mode_path_of;    /* mode_paths.c */
+extern const pl_program_mode pl_mode_folded;     /* mode_paths.c */
+
+#endif

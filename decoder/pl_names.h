@@ -1,0 +1,25 @@
+/* Function names as the decoder's programs show them.
+
+   The tool records symbol names exactly as in the object, so C++ names
+   are mangled; they are demangled with the C++ runtime's demangler
+   (Itanium ABI).  Names go into line-oriented output verbatim except for
+   bytes that would break a line: control characters and the backslash
+   become C escapes (\t, \n, \\, \xHH). */
+#ifndef PL_NAMES_H
+#define PL_NAMES_H
+
+#include <stddef.h>
+
+/* A malloc'ed demangled form of name (len bytes, NUL-terminated), or NULL
+   if it is not a mangled C++ name or memory ran out.  Only "_Z" names are
+   tried (the demangler also accepts bare type encodings and would turn a
+   C function "f" into "float"); a symbol version suffix ("@VERSION",
+   "@@VERSION") is kept as it is. */
+char *pl_demangle(const char *name, size_t len);
+
+/* Length of s (n bytes) once escaped, and the escaped copy at p (returns
+   the end; p needs pl_escaped_len() bytes). */
+size_t pl_escaped_len(const char *s, size_t n);
+char  *pl_put_escaped(char *p, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,117 @@
+/* Buffered output (pl_outbuf.h). */
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pl_outbuf.h"
+
+int outbuf_init(outbuf *o, int fd, const char *name)
+{
+   o->fd = fd;
+   o->name = name;
+   o->len = 0;
+   o->cap = OUTBUF_SIZE;
+   o->err = 0;
+   o->buf = malloc(o->cap + OUTBUF_SLACK);
+   return o->buf ? 0 : -1;
+}
+
+void outbuf_free(outbuf *o)
+{
+   free(o->buf);
+   o->buf = NULL;
+}
+
+int outbuf_flush(outbuf *o)
+{
+   size_t done = 0;
+   while (done < o->len && !o->err) {
+      ssize_t k = write(o->fd, o->buf + done, o->len - done);
+      if (k < 0) {
+         if (errno != EINTR)
+            o->err = errno;
+      } else {
+         done += (size_t)k;
+      }
+   }
+   o->len = 0;
+   return o->err ? -1 : 0;
+}
+
+void outbuf_write(outbuf *o, const void *p, size_t n)
+{
+   const char *s = p;
+   while (n > 0) {
+      size_t k;
+      if (o->len == o->cap && outbuf_flush(o) < 0)
+         return;
+      k = o->cap - o->len < n ? o->cap - o->len : n;
+      memcpy(o->buf + o->len, s, k);
+      o->len += k;
+      s += k;
+      n -= k;
+   }
+}
+
+void outbuf_str(outbuf *o, const char *s)
+{
+   outbuf_write(o, s, strlen(s));
+}
+
+void outbuf_printf(outbuf *o, const char *fmt, ...)
+{
+   va_list ap;
+   char small[512];
+   int n;
+
+   va_start(ap, fmt);
+   n = vsnprintf(small, sizeof small, fmt, ap);
+   va_end(ap);
+   if (n < 0)
+      return;
+   if ((size_t)n < sizeof small) {
+      outbuf_write(o, small, (size_t)n);
+   } else {
+      char *big = malloc((size_t)n + 1);
+      if (!big) {
+         o->err = ENOMEM;
+         return;
+      }
+      va_start(ap, fmt);
+      vsnprintf(big, (size_t)n + 1, fmt, ap);
+      va_end(ap);
+      outbuf_write(o, big, (size_t)n);
+      free(big);
+   }
+}
+
+char *outbuf_reserve(outbuf *o, size_t n)
+{
+   if (o->err || n > o->cap)
+      return NULL;
+   if (o->cap - o->len < n && outbuf_flush(o) < 0)
+      return NULL;
+   return o->buf + o->len;
+}
+
+char *put_u32(char *p, uint32_t v)
+{
+   char tmp[10];
+   int n = 0;
+   if (v < 10) {
+      *p++ = (char)('0' + v);
+      return p;
+   }
+   do {
+      tmp[n++] = (char)('0' + v % 10);
+      v /= 10;
+   } while (v);
+   while (n)
+      *p++ = tmp[--n];
+   return p;
+}

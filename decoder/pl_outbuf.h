@@ -1,0 +1,41 @@
+/* Buffered output to a file descriptor, for the decoder's programs.
+
+   Writes go to a large buffer; a failed write is remembered (err, sticky)
+   and later writes are dropped, so callers check once, at the end.  The
+   buffer has OUTBUF_SLACK writable bytes past cap for fast paths that copy
+   fixed-size blocks. */
+#ifndef PL_OUTBUF_H
+#define PL_OUTBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OUTBUF_SIZE  (1u << 20)
+#define OUTBUF_SLACK 64
+
+typedef struct {
+   int         fd;
+   const char *name;     /* for messages */
+   char       *buf;
+   size_t      len, cap;
+   int         err;      /* errno of the first failed write, sticky */
+} outbuf;
+
+/* Set up o for fd (named name in messages); -1 if out of memory. */
+int  outbuf_init(outbuf *o, int fd, const char *name);
+void outbuf_free(outbuf *o);
+int  outbuf_flush(outbuf *o);                      /* -1 once failed */
+void outbuf_write(outbuf *o, const void *p, size_t n);
+void outbuf_str(outbuf *o, const char *s);
+void outbuf_printf(outbuf *o, const char *fmt, ...)
+   __attribute__((format(printf, 2, 3)));
+
+/* Room for n more bytes (plus the slack), flushing if needed: a pointer
+   to write at, or NULL if n exceeds the buffer (use outbuf_write) or the
+   output failed.  Commit with o->len += written. */
+char *outbuf_reserve(outbuf *o, size_t n);
+
+/* Decimal digits of v at p; returns the end. */
+char *put_u32(char *p, uint32_t v);
+
+#endif

@@ -1,0 +1,482 @@
+/* Reading traces into a program (pl_program.h): the process records, the
+   program-wide function table, and each selected thread's call graph. */
+#define _XOPEN_SOURCE 700
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_callgraph.h"
+#include "pl_names.h"
+#include "pl_paths.h"
+#include "pl_program.h"
+#include "pl_progress.h"
+
+/* Program function IDs by (object, name, dup): open addressing over
+   the IDs, keyed by a hash of the three. */
+struct pl_fn_index {
+   uint32_t *slot;         /* function ID, 0 = empty */
+   size_t    cap;          /* power of two */
+};
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+   const unsigned char *s = p;
+   size_t i;
+   for (i = 0; i < n; i++) {
+      h ^= s[i];
+      h *= 0x100000001b3ull;
+   }
+   return h;
+}
+
+static uint64_t key_hash(const char *obj, const char *name, uint32_t dup)
+{
+   uint64_t h = 0xcbf29ce484222325ull;
+   h = fnv1a(h, obj, strlen(obj) + 1);
+   h = fnv1a(h, name, strlen(name) + 1);
+   return fnv1a(h, &dup, sizeof dup);
+}
+
+void pl_program_init(pl_program *p, int demangle)
+{
+   memset(p, 0, sizeof *p);
+   p->demangle = demangle;
+}
+
+void pl_graph_free(pl_graph *g)
+{
+   free(g->fns);
+   free(g->edges);
+   memset(g, 0, sizeof *g);
+}
+
+void pl_program_free(pl_program *p)
+{
+   uint32_t i;
+   size_t k;
+
+   for (i = 1; i <= p->nfns; i++) {
+      pl_gfunc *f = &p->fns[i];
+      if (f->label != f->shown)
+         free(f->label);
+      if (f->shown != f->name)
+         free(f->shown);
+      free(f->name);
+      free(f->object);
+   }
+   free(p->fns);
+   for (k = 0; k < p->nprocs; k++) {
+      pl_process *pr = &p->procs[k];
+      free(pr->path);
+      free(pr->pid);
+      free(pr->ppid);
+      free(pr->exe);
+      free(pr->cmd);
+      free(pr->rank);
+   }
+   free(p->procs);
+   for (k = 0; k < p->nthreads; k++)
+      pl_graph_free(&p->threads[k].g);
+   free(p->threads);
+   if (p->index)
+      free(p->index->slot);
+   free(p->index);
+   memset(p, 0, sizeof *p);
+}
+
+static int grow(void *pp, size_t *cap, size_t n, size_t size)
+{
+   void **p = pp;
+   size_t c;
+   void *q;
+   if (n < *cap)
+      return 0;
+   c = *cap ? 2 * *cap : 16;
+   q = realloc(*p, c * size);
+   if (!q)
+      return -1;
+   *p = q;
+   *cap = c;
+   return 0;
+}
+
+static int index_insert(struct pl_fn_index *ix, const pl_gfunc *fns,
+                        uint32_t id)
+{
+   const pl_gfunc *f = &fns[id];
+   size_t s = key_hash(f->object, f->name, f->dup) & (ix->cap - 1);
+   while (ix->slot[s])
+      s = (s + 1) & (ix->cap - 1);
+   ix->slot[s] = id;
+   return 0;
+}
+
+static int index_grow(pl_program *p)
+{
+   struct pl_fn_index *ix = p->index;
+   size_t cap = ix->cap ? 2 * ix->cap : 1024;
+   uint32_t id;
+
+   free(ix->slot);
+   ix->slot = calloc(cap, sizeof *ix->slot);
+   if (!ix->slot)
+      return -1;
+   ix->cap = cap;
+   for (id = 1; id <= p->nfns; id++)
+      index_insert(ix, p->fns, id);
+   return 0;
+}
+
+/* The program ID of (object, name, dup), added if new; 0 if out of
+   memory. */
+static uint32_t intern(pl_program *p, const char *obj, const pl_name *name,
+                       uint32_t dup)
+{
+   size_t s;
+   pl_gfunc *f;
+
+   if (!p->index && !(p->index = calloc(1, sizeof *p->index)))
+      return 0;
+   if (p->index->cap) {
+      s = key_hash(obj, name->str, dup) & (p->index->cap - 1);
+      for (; p->index->slot[s]; s = (s + 1) & (p->index->cap - 1)) {
+         f = &p->fns[p->index->slot[s]];
+         if (f->dup == dup && strcmp(f->name, name->str) == 0
+             && strcmp(f->object, obj) == 0)
+            return p->index->slot[s];
+      }
+   }
+   if (grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 1, sizeof *p->fns) < 0)
+      return 0;
+   if (p->nfns == 0)
+      memset(&p->fns[0], 0, sizeof p->fns[0]);
+   if (2 * ((size_t)p->nfns + 1) > p->index->cap && index_grow(p) < 0)
+      return 0;
+   f = &p->fns[p->nfns + 1];
+   memset(f, 0, sizeof *f);
+   f->object = strdup(obj);
+   f->name = strdup(name->str);
+   if (!f->object || !f->name) {
+      free(f->object);
+      free(f->name);
+      return 0;
+   }
+   f->shown = p->demangle ? pl_demangle(name->str, name->len) : NULL;
+   if (!f->shown)
+      f->shown = f->name;
+   f->dup = dup;
+   f->label = f->shown;
+   if (dup) {
+      size_t n = strlen(f->shown) + 16;
+      f->label = malloc(n);
+      if (f->label)
+         snprintf(f->label, n, "%s #%u", f->shown, dup + 1);
+      else
+         f->label = f->shown;
+   }
+   f->ident = pl_path_ident(f->name, f->object);
+   p->nfns++;
+   index_insert(p->index, p->fns, p->nfns);
+   return p->nfns;
+}
+
+/* Sort order for dup numbering: object, name, then address. */
+static const pl_trace *sort_trace;
+
+static int by_obj_name_addr(const void *a, const void *b)
+{
+   const pl_function *x = pl_trace_function(sort_trace, *(const uint32_t *)a);
+   const pl_function *y = pl_trace_function(sort_trace, *(const uint32_t *)b);
+   int c;
+   if (x->obj != y->obj) {
+      c = strcmp(pl_trace_object(sort_trace, x->obj)->str,
+                 pl_trace_object(sort_trace, y->obj)->str);
+      if (c)
+         return c;
+   }
+   c = strcmp(x->name.str, y->name.str);
+   if (c)
+      return c;
+   return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* fn_map[trace ID] = program ID for every function of t. */
+static uint32_t *map_functions(pl_program *p, const pl_trace *t)
+{
+   uint32_t n = pl_trace_nfunctions(t), i, dup = 0;
+   uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+   uint32_t *map = calloc((size_t)n + 1, sizeof *map);
+
+   if (!order || !map)
+      goto fail;
+   for (i = 0; i < n; i++)
+      order[i] = i + 1;
+   sort_trace = t;
+   qsort(order, n, sizeof *order, by_obj_name_addr);
+   for (i = 0; i < n; i++) {
+      const pl_function *f = pl_trace_function(t, order[i]);
+      const char *obj = pl_trace_object(t, f->obj)->str;
+      if (i > 0) {
+         const pl_function *g = pl_trace_function(t, order[i - 1]);
+         if (strcmp(g->name.str, f->name.str) == 0
+             && strcmp(pl_trace_object(t, g->obj)->str, obj) == 0)
+            dup++;
+         else
+            dup = 0;
+      }
+      map[order[i]] = intern(p, obj, &f->name, dup);
+      if (!map[order[i]])
+         goto fail;
+   }
+   free(order);
+   return map;
+fail:
+   free(order);
+   free(map);
+   return NULL;
+}
+
+static char *dup_or_empty(const char *s)
+{
+   return strdup(s ? s : "");
+}
+
+/* "arg0 arg1 ..." from the PROCESS chunk's argc/argN pairs. */
+static char *command_line(const pl_trace *t)
+{
+   const char *argc_s = pl_trace_process_get(t, "argc");
+   unsigned long argc = argc_s ? strtoul(argc_s, NULL, 10) : 0, i;
+   size_t len = 0;
+   char key[32], *cmd;
+
+   for (i = 0; i < argc; i++) {
+      const char *a;
+      snprintf(key, sizeof key, "arg%lu", i);
+      a = pl_trace_process_get(t, key);
+      len += (a ? strlen(a) : 0) + 1;
+   }
+   cmd = malloc(len + 1);
+   if (!cmd)
+      return NULL;
+   cmd[0] = 0;
+   len = 0;
+   for (i = 0; i < argc; i++) {
+      const char *a;
+      snprintf(key, sizeof key, "arg%lu", i);
+      a = pl_trace_process_get(t, key);
+      if (!a)
+         continue;
+      if (len)
+         cmd[len++] = ' ';
+      memcpy(cmd + len, a, strlen(a) + 1);
+      len += strlen(a);
+   }
+   return cmd;
+}
+
+static int add_process(pl_program *p, const pl_trace *t, const char *path)
+{
+   pl_process *pr;
+   const char *rank = pl_trace_process_get(t, "mpi_rank");
+
+   if (grow(&p->procs, &p->procs_cap, p->nprocs, sizeof *p->procs) < 0)
+      return -1;
+   pr = &p->procs[p->nprocs];
+   memset(pr, 0, sizeof *pr);
+   pr->path = strdup(path);
+   pr->pid = dup_or_empty(pl_trace_process_get(t, "pid"));
+   pr->ppid = dup_or_empty(pl_trace_process_get(t, "ppid"));
+   pr->exe = dup_or_empty(pl_trace_process_get(t, "exe"));
+   pr->cmd = command_line(t);
+   pr->rank = rank ? strdup(rank) : NULL;
+   pr->end = pl_trace_end(t);
+   pr->first_thread = p->nthreads;
+   pr->nthreads_all = pl_trace_nthreads(t);
+   p->nprocs++;
+   if (!pr->path || !pr->pid || !pr->ppid || !pr->exe || !pr->cmd
+       || (rank && !pr->rank))
+      return -1;
+   return 0;
+}
+
+static void oom(pl_error *err)
+{
+   err->offset = 0;
+   snprintf(err->msg, sizeof err->msg, "out of memory");
+}
+
+int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
+                    const pl_visitor *v, pl_error *err)
+{
+   pl_trace *t = pl_trace_open(path, err);
+   uint32_t *fn_map = NULL;
+   pl_cg_builder *b = NULL;
+   pl_process *pr;
+   size_t i, nth;
+   int ret = 0;
+
+   if (!t)
+      return -1;
+   pl_progress_file(p->progress, path);
+   if (add_process(p, t, path) < 0
+       || !(fn_map = map_functions(p, t))
+       || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
+      oom(err);
+      ret = -1;
+      goto out;
+   }
+   pr = &p->procs[p->nprocs - 1];
+   nth = pl_trace_nthreads(t);
+   for (i = 0; i < nth; i++) {
+      const pl_thread_info *ti = pl_trace_thread(t, i);
+      pl_thread *th;
+      pl_events *it;
+      const pl_event *ev;
+      pl_error e;
+      uint64_t events = 0;
+      long n;
+
+      if (!pl_select_match(sel, pr->pid, ti->number))
+         continue;
+      if (grow(&p->threads, &p->threads_cap, p->nthreads, sizeof *p->threads) < 0
+          || !(it = pl_events_open(t, i, &e))) {
+         oom(err);
+         ret = -1;
+         goto out;
+      }
+      th = &p->threads[p->nthreads++];
+      memset(th, 0, sizeof *th);
+      th->proc = p->nprocs - 1;
+      th->number = ti->number;
+      th->parent = ti->parent;
+      pr->nthreads++;
+      pl_progress_thread(p->progress, i, nth, pl_trace_stream_bytes(t, i));
+      pl_cg_begin(b, ti->inherited_depth);
+      if (v && v->thread_begin
+          && v->thread_begin(v->ctx, p, p->nthreads - 1, fn_map) < 0) {
+         pl_events_close(it);
+         oom(err);
+         ret = -1;
+         goto out;
+      }
+      while ((n = pl_events_next(it, &ev, &e)) > 0) {
+         if (pl_cg_events(b, ev, (size_t)n) < 0
+             || (v && v->events && v->events(v->ctx, ev, (size_t)n) < 0)) {
+            n = -2;
+            break;
+         }
+         events += (uint64_t)n;
+         pl_progress_update(p->progress, pl_events_position(it), events);
+      }
+      pl_events_close(it);
+      if (v && v->thread_end)
+         v->thread_end(v->ctx);
+      if (pl_cg_end(b, fn_map, &th->g) < 0 || n == -2) {
+         oom(err);
+         ret = -1;
+         goto out;
+      }
+      th->complete = n == 0;
+      if (n < 0 && ret == 0) {
+         /* a corrupt stream: the other threads are still readable */
+         *err = e;
+         ret = 1;
+      }
+   }
+   if (ret == 0 && pl_trace_damage(t)) {
+      *err = *pl_trace_damage(t);
+      ret = 1;
+   }
+out:
+   pl_cg_free(b);
+   free(fn_map);
+   pl_trace_close(t);
+   return ret;
+}
+
+/* ---- Graphs ------------------------------------------------------------- */
+
+static int edge_order(const void *a, const void *b)
+{
+   const pl_edge *x = a, *y = b;
+   if (x->caller != y->caller)
+      return x->caller < y->caller ? -1 : 1;
+   return x->callee < y->callee ? -1 : x->callee > y->callee;
+}
+
+static int fstat_order(const void *a, const void *b)
+{
+   const pl_fstat *x = a, *y = b;
+   return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+int pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n)
+{
+   size_t i, ne = 0, nf = 0, k, j;
+
+   memset(out, 0, sizeof *out);
+   for (i = 0; i < n; i++) {
+      ne += gs[i]->nedges;
+      nf += gs[i]->nfns;
+      out->events += gs[i]->events;
+      out->calls += gs[i]->calls;
+      if (gs[i]->max_depth > out->max_depth)
+         out->max_depth = gs[i]->max_depth;
+   }
+   out->edges = malloc((ne ? ne : 1) * sizeof *out->edges);
+   out->fns = malloc((nf ? nf : 1) * sizeof *out->fns);
+   if (!out->edges || !out->fns) {
+      pl_graph_free(out);
+      return -1;
+   }
+   ne = nf = 0;
+   for (i = 0; i < n; i++) {
+      memcpy(out->edges + ne, gs[i]->edges, gs[i]->nedges * sizeof *out->edges);
+      ne += gs[i]->nedges;
+      memcpy(out->fns + nf, gs[i]->fns, gs[i]->nfns * sizeof *out->fns);
+      nf += gs[i]->nfns;
+   }
+   qsort(out->edges, ne, sizeof *out->edges, edge_order);
+   qsort(out->fns, nf, sizeof *out->fns, fstat_order);
+   for (k = 0, j = 0; j < ne; j++) {
+      if (k > 0 && edge_order(&out->edges[k - 1], &out->edges[j]) == 0) {
+         out->edges[k - 1].calls += out->edges[j].calls;
+         out->edges[k - 1].incl_calls += out->edges[j].incl_calls;
+         out->edges[k - 1].incl_events += out->edges[j].incl_events;
+      } else {
+         out->edges[k++] = out->edges[j];
+      }
+   }
+   out->nedges = k;
+   for (k = 0, j = 0; j < nf; j++) {
+      if (k > 0 && out->fns[k - 1].fn == out->fns[j].fn) {
+         out->fns[k - 1].calls += out->fns[j].calls;
+         out->fns[k - 1].incl_events += out->fns[j].incl_events;
+      } else {
+         out->fns[k++] = out->fns[j];
+      }
+   }
+   out->nfns = k;
+   return 0;
+}
+
+const pl_fstat *pl_graph_fn(const pl_graph *g, uint32_t fn)
+{
+   pl_fstat key = { fn, 0, 0 };
+   return bsearch(&key, g->fns, g->nfns, sizeof key, fstat_order);
+}
+
+int pl_program_total(const pl_program *p, pl_graph *out)
+{
+   const pl_graph **gs = malloc((p->nthreads ? p->nthreads : 1) * sizeof *gs);
+   size_t i;
+   int r;
+   if (!gs)
+      return -1;
+   for (i = 0; i < p->nthreads; i++)
+      gs[i] = &p->threads[i].g;
+   r = pl_graph_sum(out, gs, p->nthreads);
+   free(gs);
+   return r;
+}

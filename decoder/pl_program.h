@@ -1,0 +1,159 @@
+/* A program as the reports see it: the processes whose traces are given,
+   their threads, one function table for all of them, and per thread the
+   call graph its events imply.
+
+   Functions are identified across traces by object and name (addresses
+   differ between processes), so "main" of every rank is one function.
+   Two functions of one trace with the same object and name (static
+   functions of different files) stay apart: the k-th further one gets
+   dup = k, and its label says so ("helper #2").
+
+   pl_program_read() decodes one trace file at a time and closes it, so
+   any number of traces needs one open file; memory holds the function
+   table and one call graph per thread, never the events. */
+#ifndef PL_PROGRAM_H
+#define PL_PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_select.h"
+#include "pl_trace.h"
+
+typedef struct {
+   char    *object;        /* object path as recorded; "???" if unknown */
+   char    *name;          /* symbol name as recorded (C++: mangled) */
+   char    *shown;         /* demangled name, or the same as name */
+   char    *label;         /* shown, with " #k+1" if dup > 0 */
+   uint32_t dup;
+   uint64_t ident;         /* stack-tag identity (pl_paths.h) */
+} pl_gfunc;
+
+/* Calls from caller to callee.  caller 0 stands for "no caller": the
+   outermost calls of a thread. */
+typedef struct {
+   uint32_t caller, callee;
+   uint64_t calls;
+   uint64_t incl_calls;    /* calls in these calls' subtrees, them included */
+   uint64_t incl_events;   /* events from each call to its return,
+                              inclusive (frames still open at the end of
+                              the stream count up to that end) */
+} pl_edge;
+
+typedef struct {
+   uint32_t fn;
+   uint64_t calls;
+   uint64_t incl_events;   /* events while fn was on the stack, counted
+                              once however deep it recursed */
+} pl_fstat;
+
+typedef struct {
+   uint64_t  events;       /* calls and returns in the streams */
+   uint64_t  calls;        /* calls (a forked child's re-entries of the
+                              stack it inherited are events, not calls) */
+   uint64_t  max_depth;
+   pl_fstat *fns;          /* functions called, by increasing ID */
+   size_t    nfns;
+   pl_edge  *edges;        /* by increasing (caller, callee) */
+   size_t    nedges;
+} pl_graph;
+
+typedef struct {
+   size_t   proc;          /* index in pl_program.procs */
+   uint32_t number;        /* thread number in its process, 1-based */
+   uint32_t parent;        /* creating thread's number, 0 if none */
+   int      complete;      /* the whole stream was decoded */
+   pl_graph g;
+} pl_thread;
+
+typedef struct {
+   char    *path;          /* the trace file */
+   char    *pid;
+   char    *ppid;          /* "" if not recorded */
+   char    *exe;
+   char    *cmd;           /* arg0 and the arguments, space-separated */
+   char    *rank;          /* MPI rank if recorded, else NULL */
+   int      end;           /* enum pl_trace_end */
+   size_t   first_thread;  /* its threads: pl_program.threads[first..] */
+   size_t   nthreads;      /* selected threads read */
+   size_t   nthreads_all;  /* threads in the trace */
+} pl_process;
+
+typedef struct pl_program pl_program;
+
+struct pl_program {
+   pl_gfunc   *fns;        /* [1..nfns]; [0] is the "no caller" entry */
+   uint32_t    nfns;
+   pl_process *procs;
+   size_t      nprocs;
+   pl_thread  *threads;
+   size_t      nthreads;
+   int         demangle;   /* set before the first read */
+   size_t      fns_cap, procs_cap, threads_cap;
+   struct pl_fn_index *index;
+   struct pl_progress *progress;   /* NULL: none */
+};
+
+/* Events of a thread as it is decoded, for modes that want more than the
+   graph.  fn_map maps the trace's function IDs to the program's. */
+typedef struct {
+   void *ctx;
+   int  (*thread_begin)(void *ctx, const pl_program *p, size_t thread,
+                        const uint32_t *fn_map);
+   int  (*events)(void *ctx, const pl_event *ev, size_t n);
+   void (*thread_end)(void *ctx);
+} pl_visitor;
+
+void pl_program_init(pl_program *p, int demangle);
+void pl_program_free(pl_program *p);
+
+/* Read the trace at path: add its process, its functions and its selected
+   threads (with their graphs), and pass their events to v if not NULL.
+   Returns 0 for a complete, valid trace; 1 when the trace is damaged or a
+   stream is corrupt (what was decoded before the damage is kept and
+   *err says where the damage is); -1 when the file cannot be read as a
+   trace at all (nothing added) or memory ran out (*err says which). */
+int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
+                    const pl_visitor *v, pl_error *err);
+
+/* ---- Graphs ------------------------------------------------------------- */
+
+/* Sum of graphs: calls, events and counts add up, max_depth is the
+   largest.  0, or -1 if out of memory. */
+int  pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n);
+void pl_graph_free(pl_graph *g);
+/* The entry for function fn, NULL if it was not called. */
+const pl_fstat *pl_graph_fn(const pl_graph *g, uint32_t fn);
+
+/* ---- Groups of threads -------------------------------------------------- */
+
+enum pl_group_kind {
+   PL_GROUP_PROCESS,       /* one group per process */
+   PL_GROUP_GRAPH,         /* threads with identical graphs (edges and
+                              call counts) */
+   PL_GROUP_SHAPE,         /* threads calling along the same edges, however
+                              often */
+   PL_GROUP_USER           /* a selection given by the user */
+};
+
+typedef struct {
+   char    *name;
+   int      kind;          /* enum pl_group_kind */
+   size_t  *members;       /* thread indices, increasing */
+   size_t   nmembers;
+   pl_graph g;             /* the members' graphs summed */
+} pl_group;
+
+/* Groups of one kind, in order of their first member (classes: largest
+   first, then by first member).  0, or -1 if out of memory. */
+int pl_program_group(const pl_program *p, int kind, pl_group **out,
+                     size_t *n);
+/* One group of the threads sel selects (possibly none). */
+int pl_program_group_select(const pl_program *p, const char *name,
+                            const pl_select *sel, pl_group *out);
+void pl_groups_free(pl_group *gs, size_t n);
+
+/* The whole program's graph. */
+int pl_program_total(const pl_program *p, pl_graph *out);
+
+#endif
