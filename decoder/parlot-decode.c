@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pl_cli.h"
 #include "pl_format.h"
 #include "pl_modes.h"
 #include "pl_names.h"
@@ -36,7 +37,7 @@
 #define PROG "parlot-decode"
 #define PREFIX_MAX   32   /* "pid\tthread\t" */
 
-enum { EXIT_DATA = 1, EXIT_USAGE = 2 };
+enum { EXIT_DATA = PL_EXIT_DATA, EXIT_USAGE = PL_EXIT_USAGE };
 
 /* ---- Function names ------------------------------------------------------- */
 
@@ -314,39 +315,12 @@ static void usage(FILE *f)
 
 static int usage_error(const char *what, const char *arg)
 {
-   fprintf(stderr, PROG ": %s%s%s%s (try '" PROG " --help')\n", what,
-           arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
-   return EXIT_USAGE;
+   return pl_usage_error(PROG, what, arg);
 }
 
 static void report(const char *path, const pl_error *e)
 {
-   fprintf(stderr, PROG ": %s: offset %llu: %s\n", path,
-           (unsigned long long)e->offset, e->msg);
-}
-
-/* Refuse -o naming one of the inputs: opening it would truncate a trace. */
-static int is_an_input(const char *out, char **paths, int n)
-{
-   struct stat so, si;
-   int i;
-   if (stat(out, &so) < 0 || !S_ISREG(so.st_mode))
-      return 0;
-   for (i = 0; i < n; i++)
-      if (stat(paths[i], &si) == 0 && si.st_dev == so.st_dev
-          && si.st_ino == so.st_ino)
-         return 1;
-   return 0;
-}
-
-static int parse_u64_arg(const char *s, uint64_t *v)
-{
-   char *end;
-   if (!*s || *s == '-' || *s == ' ')
-      return -1;
-   errno = 0;
-   *v = strtoull(s, &end, 0);
-   return errno || *end ? -1 : 0;
+   pl_report(PROG, path, e);
 }
 
 static int parse_group_by(const char *s, int *kind)
@@ -488,10 +462,11 @@ int main(int argc, char **argv)
    struct option longopts[NMODES + 9];
    const struct mode *mode = NULL;
    const char *out_path = NULL;
-   pl_decode_opts opts;
+   static pl_decode_opts opts;   /* static: still reachable when a usage
+                                    error returns early (no leak report) */
    outbuf out;
    char why[256];
-   int status, c, fd;
+   int status, c;
    size_t m;
 
    memset(&opts, 0, sizeof opts);
@@ -542,7 +517,7 @@ int main(int argc, char **argv)
          break;
       case OPT_TOP: {
          uint64_t v;
-         if (parse_u64_arg(optarg, &v) < 0 || v > SIZE_MAX)
+         if (pl_parse_u64(optarg, &v) < 0 || v > SIZE_MAX)
             return usage_error("--top wants a number, not", optarg);
          opts.top = (size_t)v;
          break;
@@ -551,9 +526,7 @@ int main(int argc, char **argv)
          usage(stdout);
          return fflush(stdout) == 0 ? 0 : EXIT_DATA;
       case 'V':
-         printf(PROG " (ParLoT) %s, trace format %u.%u\n", PACKAGE_VERSION,
-                PL_VERSION_MAJOR, PL_VERSION_MINOR);
-         return fflush(stdout) == 0 ? 0 : EXIT_DATA;
+         return pl_print_version(PROG, PACKAGE_VERSION);
       case ':':
          return usage_error("option needs an argument:", argv[optind - 1]);
       case '?':
@@ -568,7 +541,7 @@ int main(int argc, char **argv)
             return usage_error("only one mode may be given", NULL);
          mode = &modes[c - OPT_MODE];
          if (mode->program == &pl_mode_path_of
-             && parse_u64_arg(optarg, &opts.tag) < 0)
+             && pl_parse_u64(optarg, &opts.tag) < 0)
             return usage_error("--path-of wants a tag (0x... or decimal), "
                                "not", optarg);
          break;
@@ -579,24 +552,10 @@ int main(int argc, char **argv)
    if (optind == argc)
       return usage_error("no trace file given", NULL);
 
-   fd = STDOUT_FILENO;
-   if (out_path) {
-      if (is_an_input(out_path, argv + optind, argc - optind)) {
-         fprintf(stderr, PROG ": %s: output file is also an input\n",
-                 out_path);
-         return EXIT_USAGE;
-      }
-      fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-      if (fd < 0) {
-         fprintf(stderr, PROG ": %s: cannot create: %s\n", out_path,
-                 strerror(errno));
-         return EXIT_DATA;
-      }
-   }
-   if (outbuf_init(&out, fd, out_path ? out_path : "standard output") < 0) {
-      fprintf(stderr, PROG ": out of memory\n");
-      return EXIT_DATA;
-   }
+   status = pl_output_open(PROG, &out, out_path, argv + optind,
+                           argc - optind);
+   if (status != 0)
+      return status;
 
    if (mode->file)
       status = run_per_file(mode, argv + optind, argc - optind, &out, &opts);
@@ -604,15 +563,8 @@ int main(int argc, char **argv)
       status = run_program(mode->program, argv + optind, argc - optind, &out,
                            &opts);
 
-   outbuf_flush(&out);
-   if (out_path && close(fd) < 0 && !out.err)
-      out.err = errno;
-   outbuf_free(&out);
    free_opts(&opts);
-   if (out.err) {
-      fprintf(stderr, PROG ": %s: write error: %s\n", out.name,
-              strerror(out.err));
+   if (pl_output_close(PROG, &out) != 0)
       return EXIT_DATA;
-   }
    return status;
 }

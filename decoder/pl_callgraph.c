@@ -1,8 +1,8 @@
 /* Per-thread call graph builder (pl_callgraph.h).
 
-   Per call: find the caller->callee edge (a cache in the caller's frame
-   first: loops call the same callee again and again, then an
-   open-addressing hash table), count it, push a frame.  Per return: add
+   Per call: find the caller->callee edge (first in a one-entry cache per
+   caller function: loops and recursion call the same callee again and
+   again; then in an open-addressing hash table), count it, push a frame.  Per return: add
    the frame's subtree to its edge and, for the outermost activation of
    the function, to the function's inclusive events. */
 #include <stdlib.h>
@@ -21,8 +21,6 @@ typedef struct {
 typedef struct {
    uint32_t fn;
    uint32_t edge;          /* NO_EDGE for an inherited frame */
-   uint32_t last_callee;   /* cache: this frame's last callee ... */
-   uint32_t last_edge;     /* ... and the edge to it */
    uint64_t ev0;           /* index of the call event */
    uint64_t calls0;        /* calls before it */
 } frame;
@@ -31,6 +29,8 @@ struct pl_cg_builder {
    uint32_t    nfns;
    uint32_t   *onstack;    /* [fn]: activations on the stack */
    uint64_t   *incl;       /* [fn]: inclusive events */
+   uint32_t   *last_callee;   /* [caller fn]: its last callee ... */
+   uint32_t   *last_edge;     /* ... and the edge to it, or NO_EDGE */
    uint64_t   *keys;       /* edge table: caller << 32 | callee, or EMPTY */
    uint32_t   *slots;      /* edge index per key */
    unsigned    bits;       /* table size 2^bits */
@@ -50,12 +50,14 @@ pl_cg_builder *pl_cg_new(uint32_t nfns)
    b->nfns = nfns;
    b->onstack = calloc((size_t)nfns + 1, sizeof *b->onstack);
    b->incl = calloc((size_t)nfns + 1, sizeof *b->incl);
+   b->last_callee = calloc((size_t)nfns + 1, sizeof *b->last_callee);
+   b->last_edge = malloc(((size_t)nfns + 1) * sizeof *b->last_edge);
    b->bits = 10;
    b->keys = malloc(sizeof *b->keys << b->bits);
    b->slots = malloc(sizeof *b->slots << b->bits);
    b->frames_cap = 256;
    b->frames = malloc(b->frames_cap * sizeof *b->frames);
-   if (!b->onstack || !b->incl || !b->keys || !b->slots || !b->frames) {
+   if (!b->onstack || !b->incl || !b->last_callee || !b->last_edge || !b->keys || !b->slots || !b->frames) {
       pl_cg_free(b);
       return NULL;
    }
@@ -68,6 +70,8 @@ void pl_cg_free(pl_cg_builder *b)
       return;
    free(b->onstack);
    free(b->incl);
+   free(b->last_callee);
+   free(b->last_edge);
    free(b->keys);
    free(b->slots);
    free(b->edges);
@@ -83,8 +87,7 @@ void pl_cg_begin(pl_cg_builder *b, uint32_t inherited)
    b->inherited = inherited;
    b->frames[0].fn = 0;
    b->frames[0].edge = NO_EDGE;
-   b->frames[0].last_callee = 0;
-   b->frames[0].last_edge = NO_EDGE;
+   memset(b->last_edge, 0xff, ((size_t)b->nfns + 1) * sizeof *b->last_edge);
 }
 
 static inline size_t slot_of(uint64_t key, unsigned bits)
@@ -166,62 +169,78 @@ static int grow_frames(pl_cg_builder *b)
    return 0;
 }
 
+/* The counters live in locals for the loop: through b, every store to an
+   edge's counters could alias them and force a reload. */
 int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
 {
+   uint64_t events = b->events, calls = b->calls, max_depth = b->max_depth;
+   uint64_t depth = b->depth;
+   uint32_t *onstack = b->onstack, *last_callee = b->last_callee;
+   uint32_t *last_edge = b->last_edge;
+   uint64_t *incl = b->incl;
+   frame *frames = b->frames;
    size_t i;
+   int ret = 0;
 
-   for (i = 0; i < n; i++) {
+   for (i = 0; i < n; i++, events++) {
       uint32_t f = ev[i].fn, d = ev[i].depth;
       frame *fr;
 
       if (ev[i].kind == PL_EV_CALL) {
-         frame *up;
-         uint32_t e;
-         if (d >= b->frames_cap && grow_frames(b) < 0)
-            return -1;
-         up = &b->frames[d - 1];
-         fr = &b->frames[d];
+         uint32_t e = NO_EDGE, caller;
+         if (d >= b->frames_cap) {
+            if (grow_frames(b) < 0) {
+               ret = -1;
+               break;
+            }
+            frames = b->frames;
+         }
+         caller = frames[d - 1].fn;
+         fr = &frames[d];
+         fr->calls0 = calls;
          if (b->inherited) {
             b->inherited--;
-            e = NO_EDGE;
          } else {
-            if (up->last_callee == f && up->last_edge != NO_EDGE) {
-               e = up->last_edge;
+            if (last_callee[caller] == f && last_edge[caller] != NO_EDGE) {
+               e = last_edge[caller];
             } else {
-               e = find_edge(b, up->fn, f);
-               if (e == NO_EDGE)
-                  return -1;
-               up->last_callee = f;
-               up->last_edge = e;
+               e = find_edge(b, caller, f);
+               if (e == NO_EDGE) {
+                  ret = -1;
+                  break;
+               }
+               last_callee[caller] = f;
+               last_edge[caller] = e;
             }
             b->edges[e].calls++;
-            b->calls++;
+            calls++;
          }
          fr->fn = f;
          fr->edge = e;
-         fr->last_callee = 0;
-         fr->last_edge = NO_EDGE;
-         fr->ev0 = b->events;
-         fr->calls0 = b->calls - (e != NO_EDGE);
-         b->onstack[f]++;
-         b->depth = d;
-         if (d > b->max_depth)
-            b->max_depth = d;
+         fr->ev0 = events;
+         onstack[f]++;
+         depth = d;
+         if (d > max_depth)
+            max_depth = d;
       } else {
-         uint64_t span = b->events - b->frames[d].ev0 + 1;
-         fr = &b->frames[d];
+         uint64_t span;
+         fr = &frames[d];
+         span = events - fr->ev0 + 1;
          if (fr->edge != NO_EDGE) {
             local_edge *le = &b->edges[fr->edge];
-            le->incl_calls += b->calls - fr->calls0;
+            le->incl_calls += calls - fr->calls0;
             le->incl_events += span;
          }
-         if (--b->onstack[f] == 0)
-            b->incl[f] += span;
-         b->depth = d - 1;
+         if (--onstack[f] == 0)
+            incl[f] += span;
+         depth = d - 1;
       }
-      b->events++;
    }
-   return 0;
+   b->events = events;
+   b->calls = calls;
+   b->max_depth = max_depth;
+   b->depth = depth;
+   return ret;
 }
 
 static int by_edge(const void *a, const void *b)

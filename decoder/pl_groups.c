@@ -4,6 +4,8 @@
    counts, with PL_GROUP_SHAPE the same edges however often taken.  Threads
    are hashed first and compared edge by edge within a hash bucket, so a
    hash collision never merges two different graphs. */
+#define _XOPEN_SOURCE 700
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -350,6 +350,7 @@ int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
       th->proc = p->nprocs - 1;
       th->number = ti->number;
       th->parent = ti->parent;
+      th->inherited = ti->inherited_depth;
       pr->nthreads++;
       pl_progress_thread(p->progress, i, nth, pl_trace_stream_bytes(t, i));
       pl_cg_begin(b, ti->inherited_depth);

@@ -62,6 +62,8 @@ typedef struct {
    size_t   proc;          /* index in pl_program.procs */
    uint32_t number;        /* thread number in its process, 1-based */
    uint32_t parent;        /* creating thread's number, 0 if none */
+   uint32_t inherited;     /* leading calls re-creating a forked parent's
+                              stack: events, not calls */
    int      complete;      /* the whole stream was decoded */
    pl_graph g;
 } pl_thread;

@@ -1,4 +1,5 @@
 /* Process and thread selections (pl_select.h). */
+#define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

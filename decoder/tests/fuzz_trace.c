@@ -1,16 +1,18 @@
-/* libFuzzer target for the trace-file reader (decoder/pl_trace.[ch]) and
-   the --events output of parlot-decode.
+/* libFuzzer target for the trace-file reader (decoder/pl_trace.[ch]), the
+   --events output of parlot-decode and the call graphs of its reports
+   (decoder/pl_program.c).
 
-   Build (from the repository root):
+   Build (from the repository root; DEC = every .c file of decoder/ except
+   parlot-decode.c, which is included below, and parlot-annotate.c):
      clang -g -O1 -fsanitize=fuzzer,address,undefined \
-         -fno-sanitize-recover=all -Icommon decoder/tests/fuzz_trace.c \
-         decoder/pl_trace.c common/pl_codec.c common/pl_format.c \
-         -lstdc++ -o fuzz_trace
+         -fno-sanitize-recover=all -Icommon -Idecoder \
+         $(pkg-config --cflags libxml-2.0) decoder/tests/fuzz_trace.c $DEC \
+         common/pl_codec.c common/pl_format.c \
+         $(pkg-config --libs libxml-2.0) -lstdc++ -o fuzz_trace
      mkdir -p corpus && ./fuzz_trace -max_total_time=180 corpus SEEDS...
    Standalone replay without libFuzzer (e.g. with gcc in the test suite):
-     gcc -O1 -g -DPL_FUZZ_STANDALONE -Icommon decoder/tests/fuzz_trace.c \
-         decoder/pl_trace.c common/pl_codec.c common/pl_format.c \
-         -lstdc++ -o fuzz_trace_replay
+     the same with gcc -O1 -g -DPL_FUZZ_STANDALONE and without -fsanitize,
+     -o fuzz_trace_replay
      ./fuzz_trace_replay [--mutate N] [--dump FILE] [--streams DIR] PATH...
    (decoder/tests/run_fuzzers.sh does all of this.)
 
@@ -397,22 +399,18 @@ static int check_thread(const pl_trace *t, size_t index, uint64_t size,
 static void run_printer(pl_trace *t, uint64_t size, int failed,
                         const pl_error *first)
 {
-   static output o;
+   static outbuf o;
+   static const pl_decode_opts opts;   /* no selection: every thread */
    pl_error err;
    int r;
 
-   if (!o.buf) {
-      o.fd = open("/dev/null", O_WRONLY);
-      o.cap = OUT_BUF_SIZE;
-      o.buf = malloc(o.cap + OUT_SLACK);
-      o.name = "/dev/null";
-      if (o.fd < 0 || !o.buf)
-         abort();
-   }
+   if (!o.buf && (outbuf_init(&o, open("/dev/null", O_WRONLY), "/dev/null") < 0
+                  || o.fd < 0))
+      abort();
    o.len = 0;
    o.err = 0;
-   r = events_file(t, &o, &err);
-   out_flush(&o);
+   r = events_file(t, &o, &err, &opts);
+   outbuf_flush(&o);
    if (o.err)
       die("write error on /dev/null: %s", strerror(o.err));
    if (r < 0) {
@@ -427,6 +425,61 @@ static void run_printer(pl_trace *t, uint64_t size, int failed,
       die("events_file succeeded, the checked pass failed: offset %llu: %s",
           ULL(first->offset), first->msg);
    }
+}
+
+/* The reports' path: the trace read into a program (pl_program_read) with
+   every thread's call graph.  It must fail exactly when the checked pass
+   found damage or a bad stream, and the graphs must be consistent: as
+   many events as the checked pass decoded, calls and returns balanced
+   against the depth, edges and functions sorted and agreeing. */
+static void check_program(const char *path, uint64_t size, int bad,
+                          uint64_t events)
+{
+   static const pl_select all;
+   pl_program p;
+   pl_error err;
+   uint64_t total = 0;
+   size_t i, j;
+   int r;
+
+   pl_program_init(&p, 1);
+   r = pl_program_read(&p, path, &all, NULL, &err);
+   if (r < 0)
+      die("pl_program_read: %s", err.msg);
+   if (r != bad)
+      die("pl_program_read returned %d, the checked pass says %s", r,
+          bad ? "damaged" : "valid");
+   if (r)
+      check_error(&err, size, "pl_program_read");
+   for (i = 0; i < p.nthreads; i++) {
+      const pl_graph *g = &p.threads[i].g;
+      uint64_t calls = 0, fcalls = 0;
+      total += g->events;
+      for (j = 0; j < g->nedges; j++) {
+         const pl_edge *e = &g->edges[j];
+         if (j > 0 && (e->caller < g->edges[j - 1].caller
+                       || (e->caller == g->edges[j - 1].caller
+                           && e->callee <= g->edges[j - 1].callee)))
+            die("edges out of order");
+         if (!e->calls || e->incl_calls < e->calls
+             || e->callee == 0 || e->callee > p.nfns || e->caller > p.nfns)
+            die("bad edge");
+         calls += e->calls;
+      }
+      for (j = 0; j < g->nfns; j++) {
+         if (j > 0 && g->fns[j].fn <= g->fns[j - 1].fn)
+            die("functions out of order");
+         fcalls += g->fns[j].calls;
+      }
+      if (calls != g->calls || fcalls != g->calls || g->calls > g->events)
+         die("graph totals: edges %llu, functions %llu, calls %llu, "
+             "events %llu", ULL(calls), ULL(fcalls), ULL(g->calls),
+             ULL(g->events));
+   }
+   if (total != events)
+      die("pl_program_read saw %llu events, the checked pass %llu",
+          ULL(total), ULL(events));
+   pl_program_free(&p);
 }
 
 /* ---- The target ----------------------------------------------------------- */
@@ -488,8 +541,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          break;
       }
    }
-   if (!over)
+   if (!over) {
       run_printer(t, size, failed, &first);
+      check_program(mem_path, size, failed || pl_trace_damage(t) != NULL,
+                  MAX_EVENTS - budget);
+   }
    pl_trace_close(t);
    return 0;
 }

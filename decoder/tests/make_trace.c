@@ -27,7 +27,20 @@
      0 = random per thread; a chunk holds at least one ZE group)
      --fork N (inherited depth of thread 1)  --raw-names 0|1 (listing with
      the names as recorded, i.e. for parlot-decode --no-demangle)
-     --variant NAME (see variants[] below) */
+     --variant NAME (see variants[] below)
+   and, for tests that need more than the --events listing (the defaults
+   leave the output as it always was):
+     --pid N (the process ID recorded, default 4242)
+     --deep N (depth of thread 3's one deep recursion, default 20000;
+     0 = none)
+     --ids 1 (a seventh listing column: the function's ID in the trace, so
+     that functions with the same object and name can be told apart)
+     --table FILE (the functions defined, one per line:
+     ID<TAB>OBJECT<TAB>NAME AS RECORDED<TAB>NAME AS SHOWN, escaped as in the
+     listing)
+     --twin ID (ID > 1: function ID gets the object and name of function ID-1, as
+     two static functions of the same name in one library: same identity,
+     so their call paths share stack tags) */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -127,6 +140,9 @@ static struct {
    uint64_t  next_failed_exec;   /* events_total of the next failed exec */
    int       failed_execs;    /* left to do */
    int       raw_names;       /* listing with names as recorded */
+   int       ids;             /* listing with function IDs */
+   uint32_t  deep;            /* depth of thread 3's deep recursion */
+   uint32_t  twin;            /* this function is named as the one before */
    char      exec_ends[200];  /* offsets after EXEC chunks, for line 3 */
    struct gthread *threads;
    uint32_t  nthreads;
@@ -237,7 +253,12 @@ static const char *const objects[] = {
 };
 #define NOBJS 5
 
-static uint32_t fn_object(uint32_t id) { return id % 6; }  /* 0: unknown */
+static uint32_t fn_object(uint32_t id)    /* 0: unknown */
+{
+   if (id == G.twin && id > 1)
+      id--;
+   return id % 6;
+}
 
 /* The name of function id: as recorded in the trace (shown = 0), or as
    parlot-decode prints it by default (shown = 1: mangled C++ names
@@ -246,6 +267,8 @@ static void fn_name_as(uint32_t id, char *buf, size_t n, int shown)
 {
    char ident[32];
    int il;
+   if (id == G.twin && id > 1)
+      id--;
    if (id == 1)
       snprintf(buf, n, "main");
    else if (id == 2)
@@ -649,15 +672,15 @@ static void run_thread(gthread *t, uint64_t n)
             continue;
          }
          emit_enter(t, pick_fn());
-      } else if (t->number == 3 && !t->deep_done && r == 0) {
+      } else if (t->number == 3 && !t->deep_done && r == 0 && G.deep) {
          /* deep recursion */
          uint32_t fn = pick_fn(), k;
          t->deep_done = 1;
-         for (k = 0; k < 20000; k++)
+         for (k = 0; k < G.deep; k++)
             emit_enter(t, fn);
-         for (k = 0; k < 20000; k++)
+         for (k = 0; k < G.deep; k++)
             emit_exit(t);
-         n = n > 40000 ? n - 40000 : 1;
+         n = n > 2 * (uint64_t)G.deep ? n - 2 * (uint64_t)G.deep : 1;
       } else if (r < 8 && t->sp > 0) {
          /* a loop: the same calls many times (long LZ matches) */
          uint32_t a = pick_fn(), b = pick_fn(), k;
@@ -835,11 +858,36 @@ static void write_listing(const char *path, gthread *th, uint32_t n,
          put_name(f, fn_object(e->fn) ? objects[fn_object(e->fn)] : "???");
          fputc('\t', f);
          put_name(f, name);
+         if (G.ids)
+            fprintf(f, "\t%" PRIu32, e->fn);
          fputc('\n', f);
       }
    }
    if (fclose(f) != 0)
       die("cannot write the listing");
+}
+
+/* --table: the functions defined, with both forms of their names. */
+static void write_table(const char *path)
+{
+   FILE *f = fopen(path, "w");
+   uint32_t id;
+   if (!f)
+      die("cannot create the function table");
+   for (id = 1; id <= G.defined; id++) {
+      char name[200];
+      fprintf(f, "%" PRIu32 "\t", id);
+      put_name(f, fn_object(id) ? objects[fn_object(id)] : "???");
+      fn_name_as(id, name, sizeof name, 0);
+      fputc('\t', f);
+      put_name(f, name);
+      fn_name_as(id, name, sizeof name, 1);
+      fputc('\t', f);
+      put_name(f, name);
+      fputc('\n', f);
+   }
+   if (fclose(f) != 0)
+      die("cannot write the function table");
 }
 
 /* ---- Main ------------------------------------------------------------------ */
@@ -849,13 +897,14 @@ int main(int argc, char **argv)
    uint64_t seed = 1, events = 20000, fork_depth = 0;
    uint32_t nthreads = 3, nfns = 500, pid = 4242, i;
    size_t chunk = 0;
-   const char *codec = "mixed", *vname = "ok";
+   const char *codec = "mixed", *vname = "ok", *table = NULL;
    uint8_t hdr[PL_FILE_HEADER_SIZE], *kv = NULL;
    size_t kvlen = 0, kvcap = 0;
    gthread *th;
    char num[32];
    int a;
    uint64_t total_events = 0;
+   unsigned long deep = 20000;
    FILE *ef;
 
    for (a = 1; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a += 2) {
@@ -871,6 +920,11 @@ int main(int argc, char **argv)
       else if (!strcmp(o, "fork")) fork_depth = strtoull(v, NULL, 0);
       else if (!strcmp(o, "variant")) vname = v;
       else if (!strcmp(o, "raw-names")) G.raw_names = atoi(v) != 0;
+      else if (!strcmp(o, "ids")) G.ids = atoi(v) != 0;
+      else if (!strcmp(o, "pid")) pid = (uint32_t)strtoul(v, NULL, 0);
+      else if (!strcmp(o, "deep")) deep = strtoul(v, NULL, 0);
+      else if (!strcmp(o, "table")) table = v;
+      else if (!strcmp(o, "twin")) G.twin = (uint32_t)strtoul(v, NULL, 0);
       else die("unknown option");
    }
    if (argc - a != 3)
@@ -881,6 +935,7 @@ int main(int argc, char **argv)
    if (i == sizeof variants / sizeof variants[0])
       die("unknown variant");
    G.variant = (enum variant)i;
+   G.deep = (uint32_t)deep;
    G.extras = G.variant == V_EXTRAS;
    G.rng = seed * 0x9E3779B97F4A7C15ull + 1;
    G.nfns_max = nfns ? nfns : 1;
@@ -1057,6 +1112,8 @@ int main(int argc, char **argv)
 
    if (G.listing)
       write_listing(argv[a + 1], th, nthreads, pid);
+   if (table)
+      write_table(table);
    ef = fopen(argv[a + 2], "w");
    if (!ef)
       die("cannot create the expect file");

@@ -48,12 +48,18 @@ if [ -z "${MAKE_TRACE:-}" ]; then
       "$here/make_trace.c" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
       || { echo "run_fuzzers: cannot build make_trace"; exit 1; }
 fi
+# fuzz_trace.c includes parlot-decode.c; it links the rest of the decoder
+DEC_SRCS=$(ls "$top"/decoder/*.c | grep -v -e '/parlot-decode\.c$' \
+           -e '/parlot-annotate\.c$')
+XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
+XML_LIBS=$(pkg-config --libs libxml-2.0)
 REPLAY=${FUZZ_TRACE_REPLAY:-}
 if [ -z "$REPLAY" ]; then
    REPLAY=$tmp/fuzz_trace_replay
-   $CC -O1 -g -std=c99 -DPL_FUZZ_STANDALONE -I"$top/common" -o "$REPLAY" \
-      "$here/fuzz_trace.c" "$top/decoder/pl_trace.c" \
-      "$top/common/pl_codec.c" "$top/common/pl_format.c" -lstdc++ \
+   # shellcheck disable=SC2086
+   $CC -O1 -g -std=c99 -DPL_FUZZ_STANDALONE -I"$top/common" -I"$top/decoder" \
+      $XML_CFLAGS -o "$REPLAY" "$here/fuzz_trace.c" $DEC_SRCS \
+      "$top/common/pl_codec.c" "$top/common/pl_format.c" $XML_LIBS -lstdc++ \
       || { echo "run_fuzzers: cannot build fuzz_trace_replay"; exit 1; }
 fi
 
@@ -175,9 +181,9 @@ $CLANG $FLAGS -I"$top/common" -o "$tmp/bin/fuzz_codec" \
    "$top/common/tests/fuzz_codec.c" "$top/common/pl_codec.c" \
    || { echo "run_fuzzers: cannot build fuzz_codec"; exit 1; }
 # shellcheck disable=SC2086
-$CLANG $FLAGS -I"$top/common" -o "$tmp/bin/fuzz_trace" \
-   "$here/fuzz_trace.c" "$top/decoder/pl_trace.c" "$top/common/pl_codec.c" \
-   "$top/common/pl_format.c" -lstdc++ \
+$CLANG $FLAGS -I"$top/common" -I"$top/decoder" $XML_CFLAGS \
+   -o "$tmp/bin/fuzz_trace" "$here/fuzz_trace.c" $DEC_SRCS \
+   "$top/common/pl_codec.c" "$top/common/pl_format.c" $XML_LIBS -lstdc++ \
    || { echo "run_fuzzers: cannot build fuzz_trace"; exit 1; }
 
 # Sanitizer settings of our own, whatever the caller's are.

@@ -68,10 +68,14 @@ cc_build() {
       "$top/common/pl_codec.c" "$top/common/pl_format.c" $LDLIBS
 }
 
+# parlot-decode: every decoder source but parlot-annotate's, and libxml2
+DECODE_SRCS=$(ls "$top"/decoder/*.c | grep -v '/parlot-annotate\.c$')
+XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
+LDLIBS="$LDLIBS $(pkg-config --libs libxml-2.0)"
 if [ -z "${PARLOT_DECODE:-}" ]; then
    PARLOT_DECODE=$tmp/parlot-decode
-   cc_build "$PARLOT_DECODE" "$top/decoder/parlot-decode.c" \
-      "$top/decoder/pl_trace.c" || { echo "cannot build parlot-decode"; exit 1; }
+   cc_build "$PARLOT_DECODE" $XML_CFLAGS $DECODE_SRCS \
+      || { echo "cannot build parlot-decode"; exit 1; }
 fi
 if [ -z "${MAKE_TRACE:-}" ]; then
    MAKE_TRACE=$tmp/make_trace
@@ -84,7 +88,7 @@ SAN_DECODE=$PARLOT_DECODE
 if [ "${NO_SANITIZE:-0}" != 1 ] \
    && cc_build "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
         -fno-sanitize-recover=all -fno-omit-frame-pointer \
-        "$top/decoder/parlot-decode.c" "$top/decoder/pl_trace.c" 2>/dev/null
+        $XML_CFLAGS $DECODE_SRCS
 then
    SAN_DECODE=$tmp/parlot-decode-san
    # sanitizer findings get exit codes that no test accepts
@@ -432,15 +436,16 @@ fi
 long=$tmp/long
 "$MAKE_TRACE" --seed 31 --threads 2 --events 3000000 --codec raw \
    "$long.trace" none "$long.exp"
-# ulimit -v is not POSIX, hence the probe
+# ulimit -v is not POSIX, hence the probe.  The limit covers the shared
+# libraries too: libxml2 brings ICU, whose data alone maps 30 MB.
 # shellcheck disable=SC3045
-if (ulimit -v 60000) 2>/dev/null; then
+if (ulimit -v 110000) 2>/dev/null; then
    # shellcheck disable=SC3045
-   n=$( (ulimit -v 60000 && "$PARLOT_DECODE" --events "$long.trace") | wc -l)
+   n=$( (ulimit -v 110000 && "$PARLOT_DECODE" --events "$long.trace") | wc -l)
    if [ "$n" -ge 3000000 ]; then
-      pass "$n events ($(($(wc -c <"$long.trace") / 1048576)) MB raw trace) in 60 MB of address space"
+      pass "$n events ($(($(wc -c <"$long.trace") / 1048576)) MB raw trace) in 110 MB of address space"
    else
-      fail "long trace under a 60 MB address-space limit: $n lines"
+      fail "long trace under a 110 MB address-space limit: $n lines"
    fi
 else
    echo "# skipped: this shell has no ulimit -v"

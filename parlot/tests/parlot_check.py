@@ -691,7 +691,7 @@ def compare_edges(pe, ce, syms, skip=()):
                           "(%d edges):\n%s" % (len(diffs), "\n".join(diffs[:40])))
 
 
-def run_callgrind(args, prog_args, events, syms, name):
+def run_callgrind(args, prog_args, files, events, syms, name):
     out = "%s.callgrind.out" % name
     oracle = "%s.callgrind.oracle" % name
     env = dict(os.environ)
@@ -710,6 +710,7 @@ def run_callgrind(args, prog_args, events, syms, name):
         skip = [n for n in (args.callgrind_skip or "").split(",") if n]
         compare_edges(edges_from_parlot(events, syms),
                       edges_from_callgrind(out, syms), syms, skip)
+        check_callgrind_export(files, out, syms, skip, name)
     finally:
         for p in [out] + glob.glob(glob.escape(oracle) + ".*"):
             try:
@@ -778,6 +779,145 @@ def compare_runs(a, b, what):
 # --------------------------------------------------------------------------
 # The 'oracle' command
 # --------------------------------------------------------------------------
+
+# --------------------------------------------------------------------------
+# Summaries: parlot-decode --xml / --callgrind, parlot-annotate
+# --------------------------------------------------------------------------
+
+def run_tool(cmd, what, allow_fail=False, timeout=120):
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise CheckFailed("%s hangs (no exit after %d s)" % (what, timeout))
+    err = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode < 0 or proc.returncode > 1 or \
+            (proc.returncode == 1 and not allow_fail):
+        raise CheckFailed("%s failed (exit %d): %s"
+                          % (what, proc.returncode, err.strip()[-1000:]))
+    return proc.stdout, err
+
+
+def xml_summary(files, name, killed):
+    """parlot-decode --xml of the traces, validated against the schema;
+    returns the parsed document."""
+    import xml.etree.ElementTree as ET
+    schema = os.environ.get("PARLOT_SCHEMA")
+    if not schema or not os.path.isfile(schema):
+        raise SetupError("PARLOT_SCHEMA (docs/parlot-callgraph.rng) is not "
+                         "set or not a file")
+    out = "%s.summary.xml" % name
+    run_tool([decoder_path(), "--xml", "--no-demangle", "-o", out] + files,
+             "parlot-decode --xml", allow_fail=killed)
+    try:
+        lint = subprocess.run(["xmllint", "--noout", "--relaxng", schema, out],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if lint.returncode != 0:
+            raise CheckFailed("parlot-decode --xml output is not valid: %s"
+                              % lint.stderr.decode(errors="replace")[-1500:])
+        return ET.parse(out).getroot()
+    finally:
+        os.unlink(out)
+
+
+def xml_counts(root):
+    """{file: {(object, name): calls}} per process, and the program's
+    edges {(caller object, caller name, callee object, callee name):
+    calls} per file."""
+    fns = {f.get("id"): (f.get("object"), f.get("mangled") or f.get("name"))
+           for f in root.iter("function")}
+    procs = {p.get("id"): p.get("file") for p in root.iter("process")}
+    calls = collections.defaultdict(collections.Counter)
+    edges = collections.defaultdict(collections.Counter)
+    for t in root.iter("thread"):
+        f = procs[t.get("process")]
+        for fn in t.iter("fn"):
+            calls[f][fns[fn.get("ref")]] += int(fn.get("calls"))
+        for e in t.iter("edge"):
+            caller = fns[e.get("caller")] if e.get("caller") else (None, None)
+            edges[f][caller + fns[e.get("callee")]] += int(e.get("calls"))
+    return calls, edges
+
+
+def edges_of_events(evs):
+    out = collections.Counter()
+    for _, stream in streams_of(evs).items():
+        stack = []
+        for e in stream:
+            if e.kind == "call":
+                caller = stack[-1] if stack else (None, None)
+                out[caller + (e.obj, e.fn)] += 1
+                stack.append((e.obj, e.fn))
+            elif stack:
+                stack.pop()
+    return out
+
+
+def check_summaries(procs, matched, traces, syms, name, killed):
+    """The XML summary validates against the schema; per process its call
+    counts of the instrumented functions equal the -finstrument-functions
+    oracle's entries (at most, for a killed process); its edges equal
+    those of the decoded events (forked children aside: their inherited
+    frames are events, not calls).  parlot-annotate reads the traces."""
+    files = list(traces)
+    calls, edges = xml_counts(xml_summary(files, name, killed))
+    for op in procs:
+        f = matched[id(op)][0]
+        want = collections.Counter(
+            addr for evs in op.threads.values() for (k, addr, _) in evs
+            if k == "E" and addr in syms.instrumented)
+        got = collections.Counter()
+        for (obj, fn), n in calls[f].items():
+            k = syms.key(obj, fn)
+            if k is not None and n:
+                got[k] += n
+        def wrong(a):
+            g, w = got.get(a, 0), want.get(a, 0)
+            return g > w if killed else g != w
+        bad = [(syms.name(a), got.get(a, 0), want.get(a, 0))
+               for a in sorted(set(got) | set(want), key=syms.name)
+               if wrong(a)]
+        if bad:
+            raise CheckFailed("%s: --xml call counts differ from the "
+                              "oracle's (function: xml, oracle):\n%s" % (
+                                  f, "\n".join("  %s: %d, %d" % b
+                                               for b in bad[:40])))
+        if not op.fork_seq and not killed and edges[f] != \
+                edges_of_events(traces[f]):
+            raise CheckFailed("%s: --xml edges differ from the decoded "
+                              "events'" % f)
+    annotate = os.environ.get("PARLOT_ANNOTATE")
+    if not annotate:
+        raise SetupError("PARLOT_ANNOTATE is not set")
+    run_tool([annotate] + files, "parlot-annotate", allow_fail=killed)
+
+
+def check_callgrind_export(files, real, syms, skip, name):
+    """parlot-decode --callgrind agrees with a real Callgrind run per edge,
+    and callgrind_annotate reads it."""
+    out = "%s.export.callgrind" % name
+    run_tool([decoder_path(), "--callgrind", "-o", out] + files,
+             "parlot-decode --callgrind")
+    try:
+        compare_edges(edges_from_callgrind(out, syms),
+                      edges_from_callgrind(real, syms), syms, skip)
+        ca = os.path.abspath("../../callgrind/callgrind_annotate")
+        if not os.path.isfile(ca):
+            raise SetupError("%s not found" % ca)
+        text, _ = run_tool(["perl", ca, "--inclusive=yes", "--tree=both",
+                            out], "callgrind_annotate on the export")
+        m = re.search(rb"^\s*([\d,]+)(?: \([^)]*\))?\s+PROGRAM TOTALS",
+                      text, re.M)
+        with open(out) as f:
+            total = re.search(r"^(?:summary|totals): (\d+)", f.read(), re.M)
+        if not m or not total or \
+                int(m.group(1).replace(b",", b"")) != int(total.group(1)):
+            raise CheckFailed("callgrind_annotate's PROGRAM TOTALS (%s) is "
+                              "not the export's total (%s)"
+                              % (m and m.group(1), total and total.group(1)))
+    finally:
+        os.unlink(out)
+
 
 def cmd_oracle(args):
     syms = Symbols(args.prog)
@@ -886,6 +1026,8 @@ def cmd_oracle(args):
     if killed:
         check_killed_prefix(procs, matched, traces, syms, args.killed_after)
     print("trace matches oracle")
+    check_summaries(procs, matched, traces, syms, name, killed)
+    print("summaries match oracle")
     if args.damage:
         check_damaged(files[0])
         print("damaged traces are handled")
@@ -893,7 +1035,7 @@ def cmd_oracle(args):
     if args.callgrind:
         if len(traces) != 1:
             raise SetupError("--callgrind needs a single-process test")
-        run_callgrind(args, prog_args, all_events, syms, name)
+        run_callgrind(args, prog_args, list(traces), all_events, syms, name)
         print("edges match callgrind")
 
     if args.peer_run is not None:

@@ -1,0 +1,229 @@
+/* Calling-context tree (pl_cct.h).
+
+   The child table is open addressing over node indices (0 = empty slot):
+   a slot holds only the index, and a probe compares the node's own parent
+   and function, which costs no extra memory traffic because a hit goes on
+   to count the call in that very node.  The table stays at most half
+   full.  Per thread, frames[d] is the node of the frame at depth d. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_cct.h"
+#include "pl_paths.h"
+
+struct pl_cct {
+   pl_cct_node    *nodes;
+   size_t          n, cap;
+   uint32_t       *slot;   /* child table: node index, 0 = empty */
+   unsigned        bits;   /* 2^bits slots */
+   uint32_t       *frames; /* [depth]: node; [0] is the root */
+   size_t          frames_cap;
+   const pl_gfunc *fns;    /* the program's functions, for their idents */
+   const uint32_t *fn_map; /* trace ID -> program ID */
+   uint32_t        inherited;   /* inherited calls still to come */
+};
+
+static inline size_t slot_of(uint32_t parent, uint32_t fn, unsigned bits)
+{
+   uint64_t key = (uint64_t)parent << 32 | fn;
+   return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+pl_cct *pl_cct_new(void)
+{
+   pl_cct *c = calloc(1, sizeof *c);
+   if (!c)
+      return NULL;
+   c->cap = 1024;
+   c->nodes = malloc(c->cap * sizeof *c->nodes);
+   c->bits = 11;
+   c->slot = calloc((size_t)1 << c->bits, sizeof *c->slot);
+   c->frames_cap = 256;
+   c->frames = malloc(c->frames_cap * sizeof *c->frames);
+   if (!c->nodes || !c->slot || !c->frames) {
+      pl_cct_free(c);
+      return NULL;
+   }
+   memset(&c->nodes[0], 0, sizeof c->nodes[0]);
+   c->n = 1;
+   return c;
+}
+
+void pl_cct_free(pl_cct *c)
+{
+   if (!c)
+      return;
+   free(c->nodes);
+   free(c->slot);
+   free(c->frames);
+   free(c);
+}
+
+void pl_cct_begin(pl_cct *c, const pl_program *p, const uint32_t *fn_map,
+                  uint32_t inherited)
+{
+   c->fns = p->fns;
+   c->fn_map = fn_map;
+   c->inherited = inherited;
+   c->frames[0] = 0;
+}
+
+static int grow_table(pl_cct *c)
+{
+   unsigned bits = c->bits + 1;
+   size_t mask = ((size_t)1 << bits) - 1, i;
+   uint32_t *slot = calloc((size_t)1 << bits, sizeof *slot);
+
+   if (!slot)
+      return -1;
+   for (i = 1; i < c->n; i++) {
+      size_t s = slot_of(c->nodes[i].parent, c->nodes[i].fn, bits);
+      while (slot[s])
+         s = (s + 1) & mask;
+      slot[s] = (uint32_t)i;
+   }
+   free(c->slot);
+   c->slot = slot;
+   c->bits = bits;
+   return 0;
+}
+
+/* The child of parent for program function fn, added if new; 0 if out of
+   memory (or of node indices). */
+static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn)
+{
+   size_t mask = ((size_t)1 << c->bits) - 1, s;
+   pl_cct_node *nd;
+   uint32_t i;
+
+   for (s = slot_of(parent, fn, c->bits); (i = c->slot[s]) != 0;
+        s = (s + 1) & mask)
+      if (c->nodes[i].parent == parent && c->nodes[i].fn == fn)
+         return i;
+   if (c->n >= UINT32_MAX)
+      return 0;
+   if (c->n == c->cap) {
+      size_t cap = 2 * c->cap;
+      pl_cct_node *nn = realloc(c->nodes, cap * sizeof *nn);
+      if (!nn)
+         return 0;
+      c->nodes = nn;
+      c->cap = cap;
+   }
+   if (2 * (c->n + 1) > mask + 1) {
+      if (grow_table(c) < 0)
+         return 0;
+      mask = ((size_t)1 << c->bits) - 1;
+      for (s = slot_of(parent, fn, c->bits); c->slot[s]; s = (s + 1) & mask)
+         ;
+   }
+   i = (uint32_t)c->n++;
+   c->slot[s] = i;
+   nd = &c->nodes[i];
+   nd->parent = parent;
+   nd->fn = fn;
+   nd->calls = 0;
+   nd->tag = pl_path_mix(c->nodes[parent].tag, c->fns[fn].ident);
+   nd->last_fn = 0;
+   nd->last_child = 0;
+   return i;
+}
+
+static int grow_frames(pl_cct *c, size_t depth)
+{
+   size_t cap = c->frames_cap;
+   uint32_t *f;
+   while (cap <= depth)
+      cap *= 2;
+   f = realloc(c->frames, cap * sizeof *f);
+   if (!f)
+      return -1;
+   c->frames = f;
+   c->frames_cap = cap;
+   return 0;
+}
+
+int pl_cct_events(pl_cct *c, const pl_event *ev, size_t n)
+{
+   const uint32_t *fn_map = c->fn_map;
+   uint32_t *frames = c->frames;
+   size_t i;
+
+   for (i = 0; i < n; i++) {
+      uint32_t f, d = ev[i].depth, up, ch;
+      pl_cct_node *u;
+
+      if (ev[i].kind != PL_EV_CALL)
+         continue;
+      if (d >= c->frames_cap) {
+         if (grow_frames(c, d) < 0)
+            return -1;
+         frames = c->frames;
+      }
+      f = fn_map[ev[i].fn];
+      up = frames[d - 1];
+      u = &c->nodes[up];
+      if (u->last_fn == f) {
+         ch = u->last_child;
+      } else {
+         ch = child(c, up, f);
+         if (!ch)
+            return -1;
+         u = &c->nodes[up];         /* child() may move the nodes */
+         u->last_fn = f;
+         u->last_child = ch;
+      }
+      if (c->inherited)
+         c->inherited--;
+      else
+         c->nodes[ch].calls++;
+      frames[d] = ch;
+   }
+   return 0;
+}
+
+static int visit_begin(void *ctx, const pl_program *p, size_t thread,
+                       const uint32_t *fn_map)
+{
+   pl_cct_begin(ctx, p, fn_map, p->threads[thread].inherited);
+   return 0;
+}
+
+static int visit_events(void *ctx, const pl_event *ev, size_t n)
+{
+   return pl_cct_events(ctx, ev, n);
+}
+
+void pl_cct_visitor(pl_cct *c, pl_visitor *v)
+{
+   v->ctx = c;
+   v->thread_begin = visit_begin;
+   v->events = visit_events;
+   v->thread_end = NULL;
+}
+
+size_t pl_cct_size(const pl_cct *c)
+{
+   return c->n;
+}
+
+const pl_cct_node *pl_cct_nodes(const pl_cct *c)
+{
+   return c->nodes;
+}
+
+uint32_t pl_cct_depth(const pl_cct *c, uint32_t node)
+{
+   uint32_t d = 0;
+   for (; node; node = c->nodes[node].parent)
+      d++;
+   return d;
+}
+
+uint32_t pl_cct_path(const pl_cct *c, uint32_t node, uint32_t *fns)
+{
+   uint32_t d = pl_cct_depth(c, node), k = d;
+   for (; node; node = c->nodes[node].parent)
+      fns[--k] = c->nodes[node].fn;
+   return d;
+}

@@ -1,0 +1,99 @@
+/* Command-line conventions shared by the decoder's programs (pl_cli.h). */
+#define _FILE_OFFSET_BITS 64
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pl_cli.h"
+#include "pl_format.h"
+
+int pl_usage_error(const char *prog, const char *what, const char *arg)
+{
+   fprintf(stderr, "%s: %s%s%s%s (try '%s --help')\n", prog, what,
+           arg ? " '" : "", arg ? arg : "", arg ? "'" : "", prog);
+   return PL_EXIT_USAGE;
+}
+
+void pl_report(const char *prog, const char *path, const pl_error *e)
+{
+   fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, path,
+           (unsigned long long)e->offset, e->msg);
+}
+
+int pl_print_version(const char *prog, const char *version)
+{
+   printf("%s (ParLoT) %s, trace format %u.%u\n", prog, version,
+          PL_VERSION_MAJOR, PL_VERSION_MINOR);
+   return fflush(stdout) == 0 ? 0 : PL_EXIT_DATA;
+}
+
+int pl_is_an_input(const char *out, char *const *paths, int n)
+{
+   struct stat so, si;
+   int i;
+   if (stat(out, &so) < 0 || !S_ISREG(so.st_mode))
+      return 0;
+   for (i = 0; i < n; i++)
+      if (stat(paths[i], &si) == 0 && si.st_dev == so.st_dev
+          && si.st_ino == so.st_ino)
+         return 1;
+   return 0;
+}
+
+int pl_parse_u64(const char *s, uint64_t *v)
+{
+   char *end;
+   if (!*s || *s == '-' || *s == ' ')
+      return -1;
+   errno = 0;
+   *v = strtoull(s, &end, 0);
+   return errno || *end ? -1 : 0;
+}
+
+int pl_output_open(const char *prog, outbuf *o, const char *path,
+                   char *const *inputs, int ninputs)
+{
+   int fd = STDOUT_FILENO;
+
+   if (path) {
+      if (pl_is_an_input(path, inputs, ninputs)) {
+         fprintf(stderr, "%s: %s: output file is also an input\n", prog,
+                 path);
+         return PL_EXIT_USAGE;
+      }
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+      if (fd < 0) {
+         fprintf(stderr, "%s: %s: cannot create: %s\n", prog, path,
+                 strerror(errno));
+         return PL_EXIT_DATA;
+      }
+   }
+   if (outbuf_init(o, fd, path ? path : "standard output") < 0) {
+      fprintf(stderr, "%s: out of memory\n", prog);
+      if (path)
+         close(fd);
+      return PL_EXIT_DATA;
+   }
+   return 0;
+}
+
+int pl_output_close(const char *prog, outbuf *o)
+{
+   int err;
+
+   outbuf_flush(o);
+   if (o->fd != STDOUT_FILENO && close(o->fd) < 0 && !o->err)
+      o->err = errno;
+   err = o->err;
+   if (err)
+      fprintf(stderr, "%s: %s: write error: %s\n", prog, o->name,
+              strerror(err));
+   outbuf_free(o);
+   return err ? PL_EXIT_DATA : 0;
+}

@@ -1,0 +1,45 @@
+/* Command-line conventions shared by the decoder's programs
+   (parlot-decode, parlot-annotate):
+
+   - a usage error is one line on stderr, "PROG: what 'arg' (try 'PROG
+     --help')", and exit status 2;
+   - bad data is one line per file, "PROG: FILE: offset N: message",
+     printed after whatever could be decoded was written; exit status 1;
+   - -o FILE refuses to overwrite an input, and a write error is reported
+     once, at the end ("PROG: FILE: write error: ..."; exit status 1). */
+#ifndef PL_CLI_H
+#define PL_CLI_H
+
+#include <stdint.h>
+
+#include "pl_outbuf.h"
+#include "pl_trace.h"
+
+enum { PL_EXIT_DATA = 1, PL_EXIT_USAGE = 2 };
+
+/* Print the usage-error line (arg quoted, if not NULL); returns
+   PL_EXIT_USAGE. */
+int  pl_usage_error(const char *prog, const char *what, const char *arg);
+/* Print "prog: path: offset N: message". */
+void pl_report(const char *prog, const char *path, const pl_error *e);
+/* Print "prog (ParLoT) VERSION, trace format M.m" on stdout; the exit
+   status (0, or PL_EXIT_DATA if stdout could not be written). */
+int  pl_print_version(const char *prog, const char *version);
+
+/* Whether out is an existing regular file that is also one of the n
+   paths (opening it for output would truncate a trace). */
+int  pl_is_an_input(const char *out, char *const *paths, int n);
+
+/* A non-negative integer (decimal, 0x hex or 0 octal, as strtoull) that
+   is the whole of s: 0, or -1. */
+int  pl_parse_u64(const char *s, uint64_t *v);
+
+/* Set up o to write to path (NULL: standard output), refusing a path that
+   is one of the inputs.  0, or the exit status after printing why. */
+int  pl_output_open(const char *prog, outbuf *o, const char *path,
+                    char *const *inputs, int ninputs);
+/* Flush and close what pl_output_open opened, report a write error; 0,
+   or PL_EXIT_DATA if the output could not be written. */
+int  pl_output_close(const char *prog, outbuf *o);
+
+#endif

@@ -1,0 +1,591 @@
+#!/bin/sh
+# Tests of parlot-annotate.
+#
+#   decoder/tests/test_annotate.sh [-q]
+#
+# Uses $PARLOT_ANNOTATE, $SCRIPT_TRACE and $MAKE_TRACE if set (make check
+# sets them), else builds them (with $CC, default cc) from the source tree
+# into a temporary directory.  Unless NO_SANITIZE=1 it also builds an
+# ASan+UBSan parlot-annotate, which runs the golden reports again and every
+# damaged input; with valgrind installed (NO_VALGRIND=1 skips it), a few
+# runs go under memcheck too.
+#
+# What is checked:
+#  - golden reports: traces written by script_trace from the scripts in
+#    decoder/tests/annotate/*.script, whose comments derive every number of
+#    the expected reports (annotate/*.exp, and annotate/*.err for stderr)
+#    from the script's events: default options, --tree=both,
+#    --threshold/--top cuts, three processes with --group-by=graph, shape
+#    and process, --group, --select, a forked child that ends by exec with
+#    frames open (inherited entries, a C++ name, a tab in a name,
+#    --no-demangle), and a killed process (exit 1, one error line);
+#  - an oracle (annotate/oracle.py) on random make_trace traces: from its
+#    listing of the exact events encoded, the header's event counts, the
+#    program totals, each object's calls, calls from outside and functions,
+#    each function's calls and inclusive events, each caller and callee
+#    line (--tree) and the length of each list under --threshold and --top
+#    are recomputed and compared cell by cell, percentages included; with
+#    several threads and codecs, a forked child, open frames (exec),
+#    unmangled names, --select, and --group-by=process --group=N over two
+#    traces;
+#  - damaged traces (make_trace's variants) and unreadable files: exit 1,
+#    exactly one line "parlot-annotate: FILE: offset N: ..." with the
+#    message parlot-decode gives, and the report of what was read; a
+#    process killed after a sync is reported exactly (oracle);
+#  - the command line: usage errors (exit 2, one line, no output), --help,
+#    --version, -o, -o naming an input, write errors;
+#  - the manual page renders without a warning (groff -ww), and documents
+#    every option of --help.
+# Exit status: 0 if all passed, 1 otherwise.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+data=$here/annotate
+quiet=0
+[ "${1:-}" = "-q" ] && quiet=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-annotate-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+failures=0
+count=0
+
+pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
+fail() {
+   count=$((count + 1)); failures=$((failures + 1))
+   echo "not ok $count - $1"
+   shift
+   for line in "$@"; do echo "#   $line"; done
+}
+
+CC=${CC:-cc}
+# parlot-annotate: every decoder source but the drivers and the modes
+# of parlot-decode; it demangles with the C++ runtime's __cxa_demangle
+ANNOTATE_SRCS="$top/decoder/parlot-annotate.c $top/decoder/pl_program.c
+   $top/decoder/pl_callgraph.c $top/decoder/pl_groups.c
+   $top/decoder/pl_select.c $top/decoder/pl_names.c $top/decoder/pl_outbuf.c
+   $top/decoder/pl_progress.c $top/decoder/pl_trace.c $top/decoder/pl_cli.c"
+# cc_build OUTPUT [FLAGS] SOURCES...  ($CC may hold several words)
+cc_build() {
+   out=$1
+   shift
+   $CC -O2 -g -Wall -Wextra -std=gnu99 -I"$top/common" -I"$top/decoder" \
+      -o "$out" "$@" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
+      -lstdc++
+}
+
+if [ -z "${PARLOT_ANNOTATE:-}" ]; then
+   PARLOT_ANNOTATE=$tmp/parlot-annotate
+   # shellcheck disable=SC2086
+   cc_build "$PARLOT_ANNOTATE" $ANNOTATE_SRCS \
+      || { echo "cannot build parlot-annotate"; exit 1; }
+fi
+if [ -z "${SCRIPT_TRACE:-}" ]; then
+   SCRIPT_TRACE=$tmp/script_trace
+   cc_build "$SCRIPT_TRACE" "$here/script_trace.c" \
+      || { echo "cannot build script_trace"; exit 1; }
+fi
+if [ -z "${MAKE_TRACE:-}" ]; then
+   MAKE_TRACE=$tmp/make_trace
+   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
+      || { echo "cannot build make_trace"; exit 1; }
+fi
+
+# The sanitized build, for golden reports again and damaged inputs.
+SAN_ANNOTATE=
+# shellcheck disable=SC2086
+if [ "${NO_SANITIZE:-0}" != 1 ] \
+   && cc_build "$tmp/parlot-annotate-san" -O1 -fsanitize=address,undefined \
+        -fno-sanitize-recover=all -fno-omit-frame-pointer \
+        $ANNOTATE_SRCS 2>/dev/null
+then
+   SAN_ANNOTATE=$tmp/parlot-annotate-san
+   # sanitizer findings get exit codes that no test accepts
+   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
+   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
+   [ $quiet = 1 ] \
+      || echo "# golden and damaged inputs also run under ASan+UBSan"
+else
+   echo "# no sanitizer build: damaged inputs run unsanitized"
+fi
+DAMAGE_ANNOTATE=${SAN_ANNOTATE:-$PARLOT_ANNOTATE}
+
+PYTHON=
+for p in python3 python; do
+   if command -v $p >/dev/null 2>&1 \
+      && $p -c 'import sys; sys.exit(sys.version_info < (3, 6))' 2>/dev/null
+   then
+      PYTHON=$p
+      break
+   fi
+done
+
+TIMEOUT=
+command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
+
+# run PROGRAM OUTFILE ERRFILE ARGS...: sets $rc
+run() {
+   prog=$1 o=$2 e=$3
+   shift 3
+   $TIMEOUT "$prog" "$@" >"$o" 2>"$e"
+   rc=$?
+}
+
+# The single stderr line must be "parlot-annotate: FILE: " + a message
+# matching REGEX.  Prints why not, if not.
+err_is() {
+   ef=$1 file=$2 re=$3
+   n=$(wc -l <"$ef")
+   if [ "$n" -ne 1 ]; then
+      echo "stderr has $n lines: $(head -c 300 "$ef")"
+      return 1
+   fi
+   line=$(cat "$ef")
+   case $line in
+   "parlot-annotate: $file: "*) ;;
+   *) echo "bad error line: $line"; return 1 ;;
+   esac
+   msg=${line#"parlot-annotate: $file: "}
+   if ! printf '%s\n' "$msg" | grep -Eq -- "$re"; then
+      echo "message '$msg' does not match '$re'"
+      return 1
+   fi
+   return 0
+}
+
+# A whole report: header, totals, objects, both lists.
+is_report() {
+   grep -q '^Trace files: ' "$1" && grep -q '  PROGRAM TOTALS$' "$1" \
+      && grep -q '  object$' "$1" \
+      && grep -q '^Calls  *Inclusive events  *function \[object\]$' "$1" \
+      && grep -q '^Inclusive events  *Calls  *function \[object\]$' "$1"
+}
+
+# paths that stay valid in another directory
+for v in PARLOT_ANNOTATE SCRIPT_TRACE MAKE_TRACE; do
+   eval "p=\$$v"
+   case $p in
+   /*) ;;
+   *) eval "$v=\$(pwd)/\$p" ;;
+   esac
+done
+
+# ---- Golden reports --------------------------------------------------------
+
+for s in "$data"/*.script; do
+   name=$(basename "$s" .script)
+   if ! "$SCRIPT_TRACE" "$s" "$tmp/$name.trace" 2>"$tmp/st.err"; then
+      fail "script_trace $name.script" "$(head -c 300 "$tmp/st.err")"
+   fi
+done
+
+# golden NAME STATUS TRACES OPTIONS...: the report, run in the directory
+# of the traces (so that file names are as in the .exp), must be
+# annotate/NAME.exp, stderr annotate/NAME.err (or empty), exit STATUS.
+golden() {
+   name=$1 want=$2 traces=$3
+   shift 3
+   for prog in "$PARLOT_ANNOTATE" $SAN_ANNOTATE; do
+      tag=
+      [ "$prog" = "$SAN_ANNOTATE" ] && tag=" (ASan+UBSan)"
+      # shellcheck disable=SC2086
+      (cd "$tmp" && $TIMEOUT "$prog" "$@" $traces) >"$tmp/g.out" \
+         2>"$tmp/g.err"
+      rc=$?
+      errexp=$data/$name.err
+      [ -f "$errexp" ] || errexp=/dev/null
+      if [ $rc -ne "$want" ]; then
+         fail "golden $name$tag: exit $rc, expected $want" \
+            "$(head -c 300 "$tmp/g.err")"
+      elif ! cmp -s "$tmp/g.out" "$data/$name.exp"; then
+         fail "golden $name$tag: report differs" \
+            "$(diff "$data/$name.exp" "$tmp/g.out" | head -8)"
+      elif ! cmp -s "$tmp/g.err" "$errexp"; then
+         fail "golden $name$tag: stderr differs" "$(head -c 300 "$tmp/g.err")"
+      else
+         pass "golden $name$tag: $* $traces"
+      fi
+   done
+}
+
+mpi="rank0.trace rank1.trace rank2.trace"
+golden basic 0 basic.trace
+golden basic-tree 0 basic.trace --tree=both
+golden basic-cut 0 basic.trace --threshold=60 --top=3
+golden mpi-graph 0 "$mpi" --group-by=graph
+golden mpi-shape 0 "$mpi" --group-by=shape --group=2 --tree=caller
+golden mpi-select 0 "$mpi" --select='*:1' --group-by=process
+golden forked 0 forked.trace --tree=both
+golden forked-raw 0 forked.trace --no-demangle --threshold=100
+golden killed 1 killed.trace
+
+# ---- script_trace itself ----------------------------------------------------
+
+# A long script: streams of several chunks (the encoder's buffer fills),
+# both codecs; the reader checks the totals of THREAD_END and PROCESS_END.
+awk 'BEGIN {
+   print "process pid=7 exe=/bin/long"
+   print "object /bin/long"
+   for (f = 0; f < 300; f++) print "function f" f " /bin/long"
+   print "thread 1"; print "thread 2 codec=raw"
+   x = 1
+   for (i = 0; i < 30000; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648
+      t = 1 + i % 2
+      print "call " t " f" (x % 300) " f" (int(x / 300) % 300)
+      print "return " t " 2"
+      if (i % 7000 == 0) print "sync"
+   }
+   print "end" }' >"$tmp/long.script"
+if ! "$SCRIPT_TRACE" "$tmp/long.script" "$tmp/long.trace" 2>"$tmp/st.err"; then
+   fail "script_trace: a long script" "$(head -c 300 "$tmp/st.err")"
+else
+   run "$PARLOT_ANNOTATE" "$tmp/l.out" "$tmp/l.err" "$tmp/long.trace"
+   if [ $rc -eq 0 ] && [ ! -s "$tmp/l.err" ] && grep -q \
+         '^Events:           120,000 (60,000 calls, 60,000 returns)$' "$tmp/l.out"
+   then
+      size=$(wc -c <"$tmp/long.trace")
+      pass "script_trace: a long script ($size bytes) is a valid trace"
+   else
+      fail "script_trace: a long script: exit $rc" "$(head -c 300 "$tmp/l.err")" \
+         "$(grep '^Events' "$tmp/l.out")"
+   fi
+fi
+
+# Scripts that would make an invalid trace are refused.
+bad_script() { # description regex script-lines...
+   d=$1 re=$2
+   shift 2
+   printf '%s\n' "$@" >"$tmp/bad.script"
+   "$SCRIPT_TRACE" "$tmp/bad.script" "$tmp/bad.trace" 2>"$tmp/st.err"
+   rc=$?
+   if [ $rc -eq 2 ] && grep -Eq "^script_trace: .*bad.script:[0-9]+: .*$re" \
+         "$tmp/st.err"; then
+      pass "script_trace refuses $d"
+   else
+      fail "script_trace refuses $d: exit $rc" "$(head -c 300 "$tmp/st.err")"
+   fi
+}
+hdr="process pid=1"
+bad_script "a return on an empty stack" "thread 1 returns with an empty" \
+   "$hdr" "thread 1" "return 1" "end"
+bad_script "an undefined function" "no function 'f'" \
+   "$hdr" "thread 1" "call 1 f" "end"
+bad_script "threads out of order" "the next thread is number 1" \
+   "$hdr" "thread 2" "end"
+bad_script "a function of an undefined object" "no object '/x'" \
+   "$hdr" "function f /x" "end"
+bad_script "returning into inherited frames" "before its 1 inherited" \
+   "$hdr" "function f" "thread 1 inherited=2" "call 1 f" "return 1" "end"
+bad_script "a script without an end" "must end with end, exec or kill" \
+   "$hdr" "thread 1"
+bad_script "commands after end" "nothing may follow" "$hdr" "end" "thread 1"
+
+# ---- Oracle on random traces ------------------------------------------------
+
+# oracle NAME "ANNOTATE OPTIONS" "ORACLE OPTIONS" TRACE LISTING...
+oracle() {
+   name=$1 aopts=$2 oopts=$3 trace=$4
+   shift 4
+   # shellcheck disable=SC2086
+   run "$PARLOT_ANNOTATE" "$tmp/o.out" "$tmp/o.err" $aopts $trace
+   if [ $rc -ne 0 ] || [ -s "$tmp/o.err" ]; then
+      fail "oracle $name: exit $rc" "$(head -c 300 "$tmp/o.err")"
+      return
+   fi
+   # shellcheck disable=SC2086
+   if why=$($PYTHON "$data/oracle.py" "$tmp/o.out" "$@" $oopts 2>&1); then
+      pass "oracle $name: $aopts"
+   else
+      fail "oracle $name: $aopts" "$(printf '%s\n' "$why" | head -5 | cut -c1-400)"
+   fi
+}
+
+# make NAME make_trace-options...: $tmp/NAME.trace and .list (function
+# names are unique per object with at most 33 functions)
+make() {
+   mk=$1
+   shift
+   "$MAKE_TRACE" "$@" "$tmp/$mk.trace" "$tmp/$mk.list" "$tmp/$mk.exp" \
+      || fail "make_trace $mk $*"
+}
+
+if [ -n "$PYTHON" ]; then
+   make r1 --seed 1 --functions 30 --events 3000 --threads 4
+   make r2 --seed 2 --functions 33 --events 800 --threads 6 --codec raw
+   make r3 --seed 3 --functions 12 --events 2000 --threads 1 --codec lzze
+   make r4 --seed 4 --functions 25 --events 1500 --threads 3 --fork 7
+   make r5 --seed 5 --functions 30 --events 2000 --variant exec
+   make r6 --seed 6 --functions 30 --events 500 --threads 2 --raw-names 1
+   make r7 --seed 7 --functions 20 --events 0 --threads 2
+   for r in r1 r2 r3 r5 r7; do
+      oracle "$r" "--tree=both --threshold=100" "--tree both --threshold 100" \
+         "$tmp/$r.trace" "$tmp/$r.list"
+   done
+   oracle r4-forked "--tree=both --threshold=100" \
+      "--tree both --threshold 100 --inherited 4242:1:7" \
+      "$tmp/r4.trace" "$tmp/r4.list"
+   oracle r6-raw-names "--no-demangle --tree=calling --threshold=100" \
+      "--tree calling --threshold 100" "$tmp/r6.trace" "$tmp/r6.list"
+   # thresholds (by calls: until PCT% of the calls; by inclusive events:
+   # above (100-PCT)% of the events) and --top, on a short trace
+   make c1 --seed 8 --functions 30 --events 400 --threads 3
+   for t in 0 1 33.3 50 90 99 99.99 100; do
+      for n in 0 3; do
+         oracle "c1-cut" "--tree=caller --threshold=$t --top=$n" \
+            "--tree caller --threshold $t --top $n" \
+            "$tmp/c1.trace" "$tmp/c1.list"
+      done
+   done
+   oracle "r1-default" "" "" "$tmp/r1.trace" "$tmp/r1.list"
+   # selections
+   oracle "r1-select" "--select=*:2 --tree=both --threshold=100" \
+      "--select 4242:2 --tree both --threshold 100" \
+      "$tmp/r1.trace" "$tmp/r1.list"
+   oracle "r2-select" "--select=4242:1-2 --select=4242:5 --threshold=100" \
+      "--select 4242:1 --select 4242:2 --select 4242:5 --threshold 100" \
+      "$tmp/r2.trace" "$tmp/r2.list"
+   # a group of two traces: the second
+   oracle "r2-group" "--group-by=process --group=2 --tree=both --threshold=100" \
+      "--group 2 --tree both --threshold 100" \
+      "$tmp/r1.trace $tmp/r2.trace" "$tmp/r2.list"
+   # a killed process whose streams were synced: every event is read
+   make k1 --seed 11 --functions 30 --threads 4 --variant killed-synced
+   run "$PARLOT_ANNOTATE" "$tmp/k.out" "$tmp/k.err" --tree=both \
+      --threshold=100 "$tmp/k1.trace"
+   if [ $rc -ne 1 ] || ! why=$(err_is "$tmp/k.err" "$tmp/k1.trace" \
+         "$(sed -n 2p "$tmp/k1.exp")"); then
+      fail "oracle killed-synced: exit $rc" "${why:-}"
+   elif ! why=$($PYTHON "$data/oracle.py" "$tmp/k.out" "$tmp/k1.list" \
+         --tree both --threshold 100 2>&1); then
+      fail "oracle killed-synced" "$(printf '%s\n' "$why" | head -5)"
+   else
+      pass "oracle killed-synced: exact report of a killed process, exit 1"
+   fi
+else
+   echo "# skipped: no python3 for the oracle tests"
+fi
+
+# ---- Damaged and unreadable traces ------------------------------------------
+
+variant() { # variant seed [make_trace options...]
+   v=$1 seed=$2
+   shift 2
+   t=$tmp/v-$v-$seed
+   if ! "$MAKE_TRACE" --seed "$seed" --threads 4 --fork 6 --variant "$v" \
+         "$@" "$t.trace" "$t.list" "$t.exp"; then
+      fail "variant $v: make_trace failed"
+      return
+   fi
+   run "$DAMAGE_ANNOTATE" "$t.out" "$t.err" --tree=both "$t.trace"
+   if [ $rc -ne 1 ]; then
+      fail "variant $v (seed $seed): exit $rc, expected 1" \
+         "$(head -c 300 "$t.err")"
+   elif ! why=$(err_is "$t.err" "$t.trace" "$(sed -n 2p "$t.exp")"); then
+      fail "variant $v (seed $seed): $why"
+   elif ! is_report "$t.out" \
+        || ! grep -q '^Trace files:      1 (.*), 1 damaged or truncated$' "$t.out"; then
+      fail "variant $v (seed $seed): no report of what was read"
+   else
+      pass "variant $v (seed $seed): report, then $(cut -c1-90 "$t.err")"
+   fi
+}
+
+for v in killed zero-tail bad-exit bad-id bad-inherit crc missing bad-len \
+         raw-long raw-short raw-stuck empty-chunk exec-mid-event after-end \
+         open-frames count end-raw; do
+   variant "$v" 11
+   variant "$v" 12 --codec raw --chunk 5
+done
+
+bad_input() { # description file regex
+   run "$DAMAGE_ANNOTATE" "$tmp/b.out" "$tmp/b.err" "$2"
+   if [ $rc -ne 1 ]; then
+      fail "$1: exit $rc, expected 1" "$(head -c 300 "$tmp/b.err")"
+   elif ! why=$(err_is "$tmp/b.err" "$2" "$3"); then
+      fail "$1: $why"
+   elif ! grep -q '^Processes:        0$' "$tmp/b.out" \
+        || ! grep -q ', 1 unreadable$' "$tmp/b.out"; then
+      fail "$1: the report does not say the file was unreadable"
+   else
+      pass "$1: $(cut -c1-100 "$tmp/b.err")"
+   fi
+}
+
+: >"$tmp/empty.trace"
+bad_input "empty file" "$tmp/empty.trace" '^offset 0: empty file$'
+bad_input "nonexistent file" "$tmp/does-not-exist" \
+   '^offset 0: cannot open: No such file or directory$'
+printf 'GIF89a this is not a trace at all' >"$tmp/magic.trace"
+bad_input "bad magic" "$tmp/magic.trace" '^offset 0: not a ParLoT trace'
+
+# a bad file among good ones: the good ones are reported as without it
+(cd "$tmp" && "$PARLOT_ANNOTATE" --group-by=process rank0.trace \
+   magic.trace rank1.trace rank2.trace >m.out 2>m.err)
+rc=$?
+# shellcheck disable=SC2086
+(cd "$tmp" && "$PARLOT_ANNOTATE" --group-by=process $mpi >m.exp 2>/dev/null)
+if [ $rc -ne 1 ] || ! err_is "$tmp/m.err" magic.trace 'not a ParLoT' >/dev/null
+then
+   fail "a bad file among good ones: exit $rc" "$(head -c 300 "$tmp/m.err")"
+elif ! grep -v '^Trace files:' "$tmp/m.exp" >"$tmp/m1" \
+     || ! grep -v '^Trace files:' "$tmp/m.out" >"$tmp/m2" \
+     || ! cmp -s "$tmp/m1" "$tmp/m2"; then
+   fail "a bad file among good ones: the report differs beyond the file list" \
+      "$(diff "$tmp/m1" "$tmp/m2" | head -6)"
+elif ! grep -q "^Trace files:      4 (rank0.trace, magic.trace, rank1.trace, \
+rank2.trace), 1 unreadable\$" "$tmp/m.out"; then
+   fail "a bad file among good ones: bad file list" \
+      "$(grep '^Trace files' "$tmp/m.out")"
+else
+   pass "a bad file among good ones: the others are reported, exit 1"
+fi
+
+# ---- Command line -----------------------------------------------------------
+
+good=$tmp/basic.trace
+
+# usage DESCRIPTION ARGS...: exit 2, one line on stderr, nothing on stdout
+usage() {
+   d=$1
+   shift
+   run "$PARLOT_ANNOTATE" "$tmp/c.out" "$tmp/c.err" "$@"
+   if [ $rc -ne 2 ]; then
+      fail "usage error ($d): exit $rc, expected 2" "$(head -c 300 "$tmp/c.err")"
+   elif [ "$(wc -l <"$tmp/c.err")" -ne 1 ] || [ -s "$tmp/c.out" ] \
+        || ! grep -q "^parlot-annotate: .*(try 'parlot-annotate --help')$" \
+                "$tmp/c.err"; then
+      fail "usage error ($d): not exactly one line" "$(head -c 300 "$tmp/c.err")"
+   else
+      pass "usage error, one line: $(cut -c18-100 "$tmp/c.err")"
+   fi
+}
+
+usage "no trace"
+usage "unknown option" --bogus "$good"
+usage "unknown short option" -x "$good"
+usage "missing argument" "$good" -o
+usage "bad tree" --tree=callers "$good"
+usage "threshold above 100" --threshold=100.5 "$good"
+usage "threshold not a number" --threshold=abc "$good"
+usage "threshold with 3 decimals" --threshold=99.125 "$good"
+usage "threshold empty" --threshold= "$good"
+usage "top negative" --top=-1 "$good"
+usage "top not a number" --top=ten "$good"
+usage "group 0" --group=0 "$good"
+usage "bad group-by" --group-by=rank "$good"
+usage "group without groups" --group=1 --group-by=none "$good"
+usage "bad selection" --select=abc "$good"
+usage "group beyond the groups" --group-by=graph --group=3 "$good"
+
+cli_ok() { # description args...
+   d=$1
+   shift
+   run "$PARLOT_ANNOTATE" "$tmp/c.out" "$tmp/c.err" "$@"
+   if [ $rc -ne 0 ] || [ -s "$tmp/c.err" ]; then
+      fail "$d: exit $rc" "$(head -c 300 "$tmp/c.err")"
+      return 1
+   fi
+   return 0
+}
+
+cli_ok "--help" --help && grep -q -- '--threshold=PCT' "$tmp/c.out" \
+   && grep -q -- '--tree=KIND' "$tmp/c.out" && pass "--help"
+cli_ok "--version" --version \
+   && grep -q '^parlot-annotate (ParLoT) .*, trace format 1\.' "$tmp/c.out" \
+   && pass "--version"
+cli_ok "threshold 99.5%" --threshold=99.5% "$good" \
+   && grep -q '^Threshold:        99.5%$' "$tmp/c.out" && pass "--threshold=99.5%"
+cli_ok "--group implies --group-by=process" --group=1 "$tmp/rank0.trace" \
+   "$tmp/rank1.trace" && grep -q '^Groups:           2, by process$' "$tmp/c.out" \
+   && grep -q '  GROUP 1 TOTALS$' "$tmp/c.out" && pass "--group alone groups by process"
+cli_ok "a selection leaves processes out" --select=201 --group-by=process \
+   "$tmp/rank0.trace" "$tmp/rank1.trace" "$tmp/rank2.trace" \
+   && grep -q '^Processes:        1 of 3 selected (pid 201; rank 1)$' \
+         "$tmp/c.out" \
+   && grep -q '^Groups:           1, by process$' "$tmp/c.out" \
+   && grep -q '  1: 201:1-2$' "$tmp/c.out" \
+   && pass "a selection leaves processes out of the header and the groups"
+run "$PARLOT_ANNOTATE" "$tmp/ref.out" "$tmp/ref.err" "$good"
+cli_ok "-o FILE" -o "$tmp/o.txt" "$good" && [ ! -s "$tmp/c.out" ] \
+   && cmp -s "$tmp/o.txt" "$tmp/ref.out" && pass "-o FILE"
+cli_ok "--output=FILE" --output="$tmp/o2.txt" "$good" \
+   && cmp -s "$tmp/o2.txt" "$tmp/ref.out" && pass "--output=FILE"
+cp "$good" "$tmp/self.trace"
+run "$PARLOT_ANNOTATE" "$tmp/c.out" "$tmp/c.err" -o "$tmp/self.trace" \
+   "$tmp/self.trace"
+if [ $rc -eq 2 ] && cmp -s "$tmp/self.trace" "$good" \
+   && grep -q 'output file is also an input$' "$tmp/c.err"; then
+   pass "-o naming an input is refused"
+else
+   fail "-o naming an input: exit $rc"
+fi
+if [ -w /dev/full ]; then
+   run "$PARLOT_ANNOTATE" "$tmp/c.out" "$tmp/c.err" -o /dev/full "$good"
+   if [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/c.err")" -eq 1 ] \
+      && grep -q '^parlot-annotate: /dev/full: write error: No space' "$tmp/c.err"
+   then
+      pass "write error on /dev/full"
+   else
+      fail "write error on /dev/full: exit $rc" "$(head -c 300 "$tmp/c.err")"
+   fi
+   "$PARLOT_ANNOTATE" "$good" >/dev/full 2>"$tmp/c.err"
+   rc=$?
+   if [ $rc -eq 1 ] && grep -q 'standard output: write error' "$tmp/c.err"; then
+      pass "write error on standard output"
+   else
+      fail "write error on standard output: exit $rc"
+   fi
+fi
+
+# ---- The manual page --------------------------------------------------------
+
+man=$top/docs/parlot-annotate.1
+if command -v groff >/dev/null 2>&1; then
+   if groff -man -Tutf8 -ww -z "$man" >"$tmp/groff.err" 2>&1 \
+      && [ ! -s "$tmp/groff.err" ]; then
+      pass "parlot-annotate.1 renders without warnings (groff -ww)"
+   else
+      fail "parlot-annotate.1: groff warnings" "$(head -5 "$tmp/groff.err")"
+   fi
+else
+   echo "# skipped: no groff to check the manual page"
+fi
+"$PARLOT_ANNOTATE" --help >"$tmp/help.txt"
+missing=
+# shellcheck disable=SC2013
+for o in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help.txt" | sort -u); do
+   # options appear in the page as \-\-name
+   pat=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+   grep -q -- "$pat" "$man" || missing="$missing $o"
+done
+if [ -z "$missing" ]; then
+   pass "parlot-annotate.1 documents every option of --help"
+else
+   fail "parlot-annotate.1 does not document:$missing"
+fi
+
+# ---- Valgrind memcheck ------------------------------------------------------
+
+VALGRIND=${VALGRIND:-valgrind}    # make check passes the Valgrind it built
+if [ "${NO_VALGRIND:-0}" != 1 ] && command -v "$VALGRIND" >/dev/null 2>&1; then
+   ranks="$tmp/rank0.trace $tmp/rank1.trace $tmp/rank2.trace"
+   for args in "--tree=both $good" "--group-by=graph --group=2 --tree=both $ranks" \
+               "--tree=caller $tmp/v-crc-11.trace" "$tmp/magic.trace"; do
+      # shellcheck disable=SC2086
+      "$VALGRIND" -q --error-exitcode=99 --leak-check=full \
+         --errors-for-leak-kinds=definite,indirect \
+         "$PARLOT_ANNOTATE" $args >/dev/null 2>"$tmp/vg.err"
+      rc=$?
+      if [ $rc = 0 ] || [ $rc = 1 ]; then
+         pass "memcheck clean: $(basename "${args##* }") ${args%% *}"
+      else
+         fail "memcheck: $args: exit $rc" "$(head -20 "$tmp/vg.err")"
+      fi
+   done
+fi
+
+echo "# $count tests, $failures failed"
+[ $failures -eq 0 ]
