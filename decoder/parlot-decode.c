@@ -188,9 +188,13 @@ static void print_events(outbuf *o, const char *prefix, size_t plen,
    }
 }
 
+/* Progress of --events, when its output is not the terminal. */
+static pl_progress *events_progress;
+
 static int events_file(pl_trace *t, outbuf *o, pl_error *err,
                        const pl_decode_opts *opts)
 {
+   uint64_t done = 0;
    const char *pid = pl_trace_process_get(t, "pid");
    size_t i, nthreads = pl_trace_nthreads(t);
    fn_names nm;
@@ -221,8 +225,13 @@ static int events_file(pl_trace *t, outbuf *o, pl_error *err,
          ret = -1;
          break;
       }
-      while ((n = pl_events_next(it, &ev, err)) > 0 && !o->err)
+      pl_progress_thread(events_progress, i, nthreads,
+                         pl_trace_stream_bytes(t, i));
+      while ((n = pl_events_next(it, &ev, err)) > 0 && !o->err) {
          print_events(o, prefix, (size_t)plen, &tl, ev, (size_t)n);
+         done += (uint64_t)n;
+         pl_progress_update(events_progress, pl_events_position(it), done);
+      }
       if (n < 0)
          ret = -1;
       pl_events_close(it);
@@ -383,18 +392,24 @@ static int run_per_file(const struct mode *mode, char **paths, int n,
 {
    int status = 0, i;
 
+   /* a status line would mix with events written to the terminal */
+   if (!isatty(out->fd))
+      events_progress = pl_progress_new(PROG, (size_t)n);
    for (i = 0; i < n && !out->err; i++) {
       pl_error err;
       const pl_error *dmg;
       pl_trace *t = pl_trace_open(paths[i], &err);
       int r;
 
+      pl_progress_file(events_progress, paths[i]);
       if (!t) {
+         pl_progress_clear(events_progress);
          report(paths[i], &err);
          status = EXIT_DATA;
          continue;
       }
       r = mode->file(t, out, &err, opts);
+      pl_progress_clear(events_progress);
       /* what was decoded goes out before the message about the rest */
       if (outbuf_flush(out) < 0) {
          pl_trace_close(t);
@@ -409,6 +424,8 @@ static int run_per_file(const struct mode *mode, char **paths, int n,
       }
       pl_trace_close(t);
    }
+   pl_progress_free(events_progress);
+   events_progress = NULL;
    return status;
 }
 

@@ -9,7 +9,7 @@
 
 #include "pl_progress.h"
 
-#define FIRST_AFTER_NS 500000000ull   /* short decodes show nothing */
+#define FIRST_AFTER_MS 500     /* short decodes show nothing ... */
 #define EVERY_NS       200000000ull
 
 struct pl_progress {
@@ -32,6 +32,9 @@ static uint64_t now_ns(void)
 
 pl_progress *pl_progress_new(const char *prog, size_t nfiles)
 {
+   const char *delay;
+   char *end = NULL;
+   unsigned long ms;
    pl_progress *pg;
    if (!isatty(STDERR_FILENO))
       return NULL;
@@ -40,8 +43,13 @@ pl_progress *pl_progress_new(const char *prog, size_t nfiles)
       return NULL;
    pg->prog = prog;
    pg->nfiles = nfiles;
+   /* ... unless PARLOT_PROGRESS_DELAY_MS says otherwise */
+   delay = getenv("PARLOT_PROGRESS_DELAY_MS");
+   ms = delay && *delay ? strtoul(delay, &end, 10) : FIRST_AFTER_MS;
+   if (delay && *delay && *end)
+      ms = FIRST_AFTER_MS;
    pg->start_ns = now_ns();
-   pg->next_ns = pg->start_ns + FIRST_AFTER_NS;
+   pg->next_ns = pg->start_ns + (uint64_t)ms * 1000000u;
    return pg;
 }
 
@@ -71,7 +79,7 @@ void pl_progress_update(pl_progress *pg, uint64_t bytes_done,
    unsigned pct;
 
    /* the clock is read on every 16th batch only */
-   if (!pg || (++pg->calls & 15) != 0)
+   if (!pg || (++pg->calls & 15) != 1)
       return;
    t = now_ns();
    if (t < pg->next_ns)

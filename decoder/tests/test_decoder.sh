@@ -451,6 +451,35 @@ else
    echo "# skipped: this shell has no ulimit -v"
 fi
 
+# ---- Progress on a terminal ------------------------------------------------------
+
+# script(1) gives the decoder a terminal; a zero delay shows the line at once.
+if command -v script >/dev/null 2>&1; then
+   for mode in --xml --events; do
+      PARLOT_PROGRESS_DELAY_MS=0 script -qec \
+         "'$PARLOT_DECODE' $mode -o '$tmp/p.out' '$long.trace'" \
+         "$tmp/p.tty" >/dev/null 2>&1
+      rc=$?
+      # the status lines, then the erase sequence ending the line
+      if [ $rc -eq 0 ] \
+         && grep -Eq 'parlot-decode: \[1/1\] [^:]*long.trace: thread [12]/2: [0-9]+%, [0-9]+ M events' "$tmp/p.tty" \
+         && tr '\r\033' '|~' <"$tmp/p.tty" | grep -q 'M events|~\[K$'; then
+         pass "$mode: progress line on a terminal, erased at the end"
+      else
+         fail "$mode: progress on a terminal (exit $rc)" "$(tr '\r\033' '|~' <"$tmp/p.tty" | head -c 300)"
+      fi
+   done
+   PARLOT_PROGRESS_DELAY_MS=0 "$PARLOT_DECODE" --xml -o "$tmp/p.out" \
+      "$long.trace" 2>"$tmp/p.err"
+   if [ $? -eq 0 ] && [ ! -s "$tmp/p.err" ]; then
+      pass "no progress line when stderr is not a terminal"
+   else
+      fail "progress written to a non-terminal stderr" "$(head -c 200 "$tmp/p.err")"
+   fi
+else
+   echo "# skipped: no script(1) to give the decoder a terminal"
+fi
+
 # ---- Valgrind memcheck -----------------------------------------------------------------
 
 VALGRIND=${VALGRIND:-valgrind}    # make check passes the Valgrind it built
