@@ -27,6 +27,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "pl_modes.h"
+#include "pl_outliers.h"
 #include "pl_trace.h"
 
 #ifndef PACKAGE_VERSION
@@ -329,6 +330,73 @@ static void write_group(xml_out *x, const pl_group *gr)
    end(x);
 }
 
+/* <ranks>: the program across its ranks (pl_outliers.h), when it has two
+   or more.  0, or -1 if out of memory outside the writer. */
+static int write_ranks(xml_out *x, const pl_program *p)
+{
+   static const char *const kinds[] = {
+      "only-function", "missing-function", "only-edge", "missing-edge",
+      "calls"
+   };
+   pl_ranks r;
+   size_t i, k;
+
+   if (pl_ranks_analyse(p, &r) < 0)
+      return -1;
+   if (r.nprocs < 2) {
+      pl_ranks_free(&r);
+      return 0;
+   }
+   start(x, "ranks");
+   attr_plain(x, "by", r.by_rank ? "mpi-rank" : "process");
+   attr_u64(x, "processes", r.nprocs);
+   attr_plain(x, "classes-by", r.class_kind == PL_CLASS_SHAPE ? "shape"
+                                                              : "graph");
+   attr_u64(x, "classes", r.nclasses);
+   if (r.has_majority) {
+      attr_u64(x, "majority", r.majority + 1);
+      attr_u64(x, "majority-size", r.majority_size);
+   }
+   attr_u64(x, "outliers", r.noutliers);
+   for (i = 0; i < r.nprocs && !x->failed; i++) {
+      start(x, "rank");
+      attr_id(x, "process", 'p', r.procs[i] + 1);
+      attr_u64(x, "class", r.cls[i] + 1);
+      end(x);
+   }
+   for (i = 0; i < r.nfns && !x->failed; i++) {
+      start(x, "function");
+      attr_id(x, "ref", 'f', r.fns[i].fn);
+      attr_u64(x, "min", r.fns[i].min);
+      attr_u64(x, "median", r.fns[i].median);
+      attr_u64(x, "max", r.fns[i].max);
+      attr_u64(x, "processes", r.fns[i].nprocs);
+      end(x);
+   }
+   for (i = 0; i < r.noutliers && !x->failed; i++) {
+      const pl_outlier *o = &r.outliers[i];
+      start(x, "outlier");
+      attr_id(x, "process", 'p', o->proc + 1);
+      attr_u64(x, "class", o->cls + 1);
+      for (k = 0; k < o->nreasons && !x->failed; k++) {
+         const pl_reason *re = &o->reasons[k];
+         start(x, "reason");
+         attr_plain(x, "kind", kinds[re->kind]);
+         if ((re->kind == PL_REASON_ONLY_EDGE
+              || re->kind == PL_REASON_MISSING_EDGE) && re->caller)
+            attr_id(x, "caller", 'f', re->caller);
+         attr_id(x, "ref", 'f', re->fn);
+         attr_u64(x, "calls", re->calls);
+         attr_u64(x, "majority", re->median);
+         end(x);
+      }
+      end(x);
+   }
+   end(x);
+   pl_ranks_free(&r);
+   return 0;
+}
+
 /* Everything after the root's start tag.  0, or -1 if out of memory
    outside the writer. */
 static int write_body(xml_out *x, const pl_program *p,
@@ -376,7 +444,7 @@ static int write_body(xml_out *x, const pl_program *p,
    graph_body(x, &total);
    end(x);
    pl_graph_free(&total);
-   return 0;
+   return x->failed ? 0 : write_ranks(x, p);
 }
 
 /* ---- The mode ------------------------------------------------------------- */

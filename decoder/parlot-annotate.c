@@ -13,6 +13,10 @@
      two lists     the functions by calls, then by inclusive events, each
                    cut by --threshold and --top, optionally with each
                    function's callers (<) and callees (>) (--tree).
+     ranks         with two or more ranks (processes), the program across
+                   them: per function min / median / max calls per rank,
+                   and the outlier ranks with what differs (--ranks;
+                   pl_outliers.h).
 
    Numbers get thousands separators and a percentage of the totals, and
    columns are as wide as their widest cell, as in callgrind_annotate.
@@ -28,13 +32,17 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pl_archive.h"
 #include "pl_cli.h"
 #include "pl_names.h"
 #include "pl_outbuf.h"
+#include "pl_outliers.h"
+#include "pl_parallel.h"
 #include "pl_program.h"
 #include "pl_progress.h"
 #include "pl_select.h"
@@ -63,7 +71,11 @@ typedef struct {
    uint64_t  top;          /* at most this many functions; 0 = no limit */
    int       tree;
    int       demangle;
+   unsigned  jobs;         /* -j: threads reading traces, 0 = all cores */
+   int       ranks;        /* --ranks: RANKS_* */
 } options;
+
+enum { RANKS_AUTO, RANKS_YES, RANKS_NO };
 
 /* ---- Counting returns while reading ------------------------------------- */
 
@@ -116,7 +128,7 @@ static void format_cell(char *buf, uint64_t v, uint64_t base, int pct)
             x < 99.995 ? " (%5.2f%%)" : " (%5.1f%%)", x);
 }
 
-#define MAX_COLS 3
+#define MAX_COLS 4
 
 /* Columns of numbers, right-aligned, two spaces apart, followed by a
    label. */
@@ -855,6 +867,151 @@ static void write_totals(outbuf *o, const pl_graph *g, const char *label)
    outbuf_str(o, "\n\n");
 }
 
+/* ---- Ranks: the program across its processes ----------------------------- */
+
+/* By median, then max, then min (all descending), then label. */
+static int by_median(const void *a, const void *b)
+{
+   const pl_rank_fn *x = *(const pl_rank_fn *const *)a;
+   const pl_rank_fn *y = *(const pl_rank_fn *const *)b;
+   int c = cmp_u64_desc(x->median, y->median);
+   if (c == 0)
+      c = cmp_u64_desc(x->max, y->max);
+   if (c == 0)
+      c = cmp_u64_desc(x->min, y->min);
+   return c ? c : cmp_fn_ids(x->fn, y->fn);
+}
+
+static const char *const reason_names[] = {
+   "only here: ", "missing here: ", "only here: ", "missing here: ",
+   "calls differ: "
+};
+
+static void put_reason(outbuf *o, const pl_program *p, const pl_reason *r)
+{
+   outbuf_str(o, reason_names[r->kind]);
+   if (r->kind == PL_REASON_ONLY_EDGE || r->kind == PL_REASON_MISSING_EDGE) {
+      put_fn(o, p, r->caller, 0);
+      outbuf_str(o, " > ");
+   }
+   put_fn(o, p, r->fn, 0);
+}
+
+/* The Ranks section (docs/parlot-annotate.1): per function min / median /
+   max calls per process, then each outlier with its reasons.  0, or -1 if
+   out of memory. */
+static int write_ranks(outbuf *o, const pl_program *p, const options *opt)
+{
+   pl_ranks r;
+   const pl_rank_fn **fs;
+   const char *unit;
+   char name[64];
+   table t;
+   size_t i, n, k;
+   int pass;
+
+   if (pl_ranks_analyse(p, &r) < 0)
+      return -1;
+   if (opt->ranks == RANKS_AUTO && r.nprocs < 2) {
+      pl_ranks_free(&r);
+      return 0;
+   }
+   unit = r.by_rank ? "rank" : "process";
+   fs = malloc((r.nfns + 1) * sizeof *fs);
+   if (!fs) {
+      pl_ranks_free(&r);
+      return -1;
+   }
+   for (i = 0; i < r.nfns; i++)
+      fs[i] = &r.fns[i];
+   cmp_prog = p;
+   qsort(fs, r.nfns, sizeof *fs, by_median);
+   n = r.nfns;
+   if (opt->top && n > opt->top)
+      n = (size_t)opt->top;
+
+   outbuf_str(o, RULE);
+   head_key(o, "Ranks:");
+   put_u64(o, r.nprocs);
+   outbuf_str(o, r.by_rank ? " (processes with an MPI rank)\n"
+                           : " (processes; no MPI ranks recorded)\n");
+   head_key(o, "Classes:");
+   put_u64(o, r.nclasses);
+   outbuf_str(o, r.class_kind == PL_CLASS_SHAPE ? ", by call-graph shape"
+                                                : ", by call graph");
+   if (r.has_majority)
+      outbuf_printf(o, "; majority: class %zu, %zu %s%s\n", r.majority + 1,
+                    r.majority_size, unit, r.majority_size == 1 ? "" : "s");
+   else
+      outbuf_str(o, r.nclasses > 1 ? "; no majority\n" : "\n");
+   head_key(o, "Outliers:");
+   put_u64(o, r.noutliers);
+   for (i = 0; i < r.noutliers; i++) {
+      outbuf_str(o, i ? ", " : " (");
+      put_name(o, pl_ranks_proc_name(p, &r, r.outliers[i].proc, name,
+                                     sizeof name));
+   }
+   outbuf_str(o, r.noutliers ? ")\n" : "\n");
+
+   table_init(&t, 4);
+   table_col(&t, 0, "Min", 0, 0);
+   table_col(&t, 1, "Median", 0, 0);
+   table_col(&t, 2, "Max", 0, 0);
+   table_col(&t, 3, r.by_rank ? "Ranks" : "Procs", 0, 0);
+   for (pass = 0; pass < 2; pass++) {
+      if (pass == 1)
+         table_head(o, &t, "function [object]  (calls per process)");
+      for (i = 0; i < n; i++) {
+         uint64_t v[4] = { fs[i]->min, fs[i]->median, fs[i]->max,
+                           fs[i]->nprocs };
+         if (pass == 0) {
+            table_measure(&t, v);
+            continue;
+         }
+         table_cells(o, &t, v);
+         put_fn(o, p, fs[i]->fn, 0);
+         outbuf_str(o, "\n");
+      }
+   }
+   outbuf_str(o, "\n");
+
+   for (k = 0; k < r.noutliers; k++) {
+      const pl_outlier *ol = &r.outliers[k];
+      const pl_process *pr = &p->procs[ol->proc];
+      size_t nr = ol->nreasons;
+      if (opt->top && nr > opt->top)
+         nr = (size_t)opt->top;
+      table_init(&t, 2);
+      table_col(&t, 0, "Calls", 0, 0);
+      table_col(&t, 1, "Majority", 0, 0);
+      for (i = 0; i < nr; i++) {
+         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
+         table_measure(&t, v);
+      }
+      outbuf_str(o, RULE);
+      outbuf_str(o, "Outlier ");
+      put_name(o, pl_ranks_proc_name(p, &r, ol->proc, name, sizeof name));
+      outbuf_str(o, " (pid ");
+      put_name(o, pr->pid);
+      outbuf_printf(o, ", class %zu): %zu difference%s", ol->cls + 1,
+                    ol->nreasons, ol->nreasons == 1 ? "" : "s");
+      if (nr < ol->nreasons)
+         outbuf_printf(o, ", %zu shown", nr);
+      outbuf_str(o, "\n");
+      table_head(o, &t, "difference: function [object]");
+      for (i = 0; i < nr; i++) {
+         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
+         table_cells(o, &t, v);
+         put_reason(o, p, &ol->reasons[i]);
+         outbuf_str(o, "\n");
+      }
+      outbuf_str(o, "\n");
+   }
+   free(fs);
+   pl_ranks_free(&r);
+   return 0;
+}
+
 /* What pl_groups_free frees of one group. */
 static void free_group(pl_group *g)
 {
@@ -929,6 +1086,9 @@ static int write_report(outbuf *o, const pl_program *p, const options *opt,
    if (write_objects(&r, o) < 0 || write_list(&r, o, 0) < 0
        || write_list(&r, o, 1) < 0)
       goto out;
+   /* the program across its ranks: for the whole program only */
+   if (!opt->group && opt->ranks != RANKS_NO && write_ranks(o, p, opt) < 0)
+      goto out;
    ret = 0;
 out:
    free(r.fns);
@@ -965,6 +1125,11 @@ static void usage(FILE *f)
       "      --group=N        report on group N only (default grouping:\n"
       "                       process)\n"
       "      --no-demangle    print C++ function names as recorded (mangled)\n"
+      "      --ranks=WHEN     the program across its ranks (processes):\n"
+      "                       calls per rank and the outlier ranks; auto\n"
+      "                       (default: with 2 or more), yes, no\n"
+      "  -j, --jobs=N         read traces with N threads (default: one per\n"
+      "                       core); the report is the same\n"
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -1059,39 +1224,72 @@ static void free_options(options *opt)
    free(opt->select_text);
 }
 
-/* Read every trace into p; the exit status so far (0 or 1). */
-static int read_traces(pl_program *p, const options *opt, char **paths,
-                       int n, read_info *ri)
-{
-   pl_visitor v;
-   int status = 0, i;
+/* pl_program_read_files's hooks: returns are counted per file (files
+   may be read at once by several threads), then added up in order. */
+typedef struct {
+   read_info *ri;
+   uint64_t  *returns;     /* [file] */
+   pl_progress *progress;
+   int        status;
+} read_state;
 
-   memset(&v, 0, sizeof v);
-   v.ctx = &ri->returns;
-   v.events = count_returns;
-   p->progress = pl_progress_new(PROG, (size_t)n);
-   for (i = 0; i < n; i++) {
-      pl_error err;
-      int r = pl_program_read(p, paths[i], &opt->select, &v, &err);
-      if (r != 0) {
-         pl_progress_clear(p->progress);
-         pl_report(PROG, paths[i], &err);
-         status = PL_EXIT_DATA;
-         if (r < 0)
-            ri->unreadable++;
-         else
-            ri->damaged++;
-      }
+static int read_visitor(void *ctx, size_t i, pl_visitor *v)
+{
+   read_state *rs = ctx;
+   v->ctx = &rs->returns[i];
+   v->events = count_returns;
+   return 0;
+}
+
+static void read_done(void *ctx, size_t i, const char *path, int r,
+                      const pl_error *err)
+{
+   read_state *rs = ctx;
+   rs->ri->returns += rs->returns[i];
+   if (r != 0) {
+      pl_progress_clear(rs->progress);
+      pl_report(PROG, path, err);
+      rs->status = PL_EXIT_DATA;
+      if (r < 0)
+         rs->ri->unreadable++;
+      else
+         rs->ri->damaged++;
    }
+}
+
+/* Read every trace into p; the exit status so far (0 or 1). */
+static int read_traces(pl_program *p, const options *opt,
+                       const pl_input *in, size_t n, read_info *ri)
+{
+   pl_read_hooks h;
+   read_state rs;
+
+   memset(&rs, 0, sizeof rs);
+   rs.ri = ri;
+   rs.returns = calloc((size_t)n + 1, sizeof *rs.returns);
+   p->progress = pl_progress_new(PROG, (size_t)n);
+   rs.progress = p->progress;
+   h.ctx = &rs;
+   h.visitor = read_visitor;
+   h.done = read_done;
+   if (!rs.returns
+       || pl_program_read_files(p, in, n, &opt->select,
+                                opt->jobs ? opt->jobs : pl_jobs_default(),
+                                &h) < 0) {
+      pl_progress_clear(p->progress);
+      fprintf(stderr, PROG ": out of memory\n");
+      rs.status = PL_EXIT_DATA;
+   }
+   free(rs.returns);
    pl_progress_free(p->progress);
    p->progress = NULL;
-   return status;
+   return rs.status;
 }
 
 int main(int argc, char **argv)
 {
    enum { OPT_TREE = 0x100, OPT_THRESHOLD, OPT_TOP, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_NO_DEMANGLE };
+          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "help", no_argument, NULL, 'h' },
@@ -1103,6 +1301,8 @@ int main(int argc, char **argv)
       { "group-by", required_argument, NULL, OPT_GROUP_BY },
       { "group", required_argument, NULL, OPT_GROUP },
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+      { "jobs", required_argument, NULL, 'j' },
+      { "ranks", required_argument, NULL, OPT_RANKS },
       { NULL, 0, NULL, 0 }
    };
    const char *out_path = NULL;
@@ -1111,6 +1311,10 @@ int main(int argc, char **argv)
    pl_program prog;
    read_info ri;
    outbuf out;
+   pl_inputs inputs;
+   char **names;
+   size_t k;
+   int bad;
    char why[256];
 
    memset(&opt, 0, sizeof opt);
@@ -1118,7 +1322,7 @@ int main(int argc, char **argv)
    opt.threshold = 99 * 100;
    opt.demangle = 1;
    opterr = 0;
-   while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+   while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, NULL)) != -1) {
       switch (c) {
       case 'o':
          out_path = optarg;
@@ -1167,6 +1371,25 @@ int main(int argc, char **argv)
       case OPT_NO_DEMANGLE:
          opt.demangle = 0;
          break;
+      case OPT_RANKS:
+         if (strcmp(optarg, "auto") == 0)
+            opt.ranks = RANKS_AUTO;
+         else if (strcmp(optarg, "yes") == 0)
+            opt.ranks = RANKS_YES;
+         else if (strcmp(optarg, "no") == 0)
+            opt.ranks = RANKS_NO;
+         else {
+            free_options(&opt);
+            return pl_usage_error(PROG, "--ranks wants auto, yes or no, not",
+                                  optarg);
+         }
+         break;
+      case 'j':
+         if (pl_jobs_parse(optarg, &opt.jobs) < 0) {
+            free_options(&opt);
+            return pl_usage_error(PROG, "--jobs wants a number, not", optarg);
+         }
+         break;
       case 'h':
          free_options(&opt);
          usage(stdout);
@@ -1208,11 +1431,29 @@ int main(int argc, char **argv)
       return status;
    }
 
+   /* archives stand for their members: the traces are those */
    memset(&ri, 0, sizeof ri);
-   ri.nfiles = argc - optind;
-   ri.files = argv + optind;
+   memset(&inputs, 0, sizeof inputs);
+   bad = pl_inputs_add(&inputs, PROG, argv + optind, argc - optind);
+   names = malloc((inputs.n ? inputs.n : 1) * sizeof *names);
+   if (bad < 0 || !names || inputs.n > INT_MAX) {
+      if (bad >= 0)
+         fprintf(stderr, PROG ": out of memory\n");
+      free(names);
+      pl_inputs_free(&inputs);
+      free_options(&opt);
+      pl_output_close(PROG, &out);
+      return PL_EXIT_DATA;
+   }
+   for (k = 0; k < inputs.n; k++)
+      names[k] = inputs.v[k].name;
+   ri.nfiles = (int)inputs.n + bad;
+   ri.unreadable = bad;
+   ri.files = names;
    pl_program_init(&prog, opt.demangle);
-   status = read_traces(&prog, &opt, argv + optind, argc - optind, &ri);
+   status = read_traces(&prog, &opt, inputs.v, inputs.n, &ri);
+   if (bad)
+      status = PL_EXIT_DATA;
    w = write_report(&out, &prog, &opt, &ri);
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -1221,6 +1462,8 @@ int main(int argc, char **argv)
       status = w;
    }
    pl_program_free(&prog);
+   free(names);
+   pl_inputs_free(&inputs);
    free_options(&opt);
    if (pl_output_close(PROG, &out) != 0)
       return PL_EXIT_DATA;

@@ -22,11 +22,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pl_archive.h"
 #include "pl_cli.h"
 #include "pl_format.h"
 #include "pl_modes.h"
 #include "pl_names.h"
 #include "pl_outbuf.h"
+#include "pl_parallel.h"
 #include "pl_progress.h"
 #include "pl_trace.h"
 
@@ -42,6 +44,8 @@ enum { EXIT_DATA = PL_EXIT_DATA, EXIT_USAGE = PL_EXIT_USAGE };
 /* ---- Function names ------------------------------------------------------- */
 
 static int opt_demangle = 1;     /* --no-demangle clears it */
+static unsigned opt_jobs;        /* -j: threads reading traces; 0 = all
+                                    cores (pl_jobs_default) */
 
 /* The names a mode prints, per function ID: the demangled name if there
    is one (and demangling is on), else the raw name from the trace. */
@@ -307,6 +311,9 @@ static void usage(FILE *f)
       "      --top=N          --paths: print the N most frequent (default\n"
       "                       20; 0 = all)\n"
       "      --no-demangle    print C++ function names as recorded (mangled)\n"
+      "  -j, --jobs=N         read traces with N threads (default: one per\n"
+      "                       core; --paths, --path-of, --folded and\n"
+      "                       --events use one); the output is the same\n"
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -387,10 +394,11 @@ static void free_opts(pl_decode_opts *o)
 }
 
 /* Per-file modes: decode and write each file in turn. */
-static int run_per_file(const struct mode *mode, char **paths, int n,
+static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
 {
-   int status = 0, i;
+   int status = 0;
+   size_t i;
 
    /* a status line would mix with events written to the terminal */
    if (!isatty(out->fd))
@@ -398,13 +406,13 @@ static int run_per_file(const struct mode *mode, char **paths, int n,
    for (i = 0; i < n && !out->err; i++) {
       pl_error err;
       const pl_error *dmg;
-      pl_trace *t = pl_trace_open(paths[i], &err);
+      pl_trace *t = pl_input_open(&in[i], &err);
       int r;
 
-      pl_progress_file(events_progress, paths[i]);
+      pl_progress_file(events_progress, in[i].name);
       if (!t) {
          pl_progress_clear(events_progress);
-         report(paths[i], &err);
+         report(in[i].name, &err);
          status = EXIT_DATA;
          continue;
       }
@@ -416,10 +424,10 @@ static int run_per_file(const struct mode *mode, char **paths, int n,
          break;
       }
       if (r < 0) {
-         report(paths[i], &err);
+         report(in[i].name, &err);
          status = EXIT_DATA;
       } else if ((dmg = pl_trace_damage(t)) != NULL) {
-         report(paths[i], dmg);
+         report(in[i].name, dmg);
          status = EXIT_DATA;
       }
       pl_trace_close(t);
@@ -429,14 +437,46 @@ static int run_per_file(const struct mode *mode, char **paths, int n,
    return status;
 }
 
+/* pl_program_read_files's hooks for run_program. */
+typedef struct {
+   const pl_visitor *v;
+   pl_progress      *progress;
+   int               status;
+} read_state;
+
+static int read_visitor(void *ctx, size_t i, pl_visitor *v)
+{
+   const read_state *rs = ctx;
+   (void)i;
+   if (!rs->v)
+      return -1;
+   *v = *rs->v;
+   return 0;
+}
+
+static void read_done(void *ctx, size_t i, const char *path, int r,
+                      const pl_error *err)
+{
+   read_state *rs = ctx;
+   (void)i;
+   if (r != 0) {
+      pl_progress_clear(rs->progress);
+      report(path, err);
+      rs->status = EXIT_DATA;
+   }
+}
+
 /* Whole-program modes: read every file, then write. */
-static int run_program(const pl_program_mode *pm, char **paths, int n,
+static int run_program(const pl_program_mode *pm, const pl_input *in,
+                       size_t n,
                        outbuf *out, const pl_decode_opts *opts)
 {
    pl_program prog;
    pl_visitor v, *vp = NULL;
+   pl_read_hooks hooks;
+   read_state rs;
    void *state = pm->create(opts);
-   int status = 0, i, w;
+   int status = 0, w;
 
    if (!state) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -449,15 +489,21 @@ static int run_program(const pl_program_mode *pm, char **paths, int n,
       pm->visitor(state, &v);
       vp = &v;
    }
-   for (i = 0; i < n; i++) {
-      pl_error err;
-      int r = pl_program_read(&prog, paths[i], &opts->select, vp, &err);
-      if (r != 0) {
-         pl_progress_clear(prog.progress);
-         report(paths[i], &err);
-         status = EXIT_DATA;
-      }
+   /* a mode's visitor wants the program's own IDs: one job then */
+   hooks.ctx = &rs;
+   hooks.visitor = read_visitor;
+   hooks.done = read_done;
+   rs.v = vp;
+   rs.progress = prog.progress;
+   rs.status = 0;
+   if (pl_program_read_files(&prog, in, n, &opts->select,
+                             vp ? 1 : opt_jobs ? opt_jobs : pl_jobs_default(),
+                             &hooks) < 0) {
+      pl_progress_clear(prog.progress);
+      fprintf(stderr, PROG ": out of memory\n");
+      rs.status = EXIT_DATA;
    }
+   status = rs.status;
    pl_progress_free(prog.progress);
    prog.progress = NULL;
    w = pm->write(state, &prog, out, opts);
@@ -476,14 +522,15 @@ int main(int argc, char **argv)
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
           OPT_GROUP, OPT_TOP };
-   struct option longopts[NMODES + 9];
+   struct option longopts[NMODES + 10];
    const struct mode *mode = NULL;
    const char *out_path = NULL;
    static pl_decode_opts opts;   /* static: still reachable when a usage
                                     error returns early (no leak report) */
    outbuf out;
+   pl_inputs inputs;
    char why[256];
-   int status, c;
+   int status, c, bad;
    size_t m;
 
    memset(&opts, 0, sizeof opts);
@@ -508,16 +555,21 @@ int main(int argc, char **argv)
    longopts[m++] = (struct option){ "group", required_argument, NULL,
                                     OPT_GROUP };
    longopts[m++] = (struct option){ "top", required_argument, NULL, OPT_TOP };
+   longopts[m++] = (struct option){ "jobs", required_argument, NULL, 'j' };
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
 
    opterr = 0;
-   while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+   while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, NULL)) != -1) {
       switch (c) {
       case 'o':
          out_path = optarg;
          break;
       case OPT_NO_DEMANGLE:
          opt_demangle = 0;
+         break;
+      case 'j':
+         if (pl_jobs_parse(optarg, &opt_jobs) < 0)
+            return usage_error("--jobs wants a number, not", optarg);
          break;
       case OPT_SELECT:
          if (pl_select_parse(&opts.select, optarg, why, sizeof why) < 0)
@@ -574,12 +626,19 @@ int main(int argc, char **argv)
    if (status != 0)
       return status;
 
-   if (mode->file)
-      status = run_per_file(mode, argv + optind, argc - optind, &out, &opts);
+   /* archives stand for their members */
+   memset(&inputs, 0, sizeof inputs);
+   bad = pl_inputs_add(&inputs, PROG, argv + optind, argc - optind);
+   if (bad < 0)
+      status = EXIT_DATA;
+   else if (mode->file)
+      status = run_per_file(mode, inputs.v, inputs.n, &out, &opts);
    else
-      status = run_program(mode->program, argv + optind, argc - optind, &out,
-                           &opts);
+      status = run_program(mode->program, inputs.v, inputs.n, &out, &opts);
+   if (bad != 0)
+      status = EXIT_DATA;
 
+   pl_inputs_free(&inputs);
    free_opts(&opts);
    if (pl_output_close(PROG, &out) != 0)
       return EXIT_DATA;

@@ -8,6 +8,7 @@
 
 #include "pl_callgraph.h"
 #include "pl_names.h"
+#include "pl_archive.h"
 #include "pl_paths.h"
 #include "pl_program.h"
 #include "pl_progress.h"
@@ -74,6 +75,7 @@ void pl_program_free(pl_program *p)
       free(pr->exe);
       free(pr->cmd);
       free(pr->rank);
+      free(pr->role);
    }
    free(p->procs);
    for (k = 0; k < p->nthreads; k++)
@@ -181,52 +183,61 @@ static uint32_t intern(pl_program *p, const char *obj, const pl_name *name,
    return p->nfns;
 }
 
-/* Sort order for dup numbering: object, name, then address. */
-static const pl_trace *sort_trace;
+/* Sort order for dup numbering: object, name, then address (then the
+   trace's ID, so that the order never depends on qsort).  The keys carry
+   their strings: no global sort context, so traces can be read by
+   several threads at once (pl_parallel.h). */
+typedef struct {
+   const char *obj, *name;
+   uint64_t    addr;
+   uint32_t    id;
+} fn_key;
 
 static int by_obj_name_addr(const void *a, const void *b)
 {
-   const pl_function *x = pl_trace_function(sort_trace, *(const uint32_t *)a);
-   const pl_function *y = pl_trace_function(sort_trace, *(const uint32_t *)b);
+   const fn_key *x = a, *y = b;
    int c;
    if (x->obj != y->obj) {
-      c = strcmp(pl_trace_object(sort_trace, x->obj)->str,
-                 pl_trace_object(sort_trace, y->obj)->str);
+      c = strcmp(x->obj, y->obj);
       if (c)
          return c;
    }
-   c = strcmp(x->name.str, y->name.str);
+   c = strcmp(x->name, y->name);
    if (c)
       return c;
-   return x->addr < y->addr ? -1 : x->addr > y->addr;
+   if (x->addr != y->addr)
+      return x->addr < y->addr ? -1 : 1;
+   return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* fn_map[trace ID] = program ID for every function of t. */
 static uint32_t *map_functions(pl_program *p, const pl_trace *t)
 {
    uint32_t n = pl_trace_nfunctions(t), i, dup = 0;
-   uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+   fn_key *order = malloc(((size_t)n + 1) * sizeof *order);
    uint32_t *map = calloc((size_t)n + 1, sizeof *map);
 
    if (!order || !map)
       goto fail;
-   for (i = 0; i < n; i++)
-      order[i] = i + 1;
-   sort_trace = t;
+   for (i = 0; i < n; i++) {
+      const pl_function *f = pl_trace_function(t, i + 1);
+      order[i].obj = pl_trace_object(t, f->obj)->str;
+      order[i].name = f->name.str;
+      order[i].addr = f->addr;
+      order[i].id = i + 1;
+   }
    qsort(order, n, sizeof *order, by_obj_name_addr);
    for (i = 0; i < n; i++) {
-      const pl_function *f = pl_trace_function(t, order[i]);
-      const char *obj = pl_trace_object(t, f->obj)->str;
+      const pl_function *f = pl_trace_function(t, order[i].id);
       if (i > 0) {
-         const pl_function *g = pl_trace_function(t, order[i - 1]);
-         if (strcmp(g->name.str, f->name.str) == 0
-             && strcmp(pl_trace_object(t, g->obj)->str, obj) == 0)
+         if (strcmp(order[i - 1].name, order[i].name) == 0
+             && strcmp(order[i - 1].obj, order[i].obj) == 0)
             dup++;
          else
             dup = 0;
       }
-      map[order[i]] = intern(p, obj, &f->name, dup);
-      if (!map[order[i]])
+      map[order[i].id] = intern(p, order[i].obj, &f->name, dup);
+      if (!map[order[i].id])
          goto fail;
    }
    free(order);
@@ -279,6 +290,7 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
 {
    pl_process *pr;
    const char *rank = pl_trace_process_get(t, "mpi_rank");
+   const char *role = pl_trace_process_get(t, "role");
 
    if (grow(&p->procs, &p->procs_cap, p->nprocs, sizeof *p->procs) < 0)
       return -1;
@@ -290,12 +302,13 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    pr->exe = dup_or_empty(pl_trace_process_get(t, "exe"));
    pr->cmd = command_line(t);
    pr->rank = rank ? strdup(rank) : NULL;
+   pr->role = role ? strdup(role) : NULL;
    pr->end = pl_trace_end(t);
    pr->first_thread = p->nthreads;
    pr->nthreads_all = pl_trace_nthreads(t);
    p->nprocs++;
    if (!pr->path || !pr->pid || !pr->ppid || !pr->exe || !pr->cmd
-       || (rank && !pr->rank))
+       || (rank && !pr->rank) || (role && !pr->role))
       return -1;
    return 0;
 }
@@ -309,7 +322,19 @@ static void oom(pl_error *err)
 int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
                     const pl_visitor *v, pl_error *err)
 {
-   pl_trace *t = pl_trace_open(path, err);
+   pl_input in;
+   memset(&in, 0, sizeof in);
+   in.path = in.name = (char *)path;
+   in.size = PL_TRACE_WHOLE_FILE;
+   return pl_program_read_input(p, &in, sel, v, err);
+}
+
+int pl_program_read_input(pl_program *p, const pl_input *in,
+                          const pl_select *sel, const pl_visitor *v,
+                          pl_error *err)
+{
+   const char *path = in->name;
+   pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
    pl_cg_builder *b = NULL;
    pl_process *pr;
@@ -480,4 +505,93 @@ int pl_program_total(const pl_program *p, pl_graph *out)
    r = pl_graph_sum(out, gs, p->nthreads);
    free(gs);
    return r;
+}
+
+/* ---- Merging programs (pl_parallel.c) ------------------------------------ */
+
+/* The ID of f's (object, name, dup) in p; if new, f's strings are moved
+   into p (f's pointers are cleared).  0 if out of memory. */
+static uint32_t intern_move(pl_program *p, pl_gfunc *f)
+{
+   pl_gfunc *g;
+   size_t s;
+
+   if (!p->index && !(p->index = calloc(1, sizeof *p->index)))
+      return 0;
+   if (p->index->cap) {
+      s = key_hash(f->object, f->name, f->dup) & (p->index->cap - 1);
+      for (; p->index->slot[s]; s = (s + 1) & (p->index->cap - 1)) {
+         g = &p->fns[p->index->slot[s]];
+         if (g->dup == f->dup && strcmp(g->name, f->name) == 0
+             && strcmp(g->object, f->object) == 0)
+            return p->index->slot[s];
+      }
+   }
+   if (grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 1, sizeof *p->fns) < 0)
+      return 0;
+   if (p->nfns == 0)
+      memset(&p->fns[0], 0, sizeof p->fns[0]);
+   if (2 * ((size_t)p->nfns + 1) > p->index->cap && index_grow(p) < 0)
+      return 0;
+   p->fns[p->nfns + 1] = *f;
+   memset(f, 0, sizeof *f);
+   p->nfns++;
+   index_insert(p->index, p->fns, p->nfns);
+   return p->nfns;
+}
+
+/* g's function IDs through map, and back into ID order. */
+static void remap_graph(pl_graph *g, const uint32_t *map)
+{
+   size_t i;
+   for (i = 0; i < g->nfns; i++)
+      g->fns[i].fn = map[g->fns[i].fn];
+   for (i = 0; i < g->nedges; i++) {
+      g->edges[i].caller = map[g->edges[i].caller];
+      g->edges[i].callee = map[g->edges[i].callee];
+   }
+   qsort(g->fns, g->nfns, sizeof *g->fns, fstat_order);
+   qsort(g->edges, g->nedges, sizeof *g->edges, edge_order);
+}
+
+int pl_program_merge(pl_program *p, pl_program *part)
+{
+   uint32_t *map = calloc((size_t)part->nfns + 1, sizeof *map);
+   uint32_t id;
+   size_t k;
+   int ret = -1;
+
+   if (!map)
+      goto out;
+   /* part's IDs were given in the order its traces' functions were first
+      met: interning them in ID order gives what reading the same traces
+      into p would have */
+   for (id = 1; id <= part->nfns; id++)
+      if (!(map[id] = intern_move(p, &part->fns[id])))
+         goto out;
+   while (p->procs_cap < p->nprocs + part->nprocs)
+      if (grow(&p->procs, &p->procs_cap, p->procs_cap, sizeof *p->procs) < 0)
+         goto out;
+   while (p->threads_cap < p->nthreads + part->nthreads)
+      if (grow(&p->threads, &p->threads_cap, p->threads_cap,
+               sizeof *p->threads) < 0)
+         goto out;
+   for (k = 0; k < part->nthreads; k++) {
+      pl_thread *th = &p->threads[p->nthreads + k];
+      *th = part->threads[k];
+      th->proc += p->nprocs;
+      remap_graph(&th->g, map);
+   }
+   for (k = 0; k < part->nprocs; k++) {
+      pl_process *pr = &p->procs[p->nprocs + k];
+      *pr = part->procs[k];
+      pr->first_thread += p->nthreads;
+   }
+   p->nthreads += part->nthreads;
+   p->nprocs += part->nprocs;
+   part->nthreads = part->nprocs = 0;     /* moved */
+   ret = 0;
+out:
+   free(map);
+   return ret;
 }

@@ -75,6 +75,7 @@ typedef struct {
    char    *exe;
    char    *cmd;           /* arg0 and the arguments, space-separated */
    char    *rank;          /* MPI rank if recorded, else NULL */
+   char    *role;          /* "launcher" or "program" if recorded, else NULL */
    int      end;           /* enum pl_trace_end */
    size_t   first_thread;  /* its threads: pl_program.threads[first..] */
    size_t   nthreads;      /* selected threads read */
@@ -117,6 +118,20 @@ void pl_program_free(pl_program *p);
    trace at all (nothing added) or memory ran out (*err says which). */
 int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
                     const pl_visitor *v, pl_error *err);
+/* The same for one input of pl_inputs_add() (pl_archive.h): a loose trace
+   or an archive member, whose process path is in->name. */
+struct pl_input;
+int pl_program_read_input(pl_program *p, const struct pl_input *in,
+                          const pl_select *sel, const pl_visitor *v,
+                          pl_error *err);
+
+/* Move what part holds (processes, threads, functions) to the end of p,
+   mapping part's function IDs to p's.  Reading traces A into p, then B
+   into an empty part (same demangle) and merging it gives exactly what
+   reading A then B into p gives: this is how pl_parallel.c reads files in
+   worker threads.  part keeps nothing but what it needs to be freed.
+   0, or -1 if out of memory (part then still holds what was not moved). */
+int pl_program_merge(pl_program *p, pl_program *part);
 
 /* ---- Graphs ------------------------------------------------------------- */
 

@@ -44,9 +44,11 @@ typedef struct {
 } thread_rec;
 
 struct pl_trace {
-   char    *path;
+   char    *path;             /* file name for messages */
    int      fd;
-   uint64_t size;             /* file size when opened */
+   uint64_t origin;           /* offset of the trace in the file: 0, or
+                                 that of an archive member */
+   uint64_t size;             /* trace size (file size when opened) */
    unsigned minor;
 
    uint8_t *proc_data, *pend_data;    /* PROCESS / PROCESS_END payloads */
@@ -127,6 +129,7 @@ static const char *chunk_name(unsigned type)
 /* A window of file bytes [base, base + len) in buf. */
 typedef struct {
    int      fd;
+   uint64_t origin;   /* where offset 0 is in the file (archive member) */
    uint64_t size;
    uint8_t *buf;
    size_t   cap;
@@ -142,7 +145,8 @@ static int rd_fill(reader *r, uint64_t off, size_t want)
    r->base = off;
    r->len = 0;
    while (got < want) {
-      ssize_t k = pread(r->fd, r->buf + got, want - got, (off_t)(off + got));
+      ssize_t k = pread(r->fd, r->buf + got, want - got,
+                        (off_t)(r->origin + off + got));
       if (k < 0) {
          if (errno == EINTR)
             continue;
@@ -730,7 +734,8 @@ static void index_file(pl_trace *t, reader *r)
 }
 
 /* Open the file and check its header. */
-static int open_file(pl_trace *t, const char *path, pl_error *err)
+static int open_file(pl_trace *t, const char *path, uint64_t offset,
+                     uint64_t size, pl_error *err)
 {
    uint8_t h[PL_FILE_HEADER_SIZE];
    struct stat st;
@@ -755,12 +760,24 @@ static int open_file(pl_trace *t, const char *path, pl_error *err)
       return -1;
    }
    t->size = (uint64_t)st.st_size;
+   if (size != PL_TRACE_WHOLE_FILE) {
+      /* a member of an archive: [offset, offset + size) */
+      if (offset > t->size || size > t->size - offset) {
+         set_error(err, 0, "member extends past the end of the file (%llu "
+                   "bytes at %llu, file of %llu)", ULL(size), ULL(offset),
+                   ULL(t->size));
+         return -1;
+      }
+      t->origin = offset;
+      t->size = size;
+   }
    if (t->size == 0) {
       set_error(err, 0, "empty file");
       return -1;
    }
    memset(&r, 0, sizeof r);
    r.fd = t->fd;
+   r.origin = t->origin;
    r.buf = h;
    r.cap = sizeof h;
    r.size = t->size;
@@ -794,12 +811,19 @@ static int open_file(pl_trace *t, const char *path, pl_error *err)
 
 pl_trace *pl_trace_open(const char *path, pl_error *err)
 {
+   return pl_trace_open_member(path, 0, PL_TRACE_WHOLE_FILE, NULL, err);
+}
+
+pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
+                               uint64_t size, const char *name,
+                               pl_error *err)
+{
    pl_trace *t = calloc(1, sizeof *t);
    reader r;
 
    if (t)
       t->fd = -1;
-   if (!t || !(t->path = strdup(path))) {
+   if (!t || !(t->path = strdup(name ? name : path))) {
       free(t);
       set_error(err, 0, "out of memory");
       return NULL;
@@ -812,12 +836,13 @@ pl_trace *pl_trace_open(const char *path, pl_error *err)
       return NULL;
    }
    t->objs[0] = unknown_object;
-   if (open_file(t, path, err)) {
+   if (open_file(t, path, offset, size, err)) {
       pl_trace_close(t);
       return NULL;
    }
    memset(&r, 0, sizeof r);
    r.fd = t->fd;
+   r.origin = t->origin;
    r.size = t->size;
    r.cap = INDEX_BUF_SIZE;
    r.buf = malloc(r.cap);
@@ -963,6 +988,7 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
    it->t = t;
    it->th = th;
    it->r.fd = t->fd;
+   it->r.origin = t->origin;
    it->r.size = t->size;
    it->r.cap = EVENTS_BUF_SIZE;
    it->depth_limit = UINT32_MAX;

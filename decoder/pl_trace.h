@@ -70,6 +70,16 @@ typedef struct pl_trace pl_trace;
 pl_trace *pl_trace_open(const char *path, pl_error *err);
 void      pl_trace_close(pl_trace *t);
 
+/* Open a trace stored at [offset, offset + size) of the file at path (a
+   member of an archive, pl_archive.h); size PL_TRACE_WHOLE_FILE (offset
+   0) is the whole file, as pl_trace_open.  Offsets in errors and damage
+   reports are relative to offset; pl_trace_path() returns name (e.g.
+   "ARCHIVE:MEMBER"), or path if name is NULL. */
+#define PL_TRACE_WHOLE_FILE UINT64_MAX
+pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
+                               uint64_t size, const char *name,
+                               pl_error *err);
+
 const char *pl_trace_path(const pl_trace *t);
 unsigned    pl_trace_version_minor(const pl_trace *t);
 

@@ -50,7 +50,8 @@ if [ -z "${MAKE_TRACE:-}" ]; then
 fi
 # fuzz_trace.c includes parlot-decode.c; it links the rest of the decoder
 DEC_SRCS=$(ls "$top"/decoder/*.c | grep -v -e '/parlot-decode\.c$' \
-           -e '/parlot-annotate\.c$')
+           -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' \
+           -e '/parlot-split\.c$')
 XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
 XML_LIBS=$(pkg-config --libs libxml-2.0)
 REPLAY=${FUZZ_TRACE_REPLAY:-}

@@ -63,17 +63,14 @@ fail() {
 CC=${CC:-cc}
 # parlot-annotate: every decoder source but the drivers and the modes
 # of parlot-decode; it demangles with the C++ runtime's __cxa_demangle
-ANNOTATE_SRCS="$top/decoder/parlot-annotate.c $top/decoder/pl_program.c
-   $top/decoder/pl_callgraph.c $top/decoder/pl_groups.c
-   $top/decoder/pl_select.c $top/decoder/pl_names.c $top/decoder/pl_outbuf.c
-   $top/decoder/pl_progress.c $top/decoder/pl_trace.c $top/decoder/pl_cli.c"
+ANNOTATE_SRCS="$top/decoder/parlot-annotate.c $(ls "$top"/decoder/pl_*.c)"
 # cc_build OUTPUT [FLAGS] SOURCES...  ($CC may hold several words)
 cc_build() {
    out=$1
    shift
    $CC -O2 -g -Wall -Wextra -std=gnu99 -I"$top/common" -I"$top/decoder" \
-      -o "$out" "$@" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
-      -lstdc++
+      -pthread -o "$out" "$@" "$top/common/pl_codec.c" \
+      "$top/common/pl_format.c" -lstdc++
 }
 
 if [ -z "${PARLOT_ANNOTATE:-}" ]; then

@@ -69,7 +69,7 @@ cc_build() {
 }
 
 # parlot-decode: every decoder source but parlot-annotate's, and libxml2
-DECODE_SRCS=$(ls "$top"/decoder/*.c | grep -v '/parlot-annotate\.c$')
+DECODE_SRCS=$(ls "$top"/decoder/*.c | grep -v -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' -e '/parlot-split\.c$')
 XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
 LDLIBS="$LDLIBS $(pkg-config --libs libxml-2.0)"
 if [ -z "${PARLOT_DECODE:-}" ]; then

@@ -73,7 +73,7 @@ cc_build() {
 if [ -z "${PARLOT_DECODE:-}" ]; then
    PARLOT_DECODE=$tmp/parlot-decode
    cc_build "$PARLOT_DECODE" $(pkg-config --cflags libxml-2.0) \
-      $(ls "$top"/decoder/*.c | grep -v '/parlot-annotate\.c$') \
+      $(ls "$top"/decoder/*.c | grep -v -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' -e '/parlot-split\.c$') \
       $(pkg-config --libs libxml-2.0) \
       || { echo "cannot build parlot-decode"; exit 1; }
 fi

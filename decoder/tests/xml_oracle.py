@@ -313,7 +313,7 @@ def check_doc(xml_path, procs, select, group_by, groups, raw):
     root = ET.parse(xml_path).getroot()
     need(root.tag == 'parlot-callgraph' and root.get('version') == '1', 'root')
     kids = list(root)
-    order = ['process', 'function', 'thread', 'group', 'program']
+    order = ['process', 'function', 'thread', 'group', 'program', 'ranks']
     need([order.index(k.tag) for k in kids] == sorted(order.index(k.tag) for k in kids),
          'elements out of order')
     P = [k for k in kids if k.tag == 'process']
@@ -485,7 +485,45 @@ def check_doc(xml_path, procs, select, group_by, groups, raw):
     gfns, gedges = graph_of(prog)
     need(gfns == fns and gedges == edges, 'program: fn/edge sums')
     stats['events'] = tot[0]
+    check_ranks(root, P, tinfo)
     return stats
+
+def low_median(v):
+    v = sorted(v)
+    return v[(len(v) - 1) // 2]
+
+def check_ranks(root, P, tinfo):
+    """<ranks> (docs/xml-format.md): present with two or more program
+    processes (those with a rank if any, else all; with threads read);
+    per function, min / lower median / max of the calls per process."""
+    R = [k for k in root if k.tag == 'ranks']
+    with_threads = [pi for pi in range(len(P)) if any(t[0] == pi for t in tinfo)]
+    ranked = [pi for pi in with_threads if P[pi].get('rank') is not None]
+    procs = ranked if ranked else with_threads
+    if len(procs) < 2:
+        need(not R, 'a ranks element with %d program processes' % len(procs))
+        return
+    need(len(R) == 1, 'no ranks element with %d program processes' % len(procs))
+    r = R[0]
+    need(r.get('by') == ('mpi-rank' if ranked else 'process'), 'ranks by=')
+    need(N(r, 'processes') == len(procs), 'ranks processes=')
+    got = [int(k.get('process')[1:]) - 1 for k in r if k.tag == 'rank']
+    need(got == procs, 'rank elements %r, expected %r' % (got, procs))
+    calls = {pi: {} for pi in procs}
+    for t in tinfo:
+        if t[0] in calls:
+            for f, v in t[3].items():
+                calls[t[0]][f] = calls[t[0]].get(f, 0) + v[0]
+    allf = sorted(set(f for c in calls.values() for f in c))
+    expect = [(f, min(calls[pi].get(f, 0) for pi in procs),
+               low_median([calls[pi].get(f, 0) for pi in procs]),
+               max(calls[pi].get(f, 0) for pi in procs),
+               sum(1 for pi in procs if f in calls[pi])) for f in allf]
+    gotf = [(int(k.get('ref')[1:]), N(k, 'min'), N(k, 'median'), N(k, 'max'),
+             N(k, 'processes')) for k in r if k.tag == 'function']
+    if gotf != expect:
+        diff = [(g, e) for g, e in zip(gotf, expect) if g != e]
+        raise Fail('ranks functions differ (got, expected): %r' % diff[:3])
 
 def check_names(xml_path, names_path, file_name):
     """The rewritten names appear exactly as sanitized."""

@@ -1,0 +1,293 @@
+/* parlot-merge: pack ParLoT traces into one archive (docs/parlot-merge.1).
+
+   Every input is checked before anything is written: it must be a
+   regular file starting with the trace magic, or a valid archive (whose
+   members are copied: archives are flattened), and the member names
+   (basenames) must be unique.  The archive is written to a temporary
+   file next to the output and renamed into place at the end, so a failed
+   or interrupted merge leaves no partial archive.  One input file is open
+   at a time. */
+
+#ifdef HAVE_CONFIG_H
+#  include "config.h"
+#endif
+
+#define _FILE_OFFSET_BITS 64
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pl_archive.h"
+#include "pl_cli.h"
+#include "pl_format.h"
+
+#ifndef PACKAGE_VERSION
+#  define PACKAGE_VERSION "dev"
+#endif
+
+#define PROG "parlot-merge"
+
+/* The temporary file, removed on a signal. */
+static char *volatile tmp_path;
+
+static void on_signal(int sig)
+{
+   if (tmp_path)
+      unlink(tmp_path);
+   signal(sig, SIG_DFL);
+   raise(sig);
+}
+
+static void usage(FILE *f)
+{
+   fprintf(f,
+      "usage: " PROG " -o ARCHIVE TRACE...\n"
+      "Pack ParLoT traces into one archive (read by parlot-decode,\n"
+      "parlot-annotate; unpacked by parlot-split).\n"
+      "\n"
+      "  -o, --output=ARCHIVE  the archive to write (replaced if it exists,\n"
+      "                        but never if it is one of the inputs)\n"
+      "  -h, --help            show this help and exit\n"
+      "  -V, --version         show the version and exit\n"
+      "\n"
+      "Members are named after the inputs' base names, which must be\n"
+      "unique.  An input that is itself an archive contributes its members.\n"
+      "Nothing is written unless every input is readable.\n"
+      "Exit status: 0 on success, 1 on a bad input or a write error, 2 on a\n"
+      "usage error.\n");
+}
+
+static const char *base_name(const char *p)
+{
+   const char *s = strrchr(p, '/');
+   return s ? s + 1 : p;
+}
+
+typedef struct {
+   const pl_input *in;
+   const char     *member;   /* name in the new archive */
+} entry;
+
+static int cmp_entries(const void *x, const void *y)
+{
+   const entry *a = x, *b = y;
+   return strcmp(a->member, b->member);
+}
+
+/* A loose input must be a regular file starting with the trace magic. */
+static int check_trace(const char *path)
+{
+   char m[PL_MAGIC_LEN];
+   struct stat st;
+   ssize_t k;
+   int fd = open(path, O_RDONLY);
+
+   if (fd < 0) {
+      fprintf(stderr, PROG ": %s: cannot open: %s\n", path, strerror(errno));
+      return -1;
+   }
+   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+      fprintf(stderr, PROG ": %s: not a regular file\n", path);
+      close(fd);
+      return -1;
+   }
+   k = read(fd, m, sizeof m);
+   close(fd);
+   if (k != (ssize_t)sizeof m || memcmp(m, PL_MAGIC, PL_MAGIC_LEN) != 0) {
+      fprintf(stderr, PROG ": %s: not a ParLoT trace (bad magic)\n", path);
+      return -1;
+   }
+   return 0;
+}
+
+static int write_archive(int fd, const pl_inputs *ins, const entry *es)
+{
+   pl_archive_writer *w;
+   pl_error err;
+   size_t i;
+
+   w = pl_archive_writer_new(fd, &err);
+   if (!w)
+      goto fail_out;
+   for (i = 0; i < ins->n; i++) {
+      const pl_input *in = &ins->v[i];
+      struct stat st;
+      uint64_t size = in->size;
+      int sfd = open(in->path, O_RDONLY), in_src;
+
+      if (sfd < 0 || fstat(sfd, &st) < 0) {
+         fprintf(stderr, PROG ": %s: cannot open: %s\n", in->path,
+                 strerror(errno));
+         if (sfd >= 0)
+            close(sfd);
+         pl_archive_writer_free(w);
+         return -1;
+      }
+      if (size == PL_TRACE_WHOLE_FILE)
+         size = (uint64_t)st.st_size;
+      if (pl_archive_add(w, es[i].member, sfd, in->offset, size, &in_src,
+                         &err) < 0) {
+         close(sfd);
+         pl_archive_writer_free(w);
+         if (in_src) {
+            pl_report(PROG, in->name, &err);
+            return -1;
+         }
+         goto fail_out;
+      }
+      close(sfd);
+   }
+   if (pl_archive_finish(w, &err) < 0)
+      goto fail_out;
+   return 0;
+fail_out:
+   fprintf(stderr, PROG ": %s\n", err.msg);
+   return -1;
+}
+
+int main(int argc, char **argv)
+{
+   static const struct option longopts[] = {
+      { "output", required_argument, NULL, 'o' },
+      { "help", no_argument, NULL, 'h' },
+      { "version", no_argument, NULL, 'V' },
+      { NULL, 0, NULL, 0 }
+   };
+   const char *out = NULL;
+   pl_inputs ins;
+   entry *es = NULL, *sorted = NULL;
+   char *tmp = NULL;
+   size_t i;
+   int c, n, fd = -1, status = PL_EXIT_DATA, bad;
+
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+      switch (c) {
+      case 'o':
+         out = optarg;
+         break;
+      case 'h':
+         usage(stdout);
+         return fflush(stdout) == 0 ? 0 : PL_EXIT_DATA;
+      case 'V':
+         return pl_print_version(PROG, PACKAGE_VERSION);
+      case ':':
+         return pl_usage_error(PROG, "option needs an argument:",
+                               argv[optind - 1]);
+      default:
+         if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 0
+             && optopt < 0x80) {
+            char opt[3] = { '-', (char)optopt, 0 };
+            return pl_usage_error(PROG, "unknown option", opt);
+         }
+         return pl_usage_error(PROG, "unknown option", argv[optind - 1]);
+      }
+   }
+   if (!out)
+      return pl_usage_error(PROG, "no output archive given (-o ARCHIVE)",
+                            NULL);
+   if (optind == argc)
+      return pl_usage_error(PROG, "no trace file given", NULL);
+   n = argc - optind;
+   if (pl_is_an_input(out, argv + optind, n)) {
+      fprintf(stderr, PROG ": %s: output file is also an input\n", out);
+      return PL_EXIT_USAGE;
+   }
+
+   /* check every input before writing anything */
+   memset(&ins, 0, sizeof ins);
+   bad = pl_inputs_add(&ins, PROG, argv + optind, n);
+   if (bad != 0)
+      goto out;
+   es = malloc((ins.n ? ins.n : 1) * sizeof *es);
+   sorted = malloc((ins.n ? ins.n : 1) * sizeof *sorted);
+   if (!es || !sorted) {
+      fprintf(stderr, PROG ": out of memory\n");
+      goto out;
+   }
+   for (i = 0; i < ins.n; i++) {
+      es[i].in = &ins.v[i];
+      es[i].member = ins.v[i].member ? ins.v[i].member
+                                     : base_name(ins.v[i].path);
+      if (!ins.v[i].member) {
+         if (check_trace(ins.v[i].path) < 0)
+            goto out;
+         if (!pl_archive_name_ok(es[i].member, strlen(es[i].member))) {
+            fprintf(stderr, PROG ": %s: unsupported member name (control "
+                    "characters, or longer than %u bytes)\n", ins.v[i].path,
+                    PL_AR_NAME_MAX);
+            goto out;
+         }
+      }
+   }
+   memcpy(sorted, es, ins.n * sizeof *es);
+   qsort(sorted, ins.n, sizeof *sorted, cmp_entries);
+   for (i = 1; i < ins.n; i++)
+      if (strcmp(sorted[i - 1].member, sorted[i].member) == 0) {
+         fprintf(stderr, PROG ": %s: same name '%s' as %s (members are "
+                 "named by base name)\n", sorted[i].in->name,
+                 sorted[i].member, sorted[i - 1].in->name);
+         goto out;
+      }
+
+   /* write ARCHIVE.XXXXXX, rename it to ARCHIVE */
+   tmp = malloc(strlen(out) + 8);
+   if (!tmp) {
+      fprintf(stderr, PROG ": out of memory\n");
+      goto out;
+   }
+   strcpy(tmp, out);
+   strcat(tmp, ".XXXXXX");
+   signal(SIGINT, on_signal);
+   signal(SIGTERM, on_signal);
+   signal(SIGHUP, on_signal);
+   fd = mkstemp(tmp);
+   if (fd < 0) {
+      fprintf(stderr, PROG ": %s: cannot create: %s\n", out, strerror(errno));
+      goto out;
+   }
+   tmp_path = tmp;
+   {
+      mode_t um = umask(0);
+      umask(um);
+      if (fchmod(fd, 0666 & ~um) < 0) {
+         fprintf(stderr, PROG ": %s: %s\n", tmp, strerror(errno));
+         goto out;
+      }
+   }
+   if (write_archive(fd, &ins, es) < 0)
+      goto out;
+   if (close(fd) < 0) {
+      fd = -1;
+      fprintf(stderr, PROG ": %s: write error: %s\n", out, strerror(errno));
+      goto out;
+   }
+   fd = -1;
+   if (rename(tmp, out) < 0) {
+      fprintf(stderr, PROG ": %s: cannot rename %s to it: %s\n", out, tmp,
+              strerror(errno));
+      goto out;
+   }
+   tmp_path = NULL;
+   status = 0;
+out:
+   if (fd >= 0)
+      close(fd);
+   if (tmp_path) {
+      unlink(tmp_path);
+      tmp_path = NULL;
+   }
+   free(tmp);
+   free(es);
+   free(sorted);
+   pl_inputs_free(&ins);
+   return status;
+}

@@ -1,0 +1,290 @@
+/* parlot-split: restore the traces of a ParLoT archive as files
+   (docs/parlot-split.1).
+
+   Each member is written to DIR/NAME, checked against its CRC as it is
+   copied; a member that does not check out is removed again and reported.
+   Existing files are never replaced without --force: without it, every
+   target is checked before anything is written, and each file is created
+   exclusively; with it, each member is written to a temporary file that is
+   renamed over the target. */
+
+#ifdef HAVE_CONFIG_H
+#  include "config.h"
+#endif
+
+#define _FILE_OFFSET_BITS 64
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pl_archive.h"
+#include "pl_cli.h"
+#include "pl_format.h"
+
+#ifndef PACKAGE_VERSION
+#  define PACKAGE_VERSION "dev"
+#endif
+
+#define PROG "parlot-split"
+#define COPY_BUF (1u << 20)
+
+static void usage(FILE *f)
+{
+   fprintf(f,
+      "usage: " PROG " [-C DIR] [--force] ARCHIVE\n"
+      "       " PROG " --list ARCHIVE\n"
+      "Restore the traces packed by parlot-merge, byte for byte, under\n"
+      "their names.\n"
+      "\n"
+      "  -C, --directory=DIR  write the files in DIR (default: the current\n"
+      "                       directory)\n"
+      "  -f, --force          replace existing files\n"
+      "  -l, --list           list the members (OFFSET SIZE CRC32 NAME, tab-\n"
+      "                       separated) instead\n"
+      "  -h, --help           show this help and exit\n"
+      "  -V, --version        show the version and exit\n"
+      "\n"
+      "Exit status: 0 on success, 1 on a bad archive, a damaged member, an\n"
+      "existing file or a write error, 2 on a usage error.\n");
+}
+
+static char *join(const char *dir, const char *name)
+{
+   size_t dl = strlen(dir), nl = strlen(name);
+   char *p = malloc(dl + nl + 2);
+   if (!p)
+      return NULL;
+   memcpy(p, dir, dl);
+   p[dl] = '/';
+   memcpy(p + dl + 1, name, nl + 1);
+   return p;
+}
+
+/* Copy member m of the archive open on afd to fd.  0, or -1 after
+   printing why. */
+static int copy_member(int afd, const pl_archive *a, const pl_member *m,
+                       int fd, const char *target, uint8_t *buf)
+{
+   uint64_t done = 0;
+   uint32_t crc = 0;
+
+   while (done < m->size) {
+      size_t want = m->size - done < COPY_BUF ? (size_t)(m->size - done)
+                                              : COPY_BUF, got = 0;
+      while (got < want) {
+         ssize_t k = pread(afd, buf + got, want - got,
+                           (off_t)(m->offset + done + got));
+         if (k < 0 && errno == EINTR)
+            continue;
+         if (k <= 0) {
+            fprintf(stderr, PROG ": %s:%s: offset %llu: read error: %s\n",
+                    a->path, m->name, (unsigned long long)(done + got),
+                    k < 0 ? strerror(errno) : "the archive shrank");
+            return -1;
+         }
+         got += (size_t)k;
+      }
+      crc = pl_crc32(crc, buf, want);
+      for (got = 0; got < want;) {
+         ssize_t k = write(fd, buf + got, want - got);
+         if (k < 0 && errno == EINTR)
+            continue;
+         if (k < 0) {
+            fprintf(stderr, PROG ": %s: write error: %s\n", target,
+                    strerror(errno));
+            return -1;
+         }
+         got += (size_t)k;
+      }
+      done += want;
+   }
+   if (crc != m->crc) {
+      fprintf(stderr, PROG ": %s:%s: offset 0: CRC mismatch: the member's "
+              "data is damaged (not restored)\n", a->path, m->name);
+      return -1;
+   }
+   return 0;
+}
+
+static int extract(const pl_archive *a, const char *dir, int force)
+{
+   uint8_t *buf = malloc(COPY_BUF);
+   int afd, status = 0;
+   size_t i;
+
+   if (!buf) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return PL_EXIT_DATA;
+   }
+   /* without --force, refuse before writing anything */
+   if (!force)
+      for (i = 0; i < a->n; i++) {
+         struct stat st;
+         char *t = join(dir, a->members[i].name);
+         if (!t) {
+            fprintf(stderr, PROG ": out of memory\n");
+            free(buf);
+            return PL_EXIT_DATA;
+         }
+         if (lstat(t, &st) == 0) {
+            fprintf(stderr, PROG ": %s: file exists (use --force to replace "
+                    "it); nothing restored\n", t);
+            free(t);
+            free(buf);
+            return PL_EXIT_DATA;
+         }
+         free(t);
+      }
+   afd = open(a->path, O_RDONLY);
+   if (afd < 0) {
+      fprintf(stderr, PROG ": %s: cannot open: %s\n", a->path,
+              strerror(errno));
+      free(buf);
+      return PL_EXIT_DATA;
+   }
+   for (i = 0; i < a->n; i++) {
+      const pl_member *m = &a->members[i];
+      char *target = join(dir, m->name), *tmp = NULL;
+      int fd, ok;
+
+      if (!target || (force && !(tmp = malloc(strlen(target) + 8)))) {
+         fprintf(stderr, PROG ": out of memory\n");
+         free(target);
+         status = PL_EXIT_DATA;
+         break;
+      }
+      if (force) {
+         strcpy(tmp, target);
+         strcat(tmp, ".XXXXXX");
+         fd = mkstemp(tmp);
+         if (fd >= 0) {
+            mode_t um = umask(0);
+            umask(um);
+            if (fchmod(fd, 0666 & ~um) < 0) { /* as open(0666) would */ }
+         }
+      } else {
+         fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0666);
+      }
+      if (fd < 0) {
+         fprintf(stderr, PROG ": %s: cannot create: %s\n", target,
+                 strerror(errno));
+         free(target);
+         free(tmp);
+         status = PL_EXIT_DATA;
+         continue;
+      }
+      ok = copy_member(afd, a, m, fd, target, buf) == 0;
+      if (close(fd) < 0 && ok) {
+         fprintf(stderr, PROG ": %s: write error: %s\n", target,
+                 strerror(errno));
+         ok = 0;
+      }
+      if (ok && force && rename(tmp, target) < 0) {
+         fprintf(stderr, PROG ": %s: cannot rename %s to it: %s\n", target,
+                 tmp, strerror(errno));
+         ok = 0;
+      }
+      if (!ok) {
+         unlink(force ? tmp : target);
+         status = PL_EXIT_DATA;
+      }
+      free(target);
+      free(tmp);
+   }
+   close(afd);
+   free(buf);
+   return status;
+}
+
+static int list(const pl_archive *a)
+{
+   size_t i;
+   for (i = 0; i < a->n; i++)
+      printf("%llu\t%llu\t%08x\t%s\n",
+             (unsigned long long)a->members[i].offset,
+             (unsigned long long)a->members[i].size,
+             (unsigned)a->members[i].crc, a->members[i].name);
+   if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, PROG ": standard output: write error: %s\n",
+              strerror(errno));
+      return PL_EXIT_DATA;
+   }
+   return 0;
+}
+
+int main(int argc, char **argv)
+{
+   static const struct option longopts[] = {
+      { "directory", required_argument, NULL, 'C' },
+      { "force", no_argument, NULL, 'f' },
+      { "list", no_argument, NULL, 'l' },
+      { "help", no_argument, NULL, 'h' },
+      { "version", no_argument, NULL, 'V' },
+      { NULL, 0, NULL, 0 }
+   };
+   const char *dir = ".";
+   int c, force = 0, listing = 0, status;
+   pl_archive *a;
+   pl_error err;
+   struct stat st;
+
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":C:flhV", longopts, NULL)) != -1) {
+      switch (c) {
+      case 'C':
+         dir = optarg;
+         break;
+      case 'f':
+         force = 1;
+         break;
+      case 'l':
+         listing = 1;
+         break;
+      case 'h':
+         usage(stdout);
+         return fflush(stdout) == 0 ? 0 : PL_EXIT_DATA;
+      case 'V':
+         return pl_print_version(PROG, PACKAGE_VERSION);
+      case ':':
+         return pl_usage_error(PROG, "option needs an argument:",
+                               argv[optind - 1]);
+      default:
+         if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 0
+             && optopt < 0x80) {
+            char opt[3] = { '-', (char)optopt, 0 };
+            return pl_usage_error(PROG, "unknown option", opt);
+         }
+         return pl_usage_error(PROG, "unknown option", argv[optind - 1]);
+      }
+   }
+   if (optind == argc)
+      return pl_usage_error(PROG, "no archive given", NULL);
+   if (argc - optind > 1)
+      return pl_usage_error(PROG, "one archive at a time; extra argument",
+                            argv[optind + 1]);
+   if (!*dir)
+      return pl_usage_error(PROG, "-C wants a directory, not", dir);
+
+   a = pl_archive_open(argv[optind], &err);
+   if (!a) {
+      pl_report(PROG, argv[optind], &err);
+      return PL_EXIT_DATA;
+   }
+   if (listing) {
+      status = list(a);
+   } else if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+      fprintf(stderr, PROG ": %s: not a directory\n", dir);
+      status = PL_EXIT_DATA;
+   } else {
+      status = extract(a, dir, force);
+   }
+   pl_archive_free(a);
+   return status;
+}

@@ -1,0 +1,595 @@
+/* ParLoT archives: reading the index, writing archives, and the input
+   lists of the decoder's programs.  Format: docs/trace-format.md,
+   "Archives". */
+
+#define _FILE_OFFSET_BITS 64
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pl_archive.h"
+#include "pl_format.h"
+
+#define ULL(x) ((unsigned long long)(x))
+#define COPY_BUF (1u << 20)
+
+static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+
+static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
+{
+   va_list ap;
+   e->offset = off;
+   va_start(ap, fmt);
+   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+   va_end(ap);
+}
+
+/* Read exactly n bytes at off: 0, or -1 (errno set; 0 if the file is
+   shorter). */
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+   size_t got = 0;
+   while (got < n) {
+      ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+      if (k < 0) {
+         if (errno == EINTR)
+            continue;
+         return -1;
+      }
+      if (k == 0) {
+         errno = 0;
+         return -1;
+      }
+      got += (size_t)k;
+   }
+   return 0;
+}
+
+static int write_at(int fd, const void *buf, size_t n, uint64_t off)
+{
+   size_t done = 0;
+   while (done < n) {
+      ssize_t k = pwrite(fd, (const char *)buf + done, n - done,
+                         (off_t)(off + done));
+      if (k < 0) {
+         if (errno == EINTR)
+            continue;
+         return -1;
+      }
+      done += (size_t)k;
+   }
+   return 0;
+}
+
+static const char *read_why(void)
+{
+   return errno ? strerror(errno) : "unexpected end of file";
+}
+
+int pl_archive_name_ok(const char *name, size_t len)
+{
+   size_t i;
+   if (len == 0 || len > PL_AR_NAME_MAX)
+      return 0;
+   if ((len == 1 && name[0] == '.')
+       || (len == 2 && name[0] == '.' && name[1] == '.'))
+      return 0;
+   for (i = 0; i < len; i++) {
+      unsigned char c = (unsigned char)name[i];
+      if (c == '/' || c < 0x20 || c == 0x7f)
+         return 0;
+   }
+   return 1;
+}
+
+int pl_is_archive(const char *path)
+{
+   char m[PL_AR_MAGIC_LEN];
+   struct stat st;
+   int fd = open(path, O_RDONLY), r = 0;
+   if (fd < 0)
+      return 0;
+   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+       && read_at(fd, m, sizeof m, 0) == 0
+       && memcmp(m, PL_AR_MAGIC, PL_AR_MAGIC_LEN) == 0)
+      r = 1;
+   close(fd);
+   return r;
+}
+
+void pl_archive_free(pl_archive *a)
+{
+   size_t i;
+   if (!a)
+      return;
+   for (i = 0; i < a->n; i++)
+      free(a->members[i].name);
+   free(a->members);
+   free(a->path);
+   free(a);
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+   const pl_member *a = *(const pl_member *const *)x;
+   const pl_member *b = *(const pl_member *const *)y;
+   return strcmp(a->name, b->name);
+}
+
+/* The member header before m's data must describe m. */
+static int check_member_header(int fd, const pl_member *m, size_t nlen,
+                               pl_error *err)
+{
+   uint64_t hoff = m->offset - PL_AR_MEMBER_SIZE - nlen;
+   uint8_t *h = malloc(PL_AR_MEMBER_SIZE + nlen);
+   int r = -1;
+
+   if (!h) {
+      set_error(err, 0, "out of memory");
+      return -1;
+   }
+   if (read_at(fd, h, PL_AR_MEMBER_SIZE + nlen, hoff) < 0)
+      set_error(err, hoff, "member '%s': cannot read its header: %s",
+                m->name, read_why());
+   else if (memcmp(h, PL_AR_MEMBER_MAGIC, 4) != 0)
+      set_error(err, hoff, "member '%s': no member header before offset "
+                "%llu (bad offset in the index)", m->name, ULL(m->offset));
+   else if (pl_crc32(pl_crc32(0, h, 20), h + PL_AR_MEMBER_SIZE, nlen)
+            != pl_get32(h + 20))
+      set_error(err, hoff, "member '%s': member header CRC mismatch",
+                m->name);
+   else if (pl_get16(h + 4) != nlen || pl_get64(h + 8) != m->size
+            || pl_get32(h + 16) != m->crc
+            || memcmp(h + PL_AR_MEMBER_SIZE, m->name, nlen) != 0)
+      set_error(err, hoff, "member '%s': member header disagrees with the "
+                "index", m->name);
+   else
+      r = 0;
+   free(h);
+   return r;
+}
+
+static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
+                       uint64_t ixoff, uint64_t ixsize, uint64_t count,
+                       pl_error *err)
+{
+   uint64_t pos = PL_AR_INDEX_HEAD, prev_end = PL_AR_HEADER_SIZE;
+   const pl_member **sorted;
+   size_t i;
+
+   if (count > (ixsize - PL_AR_INDEX_HEAD - 4) / PL_AR_ENTRY_SIZE) {
+      set_error(err, ixoff + 8, "archive index: %llu members do not fit in "
+                "%llu bytes", ULL(count), ULL(ixsize));
+      return -1;
+   }
+   a->members = calloc(count ? (size_t)count : 1, sizeof *a->members);
+   if (!a->members) {
+      set_error(err, 0, "out of memory");
+      return -1;
+   }
+   for (i = 0; i < count; i++) {
+      const uint8_t *e = ix + pos;
+      pl_member *m = &a->members[i];
+      size_t nlen;
+      uint64_t eoff = ixoff + pos;
+
+      if (ixsize - 4 - pos < PL_AR_ENTRY_SIZE) {
+         set_error(err, eoff, "archive index: entry %zu is cut short", i);
+         return -1;
+      }
+      nlen = pl_get16(e + 20);
+      if (ixsize - 4 - pos - PL_AR_ENTRY_SIZE < nlen) {
+         set_error(err, eoff, "archive index: entry %zu is cut short", i);
+         return -1;
+      }
+      if (!pl_archive_name_ok((const char *)e + PL_AR_ENTRY_SIZE, nlen)
+          || memchr(e + PL_AR_ENTRY_SIZE, 0, nlen)) {
+         set_error(err, eoff, "archive index: entry %zu has an invalid "
+                   "member name", i);
+         return -1;
+      }
+      m->name = malloc(nlen + 1);
+      if (!m->name) {
+         set_error(err, 0, "out of memory");
+         return -1;
+      }
+      memcpy(m->name, e + PL_AR_ENTRY_SIZE, nlen);
+      m->name[nlen] = 0;
+      a->n = i + 1;
+      m->offset = pl_get64(e);
+      m->size = pl_get64(e + 8);
+      m->crc = pl_get32(e + 16);
+      /* its header and data lie between the previous member and the
+         index */
+      if (m->offset > ixoff || m->size > ixoff - m->offset
+          || m->offset < prev_end
+          || m->offset - prev_end < PL_AR_MEMBER_SIZE + nlen) {
+         set_error(err, eoff, "archive index: member '%s' has a bad offset "
+                   "or size (%llu bytes at %llu)", m->name, ULL(m->size),
+                   ULL(m->offset));
+         return -1;
+      }
+      if (check_member_header(fd, m, nlen, err) < 0)
+         return -1;
+      prev_end = m->offset + m->size;
+      pos += PL_AR_ENTRY_SIZE + nlen;
+   }
+   if (pos != ixsize - 4) {
+      set_error(err, ixoff + pos, "archive index: %llu bytes after the last "
+                "entry", ULL(ixsize - 4 - pos));
+      return -1;
+   }
+   /* names are unique: split restores them as files */
+   sorted = malloc((a->n ? a->n : 1) * sizeof *sorted);
+   if (!sorted) {
+      set_error(err, 0, "out of memory");
+      return -1;
+   }
+   for (i = 0; i < a->n; i++)
+      sorted[i] = &a->members[i];
+   qsort(sorted, a->n, sizeof *sorted, cmp_names);
+   for (i = 1; i < a->n; i++)
+      if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0) {
+         set_error(err, ixoff, "archive index: two members named '%s'",
+                   sorted[i]->name);
+         free(sorted);
+         return -1;
+      }
+   free(sorted);
+   return 0;
+}
+
+pl_archive *pl_archive_open(const char *path, pl_error *err)
+{
+   uint8_t h[PL_AR_HEADER_SIZE], tr[PL_AR_TRAILER_SIZE], *ix = NULL;
+   uint64_t ixoff, ixsize, count, toff;
+   pl_archive *a = calloc(1, sizeof *a);
+   struct stat st;
+   unsigned major;
+   int fd;
+
+   if (!a || !(a->path = strdup(path))) {
+      free(a);
+      set_error(err, 0, "out of memory");
+      return NULL;
+   }
+   fd = open(path, O_RDONLY);
+   if (fd < 0) {
+      set_error(err, 0, "cannot open: %s", strerror(errno));
+      pl_archive_free(a);
+      return NULL;
+   }
+   if (fstat(fd, &st) < 0) {
+      set_error(err, 0, "cannot stat: %s", strerror(errno));
+      goto fail;
+   }
+   if (!S_ISREG(st.st_mode)) {
+      set_error(err, 0, "not a regular file");
+      goto fail;
+   }
+   a->size = (uint64_t)st.st_size;
+   if (a->size < PL_AR_HEADER_SIZE) {
+      set_error(err, a->size, "truncated archive: header needs %u bytes, "
+                "%llu present", PL_AR_HEADER_SIZE, ULL(a->size));
+      goto fail;
+   }
+   if (read_at(fd, h, sizeof h, 0) < 0) {
+      set_error(err, 0, "read error: %s", read_why());
+      goto fail;
+   }
+   if (memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0) {
+      set_error(err, 0, "not a ParLoT archive (bad magic)");
+      goto fail;
+   }
+   major = pl_get16(h + 8);
+   a->minor = pl_get16(h + 10);
+   if (major != PL_AR_VERSION_MAJOR) {
+      set_error(err, 8, "unsupported archive version %u.%u (this reader "
+                "reads %u.x)", major, a->minor, PL_AR_VERSION_MAJOR);
+      goto fail;
+   }
+   if (a->size < PL_AR_HEADER_SIZE + PL_AR_TRAILER_SIZE) {
+      set_error(err, a->size, "truncated archive: no trailer");
+      goto fail;
+   }
+   toff = a->size - PL_AR_TRAILER_SIZE;
+   if (read_at(fd, tr, sizeof tr, toff) < 0) {
+      set_error(err, toff, "read error: %s", read_why());
+      goto fail;
+   }
+   if (memcmp(tr + 28, PL_AR_TRAILER_MAGIC, 4) != 0) {
+      set_error(err, a->size, "truncated or damaged archive: no trailer at "
+                "the end");
+      goto fail;
+   }
+   if (pl_get32(tr + 24) != pl_crc32(0, tr, 24)) {
+      set_error(err, toff, "archive trailer: CRC mismatch");
+      goto fail;
+   }
+   ixoff = pl_get64(tr);
+   ixsize = pl_get64(tr + 8);
+   count = pl_get64(tr + 16);
+   if (ixoff < PL_AR_HEADER_SIZE || ixoff > toff || ixsize != toff - ixoff
+       || ixsize < PL_AR_INDEX_HEAD + 4) {
+      set_error(err, toff, "archive trailer: bad index position (%llu "
+                "bytes at %llu)", ULL(ixsize), ULL(ixoff));
+      goto fail;
+   }
+   if (ixsize > PL_AR_INDEX_MAX || ixsize > SIZE_MAX) {
+      set_error(err, toff, "archive index of %llu bytes: too large",
+                ULL(ixsize));
+      goto fail;
+   }
+   ix = malloc((size_t)ixsize);
+   if (!ix) {
+      set_error(err, 0, "out of memory");
+      goto fail;
+   }
+   if (read_at(fd, ix, (size_t)ixsize, ixoff) < 0) {
+      set_error(err, ixoff, "read error: %s", read_why());
+      goto fail;
+   }
+   if (memcmp(ix, PL_AR_INDEX_MAGIC, 4) != 0) {
+      set_error(err, ixoff, "archive index: bad magic");
+      goto fail;
+   }
+   if (pl_get32(ix + ixsize - 4) != pl_crc32(0, ix, (size_t)ixsize - 4)) {
+      set_error(err, ixoff, "archive index: CRC mismatch");
+      goto fail;
+   }
+   if (pl_get64(ix + 8) != count) {
+      set_error(err, ixoff + 8, "archive index: %llu members, the trailer "
+                "says %llu", ULL(pl_get64(ix + 8)), ULL(count));
+      goto fail;
+   }
+   if (parse_index(a, fd, ix, ixoff, ixsize, count, err) < 0)
+      goto fail;
+   free(ix);
+   close(fd);
+   return a;
+fail:
+   free(ix);
+   close(fd);
+   pl_archive_free(a);
+   return NULL;
+}
+
+/* ---- Writing ------------------------------------------------------------- */
+
+struct pl_archive_writer {
+   int       fd;
+   uint64_t  pos;         /* where the next member header goes */
+   uint8_t  *index;       /* entries so far */
+   size_t    ilen, icap;
+   uint64_t  count;
+   uint8_t  *buf;         /* copy buffer */
+};
+
+void pl_archive_writer_free(pl_archive_writer *w)
+{
+   if (!w)
+      return;
+   free(w->index);
+   free(w->buf);
+   free(w);
+}
+
+pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err)
+{
+   pl_archive_writer *w = calloc(1, sizeof *w);
+   uint8_t h[PL_AR_HEADER_SIZE] = { 0 };
+
+   if (!w || !(w->buf = malloc(COPY_BUF))) {
+      pl_archive_writer_free(w);
+      set_error(err, 0, "out of memory");
+      return NULL;
+   }
+   w->fd = fd;
+   memcpy(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN);
+   pl_put16(h + 8, PL_AR_VERSION_MAJOR);
+   pl_put16(h + 10, PL_AR_VERSION_MINOR);
+   pl_put32(h + 12, 0);
+   if (write_at(fd, h, sizeof h, 0) < 0) {
+      set_error(err, 0, "write error: %s", strerror(errno));
+      pl_archive_writer_free(w);
+      return NULL;
+   }
+   w->pos = PL_AR_HEADER_SIZE;
+   return w;
+}
+
+int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
+                   uint64_t src_off, uint64_t size, int *in_src,
+                   pl_error *err)
+{
+   size_t nlen = strlen(name);
+   uint64_t data = w->pos + PL_AR_MEMBER_SIZE + nlen, done = 0;
+   uint8_t h[PL_AR_MEMBER_SIZE], *e;
+   uint32_t crc = 0;
+
+   *in_src = 0;
+   if (!pl_archive_name_ok(name, nlen)) {
+      set_error(err, 0, "invalid member name '%s'", name);
+      return -1;
+   }
+   /* the data first, then the header (its size and CRC) before it */
+   while (done < size) {
+      size_t want = size - done < COPY_BUF ? (size_t)(size - done) : COPY_BUF;
+      if (read_at(src_fd, w->buf, want, src_off + done) < 0) {
+         *in_src = 1;
+         set_error(err, src_off + done, "read error: %s",
+                   errno ? strerror(errno) : "the file shrank while being "
+                   "read");
+         return -1;
+      }
+      crc = pl_crc32(crc, w->buf, want);
+      if (write_at(w->fd, w->buf, want, data + done) < 0) {
+         set_error(err, data + done, "write error: %s", strerror(errno));
+         return -1;
+      }
+      done += want;
+   }
+   memcpy(h, PL_AR_MEMBER_MAGIC, 4);
+   pl_put16(h + 4, (uint16_t)nlen);
+   pl_put16(h + 6, 0);
+   pl_put64(h + 8, size);
+   pl_put32(h + 16, crc);
+   pl_put32(h + 20, pl_crc32(pl_crc32(0, h, 20), name, nlen));
+   if (write_at(w->fd, h, sizeof h, w->pos) < 0
+       || write_at(w->fd, name, nlen, w->pos + PL_AR_MEMBER_SIZE) < 0) {
+      set_error(err, w->pos, "write error: %s", strerror(errno));
+      return -1;
+   }
+   /* its index entry */
+   while (w->icap - w->ilen < PL_AR_ENTRY_SIZE + nlen) {
+      size_t ncap = w->icap ? w->icap * 2 : 65536;
+      uint8_t *q = realloc(w->index, ncap);
+      if (!q) {
+         set_error(err, 0, "out of memory");
+         return -1;
+      }
+      w->index = q;
+      w->icap = ncap;
+   }
+   e = w->index + w->ilen;
+   pl_put64(e, data);
+   pl_put64(e + 8, size);
+   pl_put32(e + 16, crc);
+   pl_put16(e + 20, (uint16_t)nlen);
+   pl_put16(e + 22, 0);
+   memcpy(e + PL_AR_ENTRY_SIZE, name, nlen);
+   w->ilen += PL_AR_ENTRY_SIZE + nlen;
+   w->count++;
+   w->pos = data + size;
+   return 0;
+}
+
+int pl_archive_finish(pl_archive_writer *w, pl_error *err)
+{
+   uint8_t head[PL_AR_INDEX_HEAD], tail[4], tr[PL_AR_TRAILER_SIZE];
+   uint64_t ixsize = PL_AR_INDEX_HEAD + (uint64_t)w->ilen + 4;
+   uint32_t crc;
+   int r = -1;
+
+   memcpy(head, PL_AR_INDEX_MAGIC, 4);
+   pl_put32(head + 4, 0);
+   pl_put64(head + 8, w->count);
+   crc = pl_crc32(pl_crc32(0, head, sizeof head), w->index, w->ilen);
+   pl_put32(tail, crc);
+   pl_put64(tr, w->pos);
+   pl_put64(tr + 8, ixsize);
+   pl_put64(tr + 16, w->count);
+   pl_put32(tr + 24, pl_crc32(0, tr, 24));
+   memcpy(tr + 28, PL_AR_TRAILER_MAGIC, 4);
+   if (write_at(w->fd, head, sizeof head, w->pos) < 0
+       || write_at(w->fd, w->index, w->ilen, w->pos + sizeof head) < 0
+       || write_at(w->fd, tail, 4, w->pos + sizeof head + w->ilen) < 0
+       || write_at(w->fd, tr, sizeof tr, w->pos + ixsize) < 0
+       || ftruncate(w->fd, (off_t)(w->pos + ixsize + sizeof tr)) < 0)
+      set_error(err, w->pos, "write error: %s", strerror(errno));
+   else
+      r = 0;
+   pl_archive_writer_free(w);
+   return r;
+}
+
+/* ---- Inputs -------------------------------------------------------------- */
+
+static int add_input(pl_inputs *in, const char *path, uint64_t offset,
+                     uint64_t size, const char *member)
+{
+   pl_input *x;
+   size_t plen = strlen(path);
+
+   if (in->n == in->cap) {
+      size_t ncap = in->cap ? in->cap * 2 : 64;
+      pl_input *q = realloc(in->v, ncap * sizeof *q);
+      if (!q)
+         return -1;
+      in->v = q;
+      in->cap = ncap;
+   }
+   x = &in->v[in->n];
+   memset(x, 0, sizeof *x);
+   x->path = strdup(path);
+   x->offset = offset;
+   x->size = size;
+   if (member) {
+      size_t mlen = strlen(member);
+      x->name = malloc(plen + 1 + mlen + 1);
+      if (x->name) {
+         memcpy(x->name, path, plen);
+         x->name[plen] = ':';
+         memcpy(x->name + plen + 1, member, mlen + 1);
+         x->member = x->name + plen + 1;
+      }
+   } else {
+      x->name = strdup(path);
+   }
+   if (!x->path || !x->name) {
+      free(x->path);
+      free(x->name);
+      return -1;
+   }
+   in->n++;
+   return 0;
+}
+
+int pl_inputs_add(pl_inputs *in, const char *prog, char *const *paths, int n)
+{
+   int bad = 0, i;
+
+   for (i = 0; i < n; i++) {
+      pl_archive *a;
+      pl_error err;
+      size_t k;
+
+      if (!pl_is_archive(paths[i])) {
+         if (add_input(in, paths[i], 0, PL_TRACE_WHOLE_FILE, NULL) < 0)
+            goto oom;
+         continue;
+      }
+      a = pl_archive_open(paths[i], &err);
+      if (!a) {
+         fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, paths[i],
+                 ULL(err.offset), err.msg);
+         bad++;
+         continue;
+      }
+      for (k = 0; k < a->n; k++)
+         if (add_input(in, paths[i], a->members[k].offset, a->members[k].size,
+                       a->members[k].name) < 0) {
+            pl_archive_free(a);
+            goto oom;
+         }
+      pl_archive_free(a);
+   }
+   return bad;
+oom:
+   fprintf(stderr, "%s: out of memory\n", prog);
+   return -1;
+}
+
+void pl_inputs_free(pl_inputs *in)
+{
+   size_t i;
+   for (i = 0; i < in->n; i++) {
+      free(in->v[i].path);
+      free(in->v[i].name);
+   }
+   free(in->v);
+   memset(in, 0, sizeof *in);
+}
+
+pl_trace *pl_input_open(const pl_input *in, pl_error *err)
+{
+   return pl_trace_open_member(in->path, in->offset, in->size, in->name, err);
+}

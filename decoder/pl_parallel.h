@@ -1,0 +1,52 @@
+/* Reading many traces with several threads.
+
+   pl_program_read_files() reads the traces in[0..n-1] (loose traces or
+   archive members: pl_inputs_add() in pl_archive.h) into p, as
+   pl_program_read_input() on each in turn would, with up to `jobs` worker
+   threads: each worker reads one file at a time into a program of its
+   own, and the calling thread merges those programs into p in
+   command-line order (pl_program_merge), so that function IDs, processes,
+   threads and every report built from p are the same whatever `jobs` is.
+   At most `jobs` trace files are open at once, and at most 2 * jobs read
+   files wait to be merged.
+
+   For each file, in order and in the calling thread, hooks->done (if not
+   NULL) is called once the file is in p, with what pl_program_read
+   returned for it and its error; that is where callers report errors, so
+   that messages come in the same order as with one job.
+
+   A visitor (hooks->visitor, may be NULL) is asked for file i in the
+   thread reading it; with jobs > 1 the visitor sees the worker's own
+   program, whose function IDs and thread indices are not p's: a visitor
+   that needs p's IDs (e.g. mode_paths.c's) must use jobs = 1. */
+#ifndef PL_PARALLEL_H
+#define PL_PARALLEL_H
+
+#include <stddef.h>
+
+#include "pl_archive.h"
+#include "pl_program.h"
+
+typedef struct {
+   void *ctx;
+   /* Fill *v for file i (v is zeroed before); return 0, or -1 for no
+      visitor. */
+   int  (*visitor)(void *ctx, size_t i, pl_visitor *v);
+   void (*done)(void *ctx, size_t i, const char *path, int r,
+                const pl_error *err);
+} pl_read_hooks;
+
+/* The number of online processors (at least 1): the default of -j. */
+unsigned pl_jobs_default(void);
+
+/* Parse a -j/--jobs value: a number >= 1; 0 = pl_jobs_default().
+   0, or -1 if s is not such a number. */
+int pl_jobs_parse(const char *s, unsigned *jobs);
+
+/* 0; -1 if out of memory or no thread could be started (everything read
+   so far is in p).  Errors of single files go to hooks->done. */
+int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
+                          const pl_select *sel, unsigned jobs,
+                          const pl_read_hooks *hooks);
+
+#endif

@@ -1,0 +1,180 @@
+#!/bin/sh
+# Tests of parallel reading (decoder/pl_parallel.c): parlot-decode and
+# parlot-annotate with -j/--jobs give byte-identical output, messages and
+# exit status whatever the number of jobs.
+#
+#   decoder/tests/test_parallel.sh [-q]
+#
+# Uses $PARLOT_DECODE, $PARLOT_ANNOTATE and $MAKE_TRACE if set (make check
+# sets them), else builds them from the source tree into a temporary
+# directory.
+#
+# What is checked, over 48 make_trace traces (different seeds, pids,
+# thread counts, codecs and function tables, so that function IDs depend
+# on the order the traces are merged in; some with MPI ranks), plus
+# damaged traces and a missing file among them:
+#  - every mode of parlot-decode (--events, --xml with each --group-by and
+#    a --group, --callgrind, --paths, --path-of, --folded) and
+#    parlot-annotate (default, --tree=both --threshold=100,
+#    --group-by=graph, --group=3, --select): stdout, stderr and exit status
+#    with -j2, -j4, -j7 and --jobs=0 (all cores) equal those of -j1;
+#  - the same with at most 16 open files (ulimit -n 16) and -j8;
+#  - -j without a number, -j-1, -jx: usage errors (exit 2).
+# Exit status: 0 if all passed, 1 otherwise.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+quiet=0
+[ "${1:-}" = "-q" ] && quiet=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-parallel-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+failures=0
+count=0
+pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
+fail() {
+   count=$((count + 1)); failures=$((failures + 1))
+   echo "not ok $count - $1"
+   shift
+   for line in "$@"; do echo "#   $line"; done
+}
+
+CC=${CC:-cc}
+cc_build() {
+   out=$1
+   shift
+   $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
+      -I"$top/decoder" -o "$out" "$@" "$top/common/pl_codec.c" \
+      "$top/common/pl_format.c" -lstdc++
+}
+LIB_SRCS=$(ls "$top"/decoder/pl_*.c)
+if [ -z "${PARLOT_DECODE:-}" ]; then
+   PARLOT_DECODE=$tmp/parlot-decode
+   # shellcheck disable=SC2046,SC2086
+   cc_build "$PARLOT_DECODE" $(pkg-config --cflags libxml-2.0) \
+      "$top/decoder/parlot-decode.c" "$top"/decoder/mode_*.c $LIB_SRCS \
+      $(pkg-config --libs libxml-2.0) \
+      || { echo "cannot build parlot-decode"; exit 1; }
+fi
+if [ -z "${PARLOT_ANNOTATE:-}" ]; then
+   PARLOT_ANNOTATE=$tmp/parlot-annotate
+   # shellcheck disable=SC2086
+   cc_build "$PARLOT_ANNOTATE" "$top/decoder/parlot-annotate.c" $LIB_SRCS \
+      || { echo "cannot build parlot-annotate"; exit 1; }
+fi
+if [ -z "${MAKE_TRACE:-}" ]; then
+   MAKE_TRACE=$tmp/make_trace
+   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
+      || { echo "cannot build make_trace"; exit 1; }
+fi
+PY=
+command -v python3 >/dev/null 2>&1 && PY=python3
+
+# ---- the traces ----------------------------------------------------------------
+
+codecs="lzze raw mixed"
+k=1
+while [ $k -le 48 ]; do
+   set -- $codecs
+   shift $((k % 3))
+   codec=${1:-lzze}
+   "$MAKE_TRACE" --seed $((k * 7)) --threads $((k % 4 + 1)) \
+      --events $((100 + 13 * k)) --functions $((30 + 11 * k)) \
+      --codec "$codec" --pid $((2000 + k)) --deep $((k % 5 == 0 ? 300 : 0)) \
+      "$tmp/t$k.trace0" none "$tmp/t$k.exp" >/dev/null 2>&1 \
+      || { echo "make_trace failed"; exit 1; }
+   if [ -n "$PY" ] && [ $((k % 4)) = 0 ]; then
+      $PY "$here/xml_oracle.py" rewrite "$tmp/t$k.trace0" "$tmp/t$k.trace" \
+         rank=$((k / 4))
+   else
+      mv "$tmp/t$k.trace0" "$tmp/t$k.trace"
+   fi
+   k=$((k + 1))
+done
+"$MAKE_TRACE" --seed 5 --variant killed "$tmp/bad1.trace" none "$tmp/bad1.exp" \
+   >/dev/null 2>&1
+"$MAKE_TRACE" --seed 6 --variant crc "$tmp/bad2.trace" none "$tmp/bad2.exp" \
+   >/dev/null 2>&1
+# in command-line order: good ones, a damaged one, a missing file, more
+traces=
+k=1
+while [ $k -le 48 ]; do
+   traces="$traces $tmp/t$k.trace"
+   [ $k = 10 ] && traces="$traces $tmp/bad1.trace $tmp/missing.trace"
+   [ $k = 30 ] && traces="$traces $tmp/bad2.trace"
+   k=$((k + 1))
+done
+tag=$("$PARLOT_DECODE" --paths "$tmp/t3.trace" 2>/dev/null | sed -n 2p | cut -f2)
+
+# same NAME PROG ARGS...: PROG ARGS with -j1 and with other job counts
+same() {
+   name=$1
+   shift
+   # shellcheck disable=SC2086
+   "$@" -j1 $traces >"$tmp/o1" 2>"$tmp/e1"
+   rc1=$?
+   for j in -j2 -j4 -j7 --jobs=0; do
+      # shellcheck disable=SC2086
+      "$@" $j $traces >"$tmp/oj" 2>"$tmp/ej"
+      rc=$?
+      if [ $rc != $rc1 ] || ! cmp -s "$tmp/o1" "$tmp/oj" \
+         || ! cmp -s "$tmp/e1" "$tmp/ej"; then
+         fail "$name: $j differs from -j1 (exit $rc, -j1: $rc1)" \
+            "$(cmp "$tmp/o1" "$tmp/oj")" "$(diff "$tmp/e1" "$tmp/ej" | head -4)"
+         return
+      fi
+   done
+   # at most 16 open files, 8 jobs
+   # shellcheck disable=SC2086
+   (ulimit -n 16 && exec "$@" -j8 $traces) >"$tmp/oj" 2>"$tmp/ej"
+   rc=$?
+   if [ $rc != $rc1 ] || ! cmp -s "$tmp/o1" "$tmp/oj" \
+      || ! cmp -s "$tmp/e1" "$tmp/ej"; then
+      fail "$name: -j8 under ulimit -n 16 differs from -j1 (exit $rc)" \
+         "$(diff "$tmp/e1" "$tmp/ej" | head -4)"
+      return
+   fi
+   if [ $rc1 != 1 ] || [ "$(grep -c ': offset [0-9]*: ' "$tmp/e1")" != 3 ]; then
+      fail "$name: expected exit 1 and 3 error lines, got $rc1" \
+         "$(head -c 300 "$tmp/e1")"
+      return
+   fi
+   pass "$name: -j1 = -j2 = -j4 = -j7 = --jobs=0 = -j8 under ulimit -n 16 ($(wc -c <"$tmp/o1") bytes)"
+}
+
+same "--events" "$PARLOT_DECODE" --events
+same "--xml" "$PARLOT_DECODE" --xml
+same "--xml --group-by=graph --group" "$PARLOT_DECODE" --xml \
+   --group-by=graph --group='odd=*:1,*:3'
+same "--xml --group-by=shape --select" "$PARLOT_DECODE" --xml \
+   --group-by=shape --select='*:1-2'
+same "--callgrind" "$PARLOT_DECODE" --callgrind
+same "--paths" "$PARLOT_DECODE" --paths --top=0
+same "--path-of" "$PARLOT_DECODE" --path-of="$tag"
+same "--folded" "$PARLOT_DECODE" --folded
+same "annotate" "$PARLOT_ANNOTATE"
+same "annotate --tree=both --threshold=100" "$PARLOT_ANNOTATE" --tree=both \
+   --threshold=100
+same "annotate --group-by=graph" "$PARLOT_ANNOTATE" --group-by=graph
+same "annotate --group=3 --select" "$PARLOT_ANNOTATE" --group=3 \
+   --select='*:2-3'
+
+for bad in -j -j-1 -jx --jobs=; do
+   for prog in "$PARLOT_DECODE --xml" "$PARLOT_ANNOTATE"; do
+      # shellcheck disable=SC2086
+      $prog $bad "$tmp/t1.trace" >"$tmp/o" 2>"$tmp/e"
+      rc=$?
+      if [ $rc != 2 ] || [ -s "$tmp/o" ] || [ "$(wc -l <"$tmp/e")" != 1 ]; then
+         fail "$(basename "${prog%% *}") $bad: exit $rc, expected 2" \
+            "$(head -c 200 "$tmp/e")"
+         continue 2
+      fi
+   done
+done
+pass "bad -j values: usage errors"
+
+[ $quiet = 1 ] || echo "# $count tests, $failures failed"
+[ $failures -eq 0 ]

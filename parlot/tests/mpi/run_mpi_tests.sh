@@ -1,0 +1,242 @@
+#!/bin/bash
+# MPI tests of the tool: a C and a Fortran MPI program with 4 ranks, under
+# Debian's MPICH and Open MPI, in both launch forms:
+#   form 1: valgrind --tool=parlot --trace-children=yes mpirun -np 4 ./app
+#   form 2: mpirun -np 4 valgrind --tool=parlot ./app
+# and Debian's hpcc (Open MPI) on a tiny problem in form 2.
+#
+# Checks, per run: exactly 4 traces of the program, labelled role=program
+# with mpi_rank 0..3 (each once), mpi_size 4 and the launcher's variable as
+# mpi_rank_source; in form 1 launcher traces exist and are labelled
+# role=launcher, in form 2 there are none; every trace decodes completely
+# (parlot-decode --events exits 0); per rank, the calls of the program's own
+# functions in the trace equal the counts the program printed (its own
+# counters: an oracle the tool did not compute).  The PROCESS chunks are read
+# by trace_process.py, which shares no code with the decoder.
+#
+# Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE, top_srcdir;
+# MPI_IMPLS (default "mpich openmpi"), MPI_TESTS_HPCC=no to leave hpcc out,
+# MPI_TESTS_KEEP=1 to keep the work folder.
+# An MPI implementation, gfortran or hpcc that is not installed is reported
+# as SKIP (scripts/setup-debian installs them all); exit 77 if nothing ran.
+set -u
+set -o pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$(cd "$here/../../.." && pwd)}"
+: "${VALGRIND:?VALGRIND must name vg-in-place or valgrind}"
+: "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
+PYTHON=${PYTHON:-python3}
+READ_PROCESS="$PYTHON $here/trace_process.py"
+NP=4
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-mpi.XXXXXX")
+if [ "${MPI_TESTS_KEEP:-}" = 1 ]; then
+    echo "work folder: $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+
+# Open MPI: refuses root without these; 4 ranks on 2 cores need
+# --oversubscribe; hwloc's x86 backend cannot run under Valgrind (it says so
+# on stderr and falls back), so it is turned off.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export HWLOC_COMPONENTS=-x86
+# Its rsh launcher wants ssh on PATH even for a local job: give it a command
+# that exists (it is never run for local ranks).
+export OMPI_MCA_plm_rsh_agent=false
+OMPI_FLAGS="--oversubscribe"
+
+passed=0 failed=0 skipped=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
+skip() { echo "SKIP: $1"; skipped=$((skipped + 1)); }
+
+# mpirun_cmd IMPL: the launcher and its options
+mpirun_cmd() {
+    case $1 in
+        mpich)   echo "mpirun.mpich" ;;
+        openmpi) echo "mpirun.openmpi $OMPI_FLAGS" ;;
+    esac
+}
+rank_source() {
+    case $1 in
+        mpich)   echo PMI_RANK ;;
+        openmpi) echo OMPI_COMM_WORLD_RANK ;;
+    esac
+}
+
+# check_run NAME DIR APP IMPL FORM ORACLE: the checks above; ORACLE is the
+# program's output ("rank R calls F N" lines), empty for no call check.
+check_run() {
+    local name=$1 dir=$2 app=$3 impl=$4 form=$5 oracle=$6
+    local errs=() procs ranks f n_prog n_launch line
+    local appbase
+    appbase=$(basename "$app")
+
+    procs=$dir/process.txt
+    if ! $READ_PROCESS "$dir"/parlot.out.* > "$procs" 2> "$dir/process.err"; then
+        errs+=("unreadable PROCESS chunk: $(head -3 "$dir/process.err")")
+    fi
+    # the program's traces: role=program and exe named like the program
+    awk -F'\t' -v app="$appbase" '{
+            exe = ""; role = ""
+            for (i = 2; i <= NF; i++) {
+                if ($i ~ /^exe=/) exe = substr($i, 5)
+                if ($i ~ /^role=/) role = substr($i, 6)
+            }
+            sub(/.*\//, "", exe)
+            if (role == "program" && exe == app) print
+        }' "$procs" > "$dir/prog.txt"
+    n_prog=$(wc -l < "$dir/prog.txt")
+    n_launch=$(grep -c $'\trole=launcher\t' "$procs")
+    [ "$n_prog" -eq $NP ] ||
+        errs+=("$n_prog traces of $appbase, expected $NP")
+    ranks=$(grep -o $'\tmpi_rank=[0-9]*' "$dir/prog.txt" | cut -d= -f2 |
+            sort -n | tr '\n' ' ')
+    [ "$ranks" = "0 1 2 3 " ] ||
+        errs+=("ranks of the program traces are '$ranks', expected '0 1 2 3 '")
+    [ "$(grep -c $'\tmpi_size=4\t' "$dir/prog.txt")" -eq $NP ] ||
+        errs+=("not every program trace has mpi_size=4")
+    [ "$(grep -c $'\tmpi_rank_source='"$(rank_source "$impl")" "$dir/prog.txt")" -eq $NP ] ||
+        errs+=("mpi_rank_source is not $(rank_source "$impl") everywhere")
+    # every trace says its role
+    if grep -v $'\trole=' "$procs" | grep -q .; then
+        errs+=("traces without role: $(grep -v $'\trole=' "$procs" | cut -f1 | tr '\n' ' ')")
+    fi
+    if [ "$form" = 1 ]; then
+        [ "$n_launch" -ge 1 ] || errs+=("no trace labelled role=launcher")
+        # the mpirun traces themselves (exe mpirun.*) must be launchers
+        if awk -F'\t' '{ for (i = 2; i <= NF; i++) if ($i ~ /^exe=/) e = $i;
+                         if (e ~ /^exe=(.*\/)?mpirun/ && $0 !~ /\trole=launcher\t/) bad = 1 }
+                       END { exit !bad }' "$procs"; then
+            errs+=("an mpirun trace is not labelled role=launcher")
+        fi
+    else
+        [ "$n_launch" -eq 0 ] || errs+=("$n_launch launcher traces in form 2")
+        [ "$(wc -l < "$procs")" -eq $NP ] ||
+            errs+=("$(wc -l < "$procs") traces in form 2, expected $NP")
+    fi
+    # every trace decodes completely
+    for f in "$dir"/parlot.out.*; do
+        "$PARLOT_DECODE" --events "$f" > "$dir/events" 2> "$dir/decode.err" ||
+            { errs+=("parlot-decode --events $(basename "$f") failed: $(head -2 "$dir/decode.err")"); continue; }
+        # per program rank: calls of the program's own functions
+        line=$(grep -P "^\Q$f\E\t" "$dir/prog.txt") || continue
+        [ -n "$oracle" ] || continue
+        local rank
+        rank=$(echo "$line" | grep -o $'\tmpi_rank=[0-9]*' | cut -d= -f2)
+        awk -F'\t' -v app="$appbase" '$3 == "call" { o = $5; sub(/.*\//, "", o)
+                if (o == app) n[$6]++ }
+            END { for (k in n) print k, n[k] }' "$dir/events" > "$dir/calls.$rank"
+        while read -r _ r _ fn cnt; do
+            [ "$r" = "$rank" ] || continue
+            got=$(awk -v fn="$fn" '$1 == fn { print $2 }' "$dir/calls.$rank")
+            [ "${got:-0}" = "$cnt" ] ||
+                errs+=("rank $rank: $fn called ${got:-0} times in the trace, $cnt by the program's count")
+        done < <(grep -E '^rank [0-9]+ calls ' "$oracle")
+    done
+    rm -f "$dir/events"
+    if [ -n "$oracle" ]; then
+        [ "$(grep -cE '^rank [0-9]+ calls ' "$oracle")" -ge $NP ] ||
+            errs+=("the program printed no call counts")
+    fi
+    if [ ${#errs[@]} -eq 0 ]; then
+        pass "$name"
+    else
+        fail "$name"
+        printf '    %s\n' "${errs[@]}"
+    fi
+}
+
+# run_app NAME IMPL FORM APP: run the program in a folder of its own
+run_app() {
+    local name=$1 impl=$2 form=$3 app=$4 dir rc t0 t1
+    dir=$work/$name
+    mkdir -p "$dir"
+    t0=$(date +%s)
+    if [ "$form" = 1 ]; then
+        (cd "$dir" && timeout 300 "$VALGRIND" --tool=parlot -q --trace-children=yes \
+            $(mpirun_cmd "$impl") -np $NP "$app") > "$dir/out" 2> "$dir/err"
+    else
+        (cd "$dir" && timeout 300 $(mpirun_cmd "$impl") -np $NP \
+            "$VALGRIND" --tool=parlot -q "$app") > "$dir/out" 2> "$dir/err"
+    fi
+    rc=$?
+    t1=$(date +%s)
+    echo "    $name: mpirun exit $rc in $((t1 - t0)) s"
+    if [ $rc -ne 0 ]; then
+        fail "$name (mpirun exit $rc)"
+        sed 's/^/    | /' "$dir/err" | tail -15
+        return
+    fi
+    check_run "$name" "$dir" "$app" "$impl" "$form" "$dir/out"
+}
+
+for impl in ${MPI_IMPLS:-mpich openmpi}; do
+    if ! command -v "mpicc.$impl" > /dev/null || ! command -v "mpirun.$impl" > /dev/null; then
+        skip "$impl: mpicc.$impl/mpirun.$impl not installed (scripts/setup-debian installs them)"
+        continue
+    fi
+    bin=$work/bin-$impl
+    mkdir -p "$bin"
+    if ! "mpicc.$impl" -O0 -g -fno-inline -o "$bin/ring_c" "$here/ring.c" 2> "$bin/cc.err"; then
+        fail "$impl: mpicc.$impl cannot build ring.c"; cat "$bin/cc.err"; continue
+    fi
+    apps="c"
+    if command -v "mpif90.$impl" > /dev/null && command -v gfortran > /dev/null; then
+        if (cd "$bin" && "mpif90.$impl" -O0 -g -o ring_f90 "$here/ring.f90") 2> "$bin/fc.err"; then
+            apps="c f90"
+        else
+            fail "$impl: mpif90.$impl cannot build ring.f90"; cat "$bin/fc.err"
+        fi
+    else
+        skip "$impl Fortran: mpif90.$impl or gfortran not installed"
+    fi
+    for lang in $apps; do
+        for form in 1 2; do
+            run_app "$impl-$lang-form$form" "$impl" "$form" "$bin/ring_$lang"
+        done
+    done
+done
+
+# Debian's hpcc (linked with the default MPI, Open MPI on Debian 12), tiny
+# problem, form 2: 4 labelled rank traces that all decode.
+if [ "${MPI_TESTS_HPCC:-yes}" = no ]; then
+    skip "hpcc: MPI_TESTS_HPCC=no"
+elif ! command -v hpcc > /dev/null || [ ! -f /usr/share/doc/hpcc/examples/_hpccinf.txt ]; then
+    skip "hpcc: not installed (scripts/setup-debian installs it)"
+else
+    hpcc_mpi=$(ldd "$(command -v hpcc)" | grep -o 'libmpi[a-z]*\.so[.0-9]*' | head -1)
+    case $hpcc_mpi in
+        libmpich*) hpcc_impl=mpich ;;
+        *)         hpcc_impl=openmpi ;;
+    esac
+    if ! command -v "mpirun.$hpcc_impl" > /dev/null; then
+        skip "hpcc: mpirun.$hpcc_impl not installed"
+    else
+        dir=$work/hpcc
+        mkdir -p "$dir"
+        sed -e 's/^1000 \{9\}Ns/100          Ns/' -e 's/^80 \{11\}NBs/20           NBs/' \
+            /usr/share/doc/hpcc/examples/_hpccinf.txt > "$dir/hpccinf.txt"
+        t0=$(date +%s)
+        (cd "$dir" && timeout 300 $(mpirun_cmd $hpcc_impl) -np $NP \
+            "$VALGRIND" --tool=parlot -q hpcc) > "$dir/out" 2> "$dir/err"
+        rc=$?
+        echo "    hpcc-$hpcc_impl-form2: mpirun exit $rc in $(($(date +%s) - t0)) s"
+        if [ $rc -ne 0 ]; then
+            fail "hpcc (mpirun exit $rc)"; tail -15 "$dir/err"
+        elif ! grep -q "End of HPC Challenge tests" "$dir/hpccoutf.txt" ||
+             grep -q "[1-9][0-9]* tests completed and failed" "$dir/hpccoutf.txt"; then
+            fail "hpcc did not complete its tests under Valgrind"
+        else
+            check_run "hpcc-$hpcc_impl-form2" "$dir" "$(command -v hpcc)" \
+                "$hpcc_impl" 2 ""
+        fi
+    fi
+fi
+
+echo "mpi: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ] || exit 1
+[ $passed -gt 0 ] || exit 77
+exit 0
