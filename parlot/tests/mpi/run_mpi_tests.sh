@@ -3,7 +3,10 @@
 # Debian's MPICH and Open MPI, in both launch forms:
 #   form 1: valgrind --tool=parlot --trace-children=yes mpirun -np 4 ./app
 #   form 2: mpirun -np 4 valgrind --tool=parlot ./app
-# and Debian's hpcc (Open MPI) on a tiny problem in form 2.
+# and Debian's hpcc (Open MPI) on a tiny problem in form 2.  With MPICH in
+# form 2 also: diverge.c, where rank 2 deliberately takes a different path
+# (the outlier report must name it), and hybrid.c, MPI + OpenMP (2 ranks x 3
+# threads).
 #
 # Checks, per run: exactly 4 traces of the program, labelled role=program
 # with mpi_rank 0..3 (each once), mpi_size 4 and the launcher's variable as
@@ -14,7 +17,8 @@
 # counters: an oracle the tool did not compute).  The PROCESS chunks are read
 # by trace_process.py, which shares no code with the decoder.
 #
-# Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE, top_srcdir;
+# Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE,
+# PARLOT_ANNOTATE, top_srcdir;
 # MPI_IMPLS (default "mpich openmpi"), MPI_TESTS_HPCC=no to leave hpcc out,
 # MPI_TESTS_KEEP=1 to keep the work folder.
 # An MPI implementation, gfortran or hpcc that is not installed is reported
@@ -26,6 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/../../.." && pwd)}"
 : "${VALGRIND:?VALGRIND must name vg-in-place or valgrind}"
 : "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
+: "${PARLOT_ANNOTATE:?PARLOT_ANNOTATE must name parlot-annotate}"
 PYTHON=${PYTHON:-python3}
 READ_PROCESS="$PYTHON $here/trace_process.py"
 NP=4
@@ -149,18 +154,20 @@ check_run() {
     fi
 }
 
-# run_app NAME IMPL FORM APP: run the program in a folder of its own
+# run_app NAME IMPL FORM APP [VGOPT...]: run the program in a folder of its
+# own, with the tool's options VGOPT; 0 if it ran and passed check_run
 run_app() {
     local name=$1 impl=$2 form=$3 app=$4 dir rc t0 t1
+    shift 4
     dir=$work/$name
     mkdir -p "$dir"
     t0=$(date +%s)
     if [ "$form" = 1 ]; then
-        (cd "$dir" && timeout 300 "$VALGRIND" --tool=parlot -q --trace-children=yes \
+        (cd "$dir" && timeout 300 "$VALGRIND" --tool=parlot -q "$@" --trace-children=yes \
             $(mpirun_cmd "$impl") -np $NP "$app") > "$dir/out" 2> "$dir/err"
     else
         (cd "$dir" && timeout 300 $(mpirun_cmd "$impl") -np $NP \
-            "$VALGRIND" --tool=parlot -q "$app") > "$dir/out" 2> "$dir/err"
+            "$VALGRIND" --tool=parlot -q "$@" "$app") > "$dir/out" 2> "$dir/err"
     fi
     rc=$?
     t1=$(date +%s)
@@ -168,9 +175,11 @@ run_app() {
     if [ $rc -ne 0 ]; then
         fail "$name (mpirun exit $rc)"
         sed 's/^/    | /' "$dir/err" | tail -15
-        return
+        return 1
     fi
+    local before=$failed
     check_run "$name" "$dir" "$app" "$impl" "$form" "$dir/out"
+    [ $failed -eq $before ]
 }
 
 for impl in ${MPI_IMPLS:-mpich openmpi}; do
@@ -199,6 +208,175 @@ for impl in ${MPI_IMPLS:-mpich openmpi}; do
         done
     done
 done
+
+# diverge.c: 4 ranks (MPICH, form 2) that behave identically except rank 2,
+# which calls recover_from_slow_neighbour.  Traced with --images=main: the
+# libraries' internals differ between ranks (rank 0 does more in MPI_Init),
+# which would make rank 0 an outlier too; only the program's own functions
+# count here.  parlot-annotate --ranks=yes must name rank 2 as the one
+# outlier with that function only it calls, and parlot-decode --xml must
+# have the same <outlier> in <ranks>.
+check_diverge() {
+    local name=$1 dir=$2 errs=() pid2 ann
+    pid2=$(grep -P "\tmpi_rank=2\t" "$dir/prog.txt" | grep -o $'\tpid=[0-9]*' | cut -d= -f2)
+    ann=$dir/annotate.txt
+    if ! "$PARLOT_ANNOTATE" --ranks=yes "$dir"/parlot.out.* > "$ann" 2> "$dir/annotate.err"; then
+        errs+=("parlot-annotate --ranks=yes failed: $(head -2 "$dir/annotate.err")")
+    else
+        grep -qE '^Ranks: +4 \(processes with an MPI rank\)$' "$ann" ||
+            errs+=("annotate: no 'Ranks: 4 (processes with an MPI rank)' line")
+        grep -qE '^Classes: +2, by call-graph shape; majority: class 1, 3 ranks$' "$ann" ||
+            errs+=("annotate: classes are not 2 by shape with a majority of 3: $(grep '^Classes:' "$ann")")
+        grep -qE '^Outliers: +1 \(rank 2\)$' "$ann" ||
+            errs+=("annotate: outliers are not just rank 2: $(grep '^Outliers:' "$ann")")
+        [ "$(grep -c '^Outlier ' "$ann")" -eq 1 ] ||
+            errs+=("annotate: $(grep -c '^Outlier ' "$ann") outlier sections, expected 1")
+        grep -qE "^Outlier rank 2 \(pid $pid2, class 2\): 1 difference$" "$ann" ||
+            errs+=("annotate: no section 'Outlier rank 2 (pid $pid2, class 2): 1 difference'")
+        grep -qE '^ +4 +0 +only here: recover_from_slow_neighbour \[.*/diverge\]$' "$ann" ||
+            errs+=("annotate: rank 2's difference is not 'only here: recover_from_slow_neighbour' 4 vs 0")
+    fi
+    if ! "$PARLOT_DECODE" --xml "$dir"/parlot.out.* > "$dir/summary.xml" 2> "$dir/xml.err"; then
+        errs+=("parlot-decode --xml failed: $(head -2 "$dir/xml.err")")
+    else
+        local msg
+        msg=$($PYTHON - "$dir/summary.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+procs = {p.get("id"): p for p in root.iter("process")}
+fns = {f.get("id"): f.get("name") for f in root.iter("function") if f.get("name")}
+ranks = root.findall(".//ranks")
+err = []
+if len(ranks) != 1:
+    err.append("%d <ranks> elements, expected 1" % len(ranks))
+else:
+    r = ranks[0]
+    want = {"by": "mpi-rank", "processes": "4", "classes-by": "shape",
+            "classes": "2", "majority": "1", "majority-size": "3",
+            "outliers": "1"}
+    for k, v in want.items():
+        if r.get(k) != v:
+            err.append("<ranks %s=%r>, expected %r" % (k, r.get(k), v))
+    outs = r.findall("outlier")
+    if len(outs) != 1:
+        err.append("%d <outlier> elements, expected 1" % len(outs))
+    for o in outs:
+        p = procs.get(o.get("process"))
+        if p is None or p.get("rank") != "2":
+            err.append("the outlier is process %s (rank %s), not rank 2" % (
+                o.get("process"), None if p is None else p.get("rank")))
+        if o.get("class") != "2":
+            err.append("the outlier's class is %s, expected 2" % o.get("class"))
+        rs = [(x.get("kind"), fns.get(x.get("ref")), x.get("calls"),
+               x.get("majority")) for x in o.findall("reason")]
+        if rs != [("only-function", "recover_from_slow_neighbour", "4", "0")]:
+            err.append("the outlier's reasons are %r, expected only-function "
+                       "recover_from_slow_neighbour calls=4 majority=0" % rs)
+print("; ".join(err))
+PY
+) || msg="reading the XML failed"
+        [ -z "$msg" ] || errs+=("xml: $msg")
+    fi
+    if [ ${#errs[@]} -eq 0 ]; then
+        pass "$name outliers"
+    else
+        fail "$name outliers"
+        printf '    %s\n' "${errs[@]}"
+    fi
+}
+
+# hybrid.c: MPI + OpenMP (libgomp), 2 ranks x 3 OpenMP threads (MPICH, form
+# 2).  Per rank: a labelled trace that decodes completely, whose threads
+# include every OpenMP thread (each runs the parallel region's function
+# main._omp_fn.0 once), and whose work_item calls per thread are those the
+# program counted per OpenMP thread (as a multiset: the two numberings are
+# not the same) and add up to its omp atomic counter.
+HYB_NP=2 HYB_THREADS=3
+check_hybrid() {
+    local name=$1 dir=$2 app=$3 errs=() procs f line rank
+    procs=$dir/process.txt
+    $READ_PROCESS "$dir"/parlot.out.* > "$procs" 2> "$dir/process.err" ||
+        errs+=("unreadable PROCESS chunk: $(head -3 "$dir/process.err")")
+    [ "$(wc -l < "$procs")" -eq $HYB_NP ] ||
+        errs+=("$(wc -l < "$procs") traces, expected $HYB_NP")
+    [ "$(grep -o $'\tmpi_rank=[0-9]*' "$procs" | cut -d= -f2 | sort -n | tr '\n' ' ')" = "0 1 " ] ||
+        errs+=("ranks are not 0 1: $(cut -f1,4 "$procs" | tr '\n' ' ')")
+    [ "$(grep -c $'\trole=program\t.*\tmpi_size='$HYB_NP$'\t' "$procs")" -eq $HYB_NP ] ||
+        errs+=("not every trace is role=program with mpi_size=$HYB_NP")
+    for f in "$dir"/parlot.out.*; do
+        line=$(grep -P "^\Q$f\E\t" "$procs") || continue
+        rank=$(echo "$line" | grep -o $'\tmpi_rank=[0-9]*' | cut -d= -f2)
+        if ! "$PARLOT_DECODE" --events "$f" > "$dir/events" 2> "$dir/decode.err"; then
+            errs+=("parlot-decode --events $(basename "$f") failed: $(head -2 "$dir/decode.err")")
+            continue
+        fi
+        local threads region per total want_threads want_per want_total
+        threads=$(cut -f2 "$dir/events" | sort -un | wc -l)
+        region=$(awk -F'\t' '$3 == "call" && $6 == "main._omp_fn.0" { n[$2]++ }
+                 END { for (t in n) print n[t] }' "$dir/events" | sort | uniq -c |
+                 awk '{ printf "%s x%s ", $1, $2 }')
+        per=$(awk -F'\t' '$3 == "call" && $6 == "work_item" { n[$2]++ }
+              END { for (t in n) print n[t] }' "$dir/events" | sort -n | tr '\n' ' ')
+        total=$(awk -F'\t' '$3 == "call" && $6 == "work_item"' "$dir/events" | wc -l)
+        want_threads=$(awk -v r="$rank" '$1 == "rank" && $2 == r && $3 == "threads" { print $4 }' "$dir/out")
+        want_per=$(awk -v r="$rank" '$1 == "rank" && $2 == r && $3 == "thread" && $5 == "calls" && $7 > 0 { print $7 }' "$dir/out" |
+                   sort -n | tr '\n' ' ')
+        want_total=$(awk -v r="$rank" '$1 == "rank" && $2 == r && $3 == "calls" && $4 == "work_item" { print $5 }' "$dir/out")
+        [ "${want_threads:-0}" -eq $HYB_THREADS ] ||
+            errs+=("rank $rank: the program ran ${want_threads:-no} OpenMP threads, expected $HYB_THREADS")
+        [ "$threads" -ge "${want_threads:-0}" ] ||
+            errs+=("rank $rank: $threads threads in the trace, fewer than the program's ${want_threads:-?} OpenMP threads")
+        [ "$region" = "$HYB_THREADS x1 " ] ||
+            errs+=("rank $rank: main._omp_fn.0 calls per thread are '$region', expected once in each of $HYB_THREADS threads")
+        [ -n "$want_per" ] && [ "$per" = "$want_per" ] ||
+            errs+=("rank $rank: work_item calls per thread '$per' in the trace, '$want_per' by the program's count")
+        [ -n "$want_total" ] && [ "$total" = "$want_total" ] ||
+            errs+=("rank $rank: $total work_item calls in the trace, ${want_total:-none} by the program's omp atomic counter")
+    done
+    rm -f "$dir/events"
+    if [ ${#errs[@]} -eq 0 ]; then
+        pass "$name"
+    else
+        fail "$name"
+        printf '    %s\n' "${errs[@]}"
+    fi
+}
+
+case " ${MPI_IMPLS:-mpich openmpi} " in
+    *" mpich "*) with_mpich=yes ;;
+    *)           with_mpich=no ;;
+esac
+if [ $with_mpich = no ]; then
+    skip "diverge, hybrid: mpich not in MPI_IMPLS"
+elif ! command -v mpicc.mpich > /dev/null || ! command -v mpirun.mpich > /dev/null; then
+    skip "diverge, hybrid: mpicc.mpich/mpirun.mpich not installed"
+else
+    bin=$work/bin-mpich
+    mkdir -p "$bin"
+    if ! mpicc.mpich -O0 -g -fno-inline -o "$bin/diverge" "$here/diverge.c" 2> "$bin/diverge.err"; then
+        fail "mpich: mpicc.mpich cannot build diverge.c"; cat "$bin/diverge.err"
+    elif run_app mpich-diverge-form2 mpich 2 "$bin/diverge" --images=main; then
+        check_diverge mpich-diverge-form2 "$work/mpich-diverge-form2"
+    fi
+    if ! mpicc.mpich -fopenmp -O0 -g -fno-inline -o "$bin/hybrid" "$here/hybrid.c" 2> "$bin/hybrid.err"; then
+        fail "mpich: mpicc.mpich -fopenmp cannot build hybrid.c"; cat "$bin/hybrid.err"
+    else
+        name=mpich-hybrid-form2
+        dir=$work/$name
+        mkdir -p "$dir"
+        t0=$(date +%s)
+        (cd "$dir" && OMP_NUM_THREADS=$HYB_THREADS timeout 300 mpirun.mpich -np $HYB_NP \
+            "$VALGRIND" --tool=parlot -q "$bin/hybrid") > "$dir/out" 2> "$dir/err"
+        rc=$?
+        echo "    $name: mpirun exit $rc in $(($(date +%s) - t0)) s"
+        if [ $rc -ne 0 ]; then
+            fail "$name (mpirun exit $rc)"
+            sed 's/^/    | /' "$dir/err" | tail -15
+        else
+            check_hybrid "$name" "$dir" "$bin/hybrid"
+        fi
+    fi
+fi
 
 # Debian's hpcc (linked with the default MPI, Open MPI on Debian 12), tiny
 # problem, form 2: 4 labelled rank traces that all decode.
