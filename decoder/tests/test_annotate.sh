@@ -38,57 +38,9 @@
 #    every option of --help.
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/testlib.sh"
 data=$here/annotate
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-annotate-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
-
-CC=${CC:-cc}
-# parlot-annotate: every decoder source but the drivers and the modes
-# of parlot-decode; it demangles with the C++ runtime's __cxa_demangle
-ANNOTATE_SRCS="$top/decoder/parlot-annotate.c $(ls "$top"/decoder/pl_*.c)"
-# cc_build OUTPUT [FLAGS] SOURCES...  ($CC may hold several words)
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=gnu99 -I"$top/common" -I"$top/decoder" \
-      -pthread -o "$out" "$@" "$top/common/pl_codec.c" \
-      "$top/common/pl_format.c" -lstdc++
-}
-
-if [ -z "${PARLOT_ANNOTATE:-}" ]; then
-   PARLOT_ANNOTATE=$tmp/parlot-annotate
-   # shellcheck disable=SC2086
-   cc_build "$PARLOT_ANNOTATE" $ANNOTATE_SRCS \
-      || { echo "cannot build parlot-annotate"; exit 1; }
-fi
-if [ -z "${SCRIPT_TRACE:-}" ]; then
-   SCRIPT_TRACE=$tmp/script_trace
-   cc_build "$SCRIPT_TRACE" "$here/script_trace.c" \
-      || { echo "cannot build script_trace"; exit 1; }
-fi
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
-      || { echo "cannot build make_trace"; exit 1; }
-fi
+need_tool parlot-annotate script_trace make_trace
 
 # The sanitized build, for golden reports again and damaged inputs.
 SAN_ANNOTATE=
@@ -96,7 +48,7 @@ SAN_ANNOTATE=
 if [ "${NO_SANITIZE:-0}" != 1 ] \
    && cc_build "$tmp/parlot-annotate-san" -O1 -fsanitize=address,undefined \
         -fno-sanitize-recover=all -fno-omit-frame-pointer \
-        $ANNOTATE_SRCS 2>/dev/null
+        $(tool_sources parlot-annotate) 2>/dev/null
 then
    SAN_ANNOTATE=$tmp/parlot-annotate-san
    # sanitizer findings get exit codes that no test accepts
@@ -584,5 +536,4 @@ if [ "${NO_VALGRIND:-0}" != 1 ] && command -v "$VALGRIND" >/dev/null 2>&1; then
    done
 fi
 
-echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish always

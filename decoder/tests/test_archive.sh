@@ -36,82 +36,23 @@
 #  - usage errors of both programs: exit 2, one line.
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-archive-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
+. "$(dirname "$0")/testlib.sh"
 check() {   # check NAME CONDITION-STATUS [DETAILS...]
    name=$1 st=$2
    shift 2
    if [ "$st" = 0 ]; then pass "$name"; else fail "$name" "$@"; fi
 }
 
-CC=${CC:-cc}
-LDLIBS="-lstdc++ -lpthread"
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=c99 -I"$top/common" -I"$top/decoder" \
-      -o "$out" "$@" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
-      $LDLIBS
-}
-XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
-XML_LIBS=$(pkg-config --libs libxml-2.0)
-DECODE_SRCS=$(ls "$top"/decoder/*.c | grep -v -e '/parlot-annotate\.c$' \
-              -e '/parlot-merge\.c$' -e '/parlot-split\.c$')
-LIB_SRCS=$(ls "$top"/decoder/pl_*.c)
-TOOL_SRCS="$top/decoder/pl_archive.c $top/decoder/pl_trace.c \
-$top/decoder/pl_cli.c $top/decoder/pl_outbuf.c"
-
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   cc_build "$PARLOT_DECODE" $XML_CFLAGS $DECODE_SRCS $XML_LIBS \
-      || { echo "cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${PARLOT_ANNOTATE:-}" ]; then
-   PARLOT_ANNOTATE=$tmp/parlot-annotate
-   cc_build "$PARLOT_ANNOTATE" "$top/decoder/parlot-annotate.c" $LIB_SRCS \
-      || { echo "cannot build parlot-annotate"; exit 1; }
-fi
-for p in merge split; do
-   eval "v=\${PARLOT_$(echo $p | tr a-z A-Z):-}"
-   if [ -z "$v" ]; then
-      cc_build "$tmp/parlot-$p" "$top/decoder/parlot-$p.c" $TOOL_SRCS \
-         || { echo "cannot build parlot-$p"; exit 1; }
-      eval "PARLOT_$(echo $p | tr a-z A-Z)=\$tmp/parlot-$p"
-   fi
-done
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
-      || { echo "cannot build make_trace"; exit 1; }
-fi
+need_tool parlot-decode parlot-annotate parlot-merge parlot-split make_trace
 
 SAN_DECODE=$PARLOT_DECODE
 SAN_SPLIT=$PARLOT_SPLIT
 SAN="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 -fno-omit-frame-pointer"
 if [ "${NO_SANITIZE:-0}" != 1 ] \
-   && cc_build "$tmp/parlot-decode-san" $SAN $XML_CFLAGS $DECODE_SRCS \
-        $XML_LIBS \
-   && cc_build "$tmp/parlot-split-san" $SAN "$top/decoder/parlot-split.c" \
-        $TOOL_SRCS
+   && cc_build "$tmp/parlot-decode-san" $SAN \
+        $(tool_sources parlot-decode) \
+   && cc_build "$tmp/parlot-split-san" $SAN $(tool_sources parlot-split)
 then
    SAN_DECODE=$tmp/parlot-decode-san
    SAN_SPLIT=$tmp/parlot-split-san
@@ -529,5 +470,4 @@ for p in "$PARLOT_MERGE" "$PARLOT_SPLIT"; do
    check "$(basename "$p") --version" $?
 done
 
-echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish always

@@ -38,50 +38,11 @@
 #    objects being one for it, as for callgrind's own profiles.
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-callgrind-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
+. "$(dirname "$0")/testlib.sh"
 
 command -v python3 >/dev/null 2>&1 || { echo "# python3 is needed"; exit 1; }
 
-CC=${CC:-cc}
-LDLIBS=${LDLIBS:--lstdc++}
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=c99 -I"$top/common" -I"$top/decoder" \
-      -o "$out" "$@" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
-      $LDLIBS
-}
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   cc_build "$PARLOT_DECODE" $(pkg-config --cflags libxml-2.0) \
-      $(ls "$top"/decoder/*.c | grep -v -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' -e '/parlot-split\.c$') \
-      $(pkg-config --libs libxml-2.0) \
-      || { echo "cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
-      || { echo "cannot build make_trace"; exit 1; }
-fi
+need_tool parlot-decode make_trace
 ANNOTATE=${CALLGRIND_ANNOTATE:-$(command -v callgrind_annotate 2>/dev/null)}
 if [ -n "$ANNOTATE" ] && [ ! -x "$ANNOTATE" ]; then
    ANNOTATE="perl $ANNOTATE"      # e.g. a Valgrind build tree's, not +x
@@ -410,5 +371,4 @@ case_ two-traces 1 \
    "--seed 6 --threads 3 --events 2500 --functions 150 --pid 101 --twin 5;5"
 case_ no-calls 1 "--seed 8 --threads 2 --events 0;0"
 
-[ $quiet = 1 ] || echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish

@@ -35,60 +35,15 @@
 #    small address-space limit).
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-decode-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
-
-CC=${CC:-cc}
-# parlot-decode demangles with the C++ runtime's __cxa_demangle
-LDLIBS=${LDLIBS:--lstdc++}
-# cc_build OUTPUT [FLAGS] SOURCES...  ($CC and $LDLIBS may hold several
-# words: not quoted)
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=c99 -I"$top/common" -o "$out" "$@" \
-      "$top/common/pl_codec.c" "$top/common/pl_format.c" $LDLIBS
-}
-
-# parlot-decode: every decoder source but parlot-annotate's, and libxml2
-DECODE_SRCS=$(ls "$top"/decoder/*.c | grep -v -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' -e '/parlot-split\.c$')
-XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
-LDLIBS="$LDLIBS $(pkg-config --libs libxml-2.0)"
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   cc_build "$PARLOT_DECODE" $XML_CFLAGS $DECODE_SRCS \
-      || { echo "cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
-      || { echo "cannot build make_trace"; exit 1; }
-fi
+. "$(dirname "$0")/testlib.sh"
+need_tool parlot-decode make_trace
 
 # The decoder for damaged input: sanitized if the compiler can.
 SAN_DECODE=$PARLOT_DECODE
 if [ "${NO_SANITIZE:-0}" != 1 ] \
    && cc_build "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
         -fno-sanitize-recover=all -fno-omit-frame-pointer \
-        $XML_CFLAGS $DECODE_SRCS
+        $(tool_sources parlot-decode)
 then
    SAN_DECODE=$tmp/parlot-decode-san
    # sanitizer findings get exit codes that no test accepts
@@ -500,5 +455,4 @@ if [ "${NO_VALGRIND:-0}" != 1 ] && command -v "$VALGRIND" >/dev/null 2>&1; then
    done
 fi
 
-echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish always

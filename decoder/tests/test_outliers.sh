@@ -27,57 +27,8 @@
 #    computes from make_trace's own event listings.
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-outliers-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
-
-CC=${CC:-cc}
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
-      -I"$top/decoder" -o "$out" "$@" "$top/common/pl_codec.c" \
-      "$top/common/pl_format.c" -lstdc++
-}
-LIB_SRCS=$(ls "$top"/decoder/pl_*.c)
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   # shellcheck disable=SC2046,SC2086
-   cc_build "$PARLOT_DECODE" $(pkg-config --cflags libxml-2.0) \
-      "$top/decoder/parlot-decode.c" "$top"/decoder/mode_*.c $LIB_SRCS \
-      $(pkg-config --libs libxml-2.0) \
-      || { echo "cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${PARLOT_ANNOTATE:-}" ]; then
-   PARLOT_ANNOTATE=$tmp/parlot-annotate
-   # shellcheck disable=SC2086
-   cc_build "$PARLOT_ANNOTATE" "$top/decoder/parlot-annotate.c" $LIB_SRCS \
-      || { echo "cannot build parlot-annotate"; exit 1; }
-fi
-for t in script_trace make_trace; do
-   v=$(echo $t | tr a-z A-Z)
-   eval "cur=\${$v:-}"
-   if [ -z "$cur" ]; then
-      cc_build "$tmp/$t" "$here/$t.c" || { echo "cannot build $t"; exit 1; }
-      eval "$v=\$tmp/\$t"
-   fi
-done
+. "$(dirname "$0")/testlib.sh"
+need_tool parlot-decode parlot-annotate script_trace make_trace
 XMLLINT=${XMLLINT:-xmllint}
 RNG=$top/docs/parlot-callgraph.rng
 PY=python3
@@ -390,5 +341,4 @@ while [ $seed -le 6 ]; do
    seed=$((seed + 1))
 done
 
-[ $quiet = 1 ] || echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish

@@ -22,54 +22,8 @@
 #  - -j without a number, -j-1, -jx: usage errors (exit 2).
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-parallel-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
-
-CC=${CC:-cc}
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
-      -I"$top/decoder" -o "$out" "$@" "$top/common/pl_codec.c" \
-      "$top/common/pl_format.c" -lstdc++
-}
-LIB_SRCS=$(ls "$top"/decoder/pl_*.c)
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   # shellcheck disable=SC2046,SC2086
-   cc_build "$PARLOT_DECODE" $(pkg-config --cflags libxml-2.0) \
-      "$top/decoder/parlot-decode.c" "$top"/decoder/mode_*.c $LIB_SRCS \
-      $(pkg-config --libs libxml-2.0) \
-      || { echo "cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${PARLOT_ANNOTATE:-}" ]; then
-   PARLOT_ANNOTATE=$tmp/parlot-annotate
-   # shellcheck disable=SC2086
-   cc_build "$PARLOT_ANNOTATE" "$top/decoder/parlot-annotate.c" $LIB_SRCS \
-      || { echo "cannot build parlot-annotate"; exit 1; }
-fi
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
-      || { echo "cannot build make_trace"; exit 1; }
-fi
+. "$(dirname "$0")/testlib.sh"
+need_tool parlot-decode parlot-annotate make_trace
 PY=
 command -v python3 >/dev/null 2>&1 && PY=python3
 
@@ -176,5 +130,4 @@ for bad in -j -j-1 -jx --jobs=; do
 done
 pass "bad -j values: usage errors"
 
-[ $quiet = 1 ] || echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish

@@ -38,50 +38,11 @@
 #  - usage errors: a bad --path-of or --top argument exits 2.
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-paths-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-failures=0
-count=0
-
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
+. "$(dirname "$0")/testlib.sh"
 
 command -v python3 >/dev/null 2>&1 || { echo "# python3 is needed"; exit 1; }
 
-CC=${CC:-cc}
-LDLIBS=${LDLIBS:--lstdc++}
-cc_build() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=c99 -I"$top/common" -I"$top/decoder" \
-      -o "$out" "$@" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
-      $LDLIBS
-}
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   cc_build "$PARLOT_DECODE" $(pkg-config --cflags libxml-2.0) \
-      $(ls "$top"/decoder/*.c | grep -v -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' -e '/parlot-split\.c$') \
-      $(pkg-config --libs libxml-2.0) \
-      || { echo "cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   cc_build "$MAKE_TRACE" "$here/make_trace.c" \
-      || { echo "cannot build make_trace"; exit 1; }
-fi
+need_tool parlot-decode make_trace
 
 TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
@@ -449,5 +410,4 @@ for args in "--path-of=xyz" "--path-of=" "--path-of=-1" \
    fi
 done
 
-[ $quiet = 1 ] || echo "# $count tests, $failures failed"
-[ $failures -eq 0 ]
+finish

@@ -37,33 +37,10 @@
 #  - -o FILE, write errors (/dev/full), bad --group-by and --group values.
 # Exit status: 0 if all passed, 1 otherwise.
 
-set -u
-
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-quiet=0
-[ "${1:-}" = "-q" ] && quiet=1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-xml-test.XXXXXX") || exit 1
+. "$(dirname "$0")/testlib.sh"
 san_pid=
-cleanup() {
-   # a sanitizer build still running writes into $tmp: let it finish
-   [ -n "$san_pid" ] && wait "$san_pid"
-   rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-failures=0
-count=0
-
-pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
-fail() {
-   count=$((count + 1)); failures=$((failures + 1))
-   echo "not ok $count - $1"
-   shift
-   for line in "$@"; do echo "#   $line"; done
-}
+# a sanitizer build still running writes into $tmp: let it finish
+on_exit '[ -n "$san_pid" ] && wait "$san_pid"'
 
 PYTHON=${PYTHON3:-python3}
 ORACLE=$here/xml_oracle.py
@@ -75,42 +52,15 @@ if ! command -v "$XMLLINT" >/dev/null 2>&1 \
    exit 1
 fi
 
-CC=${CC:-cc}
-XML_CFLAGS=$(pkg-config --cflags libxml-2.0 2>/dev/null)
-XML_LIBS=$(pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
-# every decoder source there is: the core and all the modes
-decoder_sources() {
-   echo "$top/decoder/parlot-decode.c" "$top"/decoder/pl_*.c \
-      "$top"/decoder/mode_*.c "$top/common/pl_codec.c" "$top/common/pl_format.c"
-}
-# build_decoder OUTPUT [FLAGS]  ($CC and the pkg-config flags may hold
-# several words: not quoted)
-build_decoder() {
-   out=$1
-   shift
-   $CC -O2 -g -Wall -Wextra -std=gnu99 -I"$top/common" -I"$top/decoder" \
-      $XML_CFLAGS "$@" -o "$out" $(decoder_sources) $XML_LIBS -lstdc++
-}
-
-if [ -z "${PARLOT_DECODE:-}" ]; then
-   PARLOT_DECODE=$tmp/parlot-decode
-   build_decoder "$PARLOT_DECODE" \
-      || { echo "not ok 1 - cannot build parlot-decode"; exit 1; }
-fi
-if [ -z "${MAKE_TRACE:-}" ]; then
-   MAKE_TRACE=$tmp/make_trace
-   $CC -O2 -g -std=gnu99 -I"$top/common" -o "$MAKE_TRACE" \
-      "$here/make_trace.c" "$top/common/pl_codec.c" "$top/common/pl_format.c" \
-      || { echo "not ok 1 - cannot build make_trace"; exit 1; }
-fi
+need_tool parlot-decode make_trace
 
 # The decoder for damaged input: sanitized if the compiler can, built in
 # the background meanwhile.
 SAN_DECODE=$PARLOT_DECODE
 if [ "${NO_SANITIZE:-0}" != 1 ]; then
-   build_decoder "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
+   cc_build "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
       -fno-sanitize-recover=all -fno-omit-frame-pointer \
-      >"$tmp/san-build.log" 2>&1 &
+      $(tool_sources parlot-decode) >"$tmp/san-build.log" 2>&1 &
    san_pid=$!
 fi
 use_sanitized() {
@@ -486,10 +436,4 @@ usage "--group with a bad selection" --xml --group=x=1:2-1 "$A.trace"
 usage "--select with a bad selection" --xml --select=abc "$A.trace"
 
 # ---- Summary --------------------------------------------------------------------------
-
-if [ $failures -eq 0 ]; then
-   echo "$count passed, 0 failed"
-   exit 0
-fi
-echo "$((count - failures)) passed, $failures failed"
-exit 1
+finish passed

@@ -1,0 +1,123 @@
+# Common setup of the decoder's shell tests; each test_*.sh sources it with
+#
+#   . "$(dirname "$0")/testlib.sh"
+#
+# and gets:
+#   here, top      this directory and the top of the source tree;
+#   quiet          1 if the script was given -q (only failures and summary);
+#   tmp            a temporary directory named after the script, removed on
+#                  exit (INT and TERM exit 1, which removes it too); a
+#                  script may add commands to run before the removal with
+#                  on_exit CMD, or set its own EXIT trap that calls
+#                  tl_cleanup;
+#   count, failures, pass NAME, fail NAME [DETAIL-LINES...]   TAP-like lines;
+#   CC             the compiler (default cc; may hold several words);
+#   cc_build OUT [FLAGS] SOURCES...   compiles SOURCES with the codec into
+#                  OUT (libxml2's flags added when SOURCES hold
+#                  parlot-decode.c);
+#   tool_sources NAME   the sources of a tool (for special builds);
+#   need_tool NAME...   builds each tool whose variable (PARLOT_DECODE,
+#                  PARLOT_ANNOTATE, PARLOT_MERGE, PARLOT_SPLIT, MAKE_TRACE,
+#                  SCRIPT_TRACE) is unset or empty into $tmp, and sets it;
+#   finish [tap|always|passed]   prints the summary line and exits, 1 if
+#                  any test failed: tap (default) "# N tests, F failed"
+#                  unless quiet; always: the same, quiet or not; passed:
+#                  "P passed, F failed".
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+quiet=0
+[ "${1:-}" = "-q" ] && quiet=1
+
+tl_name=$(basename "$0" .sh)
+tl_name=${tl_name#test_}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/parlot-$tl_name-test.XXXXXX") || exit 1
+tl_on_exit=
+# on_exit CMD: run CMD (eval'd) on exit, before $tmp is removed
+on_exit() { tl_on_exit="$tl_on_exit
+$1"; }
+tl_cleanup() {
+   eval "$tl_on_exit"
+   rm -rf "$tmp"
+}
+trap tl_cleanup EXIT
+trap 'exit 1' INT TERM
+
+failures=0
+count=0
+
+pass() { count=$((count + 1)); [ $quiet = 1 ] || echo "ok $count - $1"; }
+fail() {
+   count=$((count + 1)); failures=$((failures + 1))
+   echo "not ok $count - $1"
+   shift
+   for line in "$@"; do echo "#   $line"; done
+}
+
+CC=${CC:-cc}
+
+# cc_build OUTPUT [FLAGS] SOURCES...  ($CC and the pkg-config flags may
+# hold several words: not quoted).  FLAGS come after the common ones, so
+# -O1 and the like override them.
+cc_build() {
+   tl_out=$1
+   shift
+   tl_xc= tl_xl=
+   for tl_a in "$@"; do
+      case $tl_a in
+      */parlot-decode.c)
+         tl_xc=$(pkg-config --cflags libxml-2.0 2>/dev/null)
+         tl_xl=$(pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
+         ;;
+      esac
+   done
+   # shellcheck disable=SC2086
+   $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
+      -I"$top/decoder" $tl_xc -o "$tl_out" "$@" "$top/common/pl_codec.c" \
+      "$top/common/pl_format.c" $tl_xl -lstdc++
+}
+
+# tool_sources NAME: the sources of NAME (but the codec's), one per word
+tool_sources() {
+   case $1 in
+   parlot-decode)
+      echo "$top/decoder/parlot-decode.c" "$top"/decoder/mode_*.c \
+         "$top"/decoder/pl_*.c ;;
+   parlot-annotate|parlot-merge|parlot-split)
+      echo "$top/decoder/$1.c" "$top"/decoder/pl_*.c ;;
+   make_trace|script_trace)
+      echo "$here/$1.c" ;;
+   *) echo "testlib.sh: unknown tool $1" >&2; return 1 ;;
+   esac
+}
+
+# need_tool NAME...: for each tool whose variable is unset or empty, build
+# it into $tmp and set the variable to it; exit 1 if that fails.
+need_tool() {
+   for tl_t in "$@"; do
+      tl_v=$(echo "$tl_t" | tr a-z- A-Z_)
+      eval "tl_cur=\${$tl_v:-}"
+      [ -n "$tl_cur" ] && continue
+      tl_srcs=$(tool_sources "$tl_t") || exit 1
+      # shellcheck disable=SC2086
+      cc_build "$tmp/$tl_t" $tl_srcs \
+         || { echo "cannot build $tl_t"; exit 1; }
+      eval "$tl_v=\$tmp/\$tl_t"
+   done
+}
+
+# finish [tap|always|passed]: the summary line; exit 1 if a test failed
+finish() {
+   case ${1:-tap} in
+   passed)
+      echo "$((count - failures)) passed, $failures failed" ;;
+   always)
+      echo "# $count tests, $failures failed" ;;
+   *)
+      [ $quiet = 1 ] || echo "# $count tests, $failures failed" ;;
+   esac
+   [ $failures -eq 0 ] || exit 1
+   exit 0
+}
