@@ -253,7 +253,9 @@ static char *dup_or_empty(const char *s)
    return strdup(s ? s : "");
 }
 
-/* "arg0 arg1 ..." from the PROCESS chunk's argc/argN pairs. */
+/* "arg0 arg1 ..." from the PROCESS chunk's argc/argN pairs.  The
+   arguments end at argc or at the first missing argN, whichever comes
+   first: a damaged argc must not make us count to 2^64. */
 static char *command_line(const pl_trace *t)
 {
    const char *argc_s = pl_trace_process_get(t, "argc");
@@ -265,7 +267,11 @@ static char *command_line(const pl_trace *t)
       const char *a;
       snprintf(key, sizeof key, "arg%lu", i);
       a = pl_trace_process_get(t, key);
-      len += (a ? strlen(a) : 0) + 1;
+      if (!a) {
+         argc = i;
+         break;
+      }
+      len += strlen(a) + 1;
    }
    cmd = malloc(len + 1);
    if (!cmd)
