@@ -71,38 +71,7 @@ for p in python3 python; do
    fi
 done
 
-TIMEOUT=
-command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
-
-# run PROGRAM OUTFILE ERRFILE ARGS...: sets $rc
-run() {
-   prog=$1 o=$2 e=$3
-   shift 3
-   $TIMEOUT "$prog" "$@" >"$o" 2>"$e"
-   rc=$?
-}
-
-# The single stderr line must be "parlot-annotate: FILE: " + a message
-# matching REGEX.  Prints why not, if not.
-err_is() {
-   ef=$1 file=$2 re=$3
-   n=$(wc -l <"$ef")
-   if [ "$n" -ne 1 ]; then
-      echo "stderr has $n lines: $(head -c 300 "$ef")"
-      return 1
-   fi
-   line=$(cat "$ef")
-   case $line in
-   "parlot-annotate: $file: "*) ;;
-   *) echo "bad error line: $line"; return 1 ;;
-   esac
-   msg=${line#"parlot-annotate: $file: "}
-   if ! printf '%s\n' "$msg" | grep -Eq -- "$re"; then
-      echo "message '$msg' does not match '$re'"
-      return 1
-   fi
-   return 0
-}
+ERR_PROG=parlot-annotate     # for err_is
 
 # A whole report: header, totals, objects, both lists.
 is_report() {

@@ -64,8 +64,6 @@ else
 fi
 PARLOT_PROGRESS_DELAY_MS=100000000; export PARLOT_PROGRESS_DELAY_MS
 
-TIMEOUT=
-command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
 
 # one_line ERRFILE PREFIX: stderr is exactly one line starting with PREFIX
 one_line() {

@@ -49,8 +49,6 @@ if [ -n "$ANNOTATE" ] && [ ! -x "$ANNOTATE" ]; then
 fi
 [ -n "$ANNOTATE" ] || echo "# no callgrind_annotate: its checks are skipped"
 
-TIMEOUT=
-command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
 
 cat >"$tmp/model.py" <<'EOF'
 """Check a --callgrind export against make_trace listings.
@@ -285,13 +283,6 @@ def main():
 main()
 EOF
 
-run() {
-   o=$1 e=$2
-   shift 2
-   $TIMEOUT "$PARLOT_DECODE" "$@" >"$o" 2>"$e"
-   rc=$?
-}
-
 # case NAME DEMANGLE "MAKE_TRACE OPTIONS;FORK" ...
 case_() {
    name=$1 demangle=$2
@@ -314,7 +305,7 @@ case_() {
    nd=
    [ "$demangle" = 0 ] && nd=--no-demangle
    # shellcheck disable=SC2086
-   run "$d/cg" "$d/err" --callgrind $nd $traces
+   run "$PARLOT_DECODE" "$d/cg" "$d/err" --callgrind $nd $traces
    if [ $rc -ne 0 ] || [ -s "$d/err" ]; then
       fail "$name: --callgrind: exit $rc" "$(head -c 300 "$d/err")"
       return

@@ -35,6 +35,7 @@
 #    small address-space limit).
 # Exit status: 0 if all passed, 1 otherwise.
 
+TEST_TIMEOUT=${TEST_TIMEOUT:-60}    # per decoder run
 . "$(dirname "$0")/testlib.sh"
 need_tool parlot-decode make_trace
 
@@ -53,39 +54,6 @@ then
 else
    echo "# no sanitizer build: damaged inputs run unsanitized"
 fi
-
-TIMEOUT=
-command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 60"
-
-# run DECODER OUTFILE ERRFILE ARGS...: sets $rc
-run() {
-   dec=$1 o=$2 e=$3
-   shift 3
-   $TIMEOUT "$dec" "$@" >"$o" 2>"$e"
-   rc=$?
-}
-
-# The single stderr line for FILE must be "parlot-decode: FILE: " + a
-# message matching REGEX.  Prints why not, if not.
-err_is() {
-   ef=$1 file=$2 re=$3
-   n=$(wc -l <"$ef")
-   if [ "$n" -ne 1 ]; then
-      echo "stderr has $n lines: $(head -c 300 "$ef")"
-      return 1
-   fi
-   line=$(cat "$ef")
-   case $line in
-   "parlot-decode: $file: "*) ;;
-   *) echo "bad error line: $line"; return 1 ;;
-   esac
-   msg=${line#"parlot-decode: $file: "}
-   if ! printf '%s\n' "$msg" | grep -Eq -- "$re"; then
-      echo "message '$msg' does not match '$re'"
-      return 1
-   fi
-   return 0
-}
 
 # Per thread, the lines of ACTUAL are a prefix of those of LISTING, and
 # threads come in increasing order.

@@ -44,8 +44,6 @@ command -v python3 >/dev/null 2>&1 || { echo "# python3 is needed"; exit 1; }
 
 need_tool parlot-decode make_trace
 
-TIMEOUT=
-command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 120"
 
 # ---- The model --------------------------------------------------------------
 
@@ -236,14 +234,6 @@ EOF
 
 # ---- Cases ---------------------------------------------------------------------
 
-# run OUT ERR ARGS...: sets $rc
-run() {
-   o=$1 e=$2
-   shift 2
-   $TIMEOUT "$PARLOT_DECODE" "$@" >"$o" 2>"$e"
-   rc=$?
-}
-
 # first differing line of two files, for messages
 first_diff() {
    cmp "$1" "$2" 2>&1 | head -1
@@ -291,7 +281,7 @@ case_() {
 
    # --paths, all rows
    # shellcheck disable=SC2086
-   run "$d/out" "$d/err" --paths --top=0 $nd $traces
+   run "$PARLOT_DECODE" "$d/out" "$d/err" --paths --top=0 $nd $traces
    if [ $rc -ne 0 ]; then
       fail "$name: --paths --top=0: exit $rc" "$(head -3 "$d/err")"
    elif ! cmp -s "$d/out" "$d/paths"; then
@@ -318,7 +308,7 @@ case_() {
            | grep -v '^#	'; cat "$d/collision-section"; } >"$d/want.top"
       # (the model's rows are never shorter than n here)
       # shellcheck disable=SC2086
-      run "$d/out" "$d/err" --paths $topt $nd $traces
+      run "$PARLOT_DECODE" "$d/out" "$d/err" --paths $topt $nd $traces
       if [ $rc -eq 0 ] && cmp -s "$d/out" "$d/want.top"; then
          pass "$name: --paths ${topt:-(default top)}"
       else
@@ -329,7 +319,7 @@ case_() {
 
    # --folded
    # shellcheck disable=SC2086
-   run "$d/out" "$d/err" --folded $nd $traces
+   run "$PARLOT_DECODE" "$d/out" "$d/err" --folded $nd $traces
    if [ $rc -eq 0 ] && [ ! -s "$d/err" ] && cmp -s "$d/out" "$d/folded"; then
       pass "$name: --folded ($(wc -l <"$d/out") lines)"
    else
@@ -340,7 +330,7 @@ case_() {
    # --path-of
    while read -r tag npaths; do
       # shellcheck disable=SC2086
-      run "$d/out" "$d/err" --path-of="$tag" $nd $traces
+      run "$PARLOT_DECODE" "$d/out" "$d/err" --path-of="$tag" $nd $traces
       if [ "$npaths" = 0 ]; then
          if [ $rc -eq 1 ] && [ ! -s "$d/out" ] && [ "$(cat "$d/err")" = \
               "parlot-decode: tag $tag occurs in none of the traces" ]; then
@@ -366,7 +356,7 @@ case_() {
 # decimal tags are accepted too
 case_ small 1 "--seed 11 --threads 2 --events 600 --functions 20 --deep 0;0"
 tag=$(sed -n 1p "$tmp/small/tags" | cut -d' ' -f1)
-run "$tmp/out" "$tmp/err" --path-of="$(python3 -c "print($tag)")" \
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --path-of="$(python3 -c "print($tag)")" \
    "$tmp/small/t1.trace"
 if [ $rc -eq 0 ] && cmp -s "$tmp/out" "$tmp/small/path-of.$tag"; then
    pass "--path-of with a decimal tag"
@@ -402,7 +392,7 @@ for args in "--path-of=xyz" "--path-of=" "--path-of=-1" \
             "--path-of=0x10000000000000000" "--top=-1" "--top=abc" \
             "--top=" "--paths --top=1x"; do
    # shellcheck disable=SC2086
-   run "$tmp/out" "$tmp/err" $args "$t1"
+   run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" $args "$t1"
    if [ $rc -eq 2 ] && grep -q "^parlot-decode: " "$tmp/err"; then
       pass "usage error: $args: exit 2"
    else

@@ -37,6 +37,7 @@
 #  - -o FILE, write errors (/dev/full), bad --group-by and --group values.
 # Exit status: 0 if all passed, 1 otherwise.
 
+TEST_TIMEOUT=${TEST_TIMEOUT:-60}    # per decoder run
 . "$(dirname "$0")/testlib.sh"
 san_pid=
 # a sanitizer build still running writes into $tmp: let it finish
@@ -77,17 +78,6 @@ use_sanitized() {
    san_pid=
 }
 
-TIMEOUT=
-command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 60"
-
-# run DECODER OUTFILE ERRFILE ARGS...: sets $rc
-run() {
-   dec=$1 o=$2 e=$3
-   shift 3
-   $TIMEOUT "$dec" "$@" >"$o" 2>"$e"
-   rc=$?
-}
-
 # valid_doc XML: prints why not, if the document does not validate.
 valid_doc() {
    if ! "$XMLLINT" --noout --relaxng "$RNG" "$1" >"$tmp/lint" 2>&1; then
@@ -103,27 +93,6 @@ check_doc() {
    shift
    why=$(valid_doc "$x") || return 1
    summary=$("$PYTHON" "$ORACLE" check "$x" "$@") || { why=$summary; return 1; }
-}
-
-# one_error ERRFILE FILE REGEX: the single stderr line is
-# "parlot-decode: FILE: " + a message matching REGEX.
-one_error() {
-   ef=$1 file=$2 re=$3
-   n=$(wc -l <"$ef")
-   if [ "$n" -ne 1 ]; then
-      echo "stderr has $n lines: $(head -c 300 "$ef")"
-      return 1
-   fi
-   line=$(cat "$ef")
-   case $line in
-   "parlot-decode: $file: "*) ;;
-   *) echo "bad error line: $line"; return 1 ;;
-   esac
-   msg=${line#"parlot-decode: $file: "}
-   if ! printf '%s\n' "$msg" | grep -Eq -- "$re"; then
-      echo "message '$msg' does not match '$re'"
-      return 1
-   fi
 }
 
 # ---- Valid traces, one at a time ------------------------------------------------
@@ -323,7 +292,7 @@ variant() { # variant seed [options...]
    run "$SAN_DECODE" "$t.xml" "$t.err" --xml "$t.trace"
    if [ $rc -ne 1 ]; then
       fail "variant $v (seed $seed): exit $rc, expected 1" "$(head -c 300 "$t.err")"
-   elif ! why=$(one_error "$t.err" "$t.trace" "$re"); then
+   elif ! why=$(err_is "$t.err" "$t.trace" "$re"); then
       fail "variant $v (seed $seed): $why"
    elif ! check_doc "$t.xml" --proc "trace=$t.trace,listing=$t.list,mode=prefix,pid=4242,end=any"; then
       fail "variant $v (seed $seed)" "$why"

@@ -19,6 +19,13 @@
 #   need_tool NAME...   builds each tool whose variable (PARLOT_DECODE,
 #                  PARLOT_ANNOTATE, PARLOT_MERGE, PARLOT_SPLIT, MAKE_TRACE,
 #                  SCRIPT_TRACE) is unset or empty into $tmp, and sets it;
+#   TIMEOUT        "timeout N" (N: $TEST_TIMEOUT, default 120) if the
+#                  timeout command exists, else empty;
+#   run PROG OUT ERR ARGS...   runs PROG under $TIMEOUT, stdout to OUT,
+#                  stderr to ERR; sets rc;
+#   err_is ERRFILE FILE REGEX   the single stderr line is
+#                  "$ERR_PROG: FILE: " + a message matching REGEX
+#                  (ERR_PROG defaults to parlot-decode); prints why not;
 #   finish [tap|always|passed]   prints the summary line and exits, 1 if
 #                  any test failed: tap (default) "# N tests, F failed"
 #                  unless quiet; always: the same, quiet or not; passed:
@@ -106,6 +113,40 @@ need_tool() {
          || { echo "cannot build $tl_t"; exit 1; }
       eval "$tl_v=\$tmp/\$tl_t"
    done
+}
+
+TIMEOUT=
+command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout ${TEST_TIMEOUT:-120}"
+
+# run PROG OUT ERR ARGS...: sets $rc
+run() {
+   tl_prog=$1 tl_o=$2 tl_e=$3
+   shift 3
+   $TIMEOUT "$tl_prog" "$@" >"$tl_o" 2>"$tl_e"
+   rc=$?
+}
+
+# err_is ERRFILE FILE REGEX: prints why not, if the single stderr line is
+# not "$ERR_PROG: FILE: " + a message matching REGEX.
+err_is() {
+   tl_ef=$1 tl_file=$2 tl_re=$3
+   tl_p=${ERR_PROG:-parlot-decode}
+   tl_n=$(wc -l <"$tl_ef")
+   if [ "$tl_n" -ne 1 ]; then
+      echo "stderr has $tl_n lines: $(head -c 300 "$tl_ef")"
+      return 1
+   fi
+   tl_line=$(cat "$tl_ef")
+   case $tl_line in
+   "$tl_p: $tl_file: "*) ;;
+   *) echo "bad error line: $tl_line"; return 1 ;;
+   esac
+   tl_msg=${tl_line#"$tl_p: $tl_file: "}
+   if ! printf '%s\n' "$tl_msg" | grep -Eq -- "$tl_re"; then
+      echo "message '$tl_msg' does not match '$tl_re'"
+      return 1
+   fi
+   return 0
 }
 
 # finish [tap|always|passed]: the summary line; exit 1 if a test failed
