@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +19,6 @@
 #define ULL(x) ((unsigned long long)(x))
 #define COPY_BUF (1u << 20)
 
-static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
-   __attribute__((format(printf, 3, 4)));
-
-static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
-{
-   va_list ap;
-   e->offset = off;
-   va_start(ap, fmt);
-   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-   va_end(ap);
-}
 
 /* Read exactly n bytes at off: 0, or -1 (errno set; 0 if the file is
    shorter). */
@@ -133,23 +121,23 @@ static int check_member_header(int fd, const pl_member *m, size_t nlen,
    int r = -1;
 
    if (!h) {
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return -1;
    }
    if (read_at(fd, h, PL_AR_MEMBER_SIZE + nlen, hoff) < 0)
-      set_error(err, hoff, "member '%s': cannot read its header: %s",
+      pl_error_set(err, hoff, "member '%s': cannot read its header: %s",
                 m->name, read_why());
    else if (memcmp(h, PL_AR_MEMBER_MAGIC, 4) != 0)
-      set_error(err, hoff, "member '%s': no member header before offset "
+      pl_error_set(err, hoff, "member '%s': no member header before offset "
                 "%llu (bad offset in the index)", m->name, ULL(m->offset));
    else if (pl_crc32(pl_crc32(0, h, 20), h + PL_AR_MEMBER_SIZE, nlen)
             != pl_get32(h + 20))
-      set_error(err, hoff, "member '%s': member header CRC mismatch",
+      pl_error_set(err, hoff, "member '%s': member header CRC mismatch",
                 m->name);
    else if (pl_get16(h + 4) != nlen || pl_get64(h + 8) != m->size
             || pl_get32(h + 16) != m->crc
             || memcmp(h + PL_AR_MEMBER_SIZE, m->name, nlen) != 0)
-      set_error(err, hoff, "member '%s': member header disagrees with the "
+      pl_error_set(err, hoff, "member '%s': member header disagrees with the "
                 "index", m->name);
    else
       r = 0;
@@ -166,13 +154,13 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
    size_t i;
 
    if (count > (ixsize - PL_AR_INDEX_HEAD - 4) / PL_AR_ENTRY_SIZE) {
-      set_error(err, ixoff + 8, "archive index: %llu members do not fit in "
+      pl_error_set(err, ixoff + 8, "archive index: %llu members do not fit in "
                 "%llu bytes", ULL(count), ULL(ixsize));
       return -1;
    }
    a->members = calloc(count ? (size_t)count : 1, sizeof *a->members);
    if (!a->members) {
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return -1;
    }
    for (i = 0; i < count; i++) {
@@ -182,23 +170,23 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
       uint64_t eoff = ixoff + pos;
 
       if (ixsize - 4 - pos < PL_AR_ENTRY_SIZE) {
-         set_error(err, eoff, "archive index: entry %zu is cut short", i);
+         pl_error_set(err, eoff, "archive index: entry %zu is cut short", i);
          return -1;
       }
       nlen = pl_get16(e + 20);
       if (ixsize - 4 - pos - PL_AR_ENTRY_SIZE < nlen) {
-         set_error(err, eoff, "archive index: entry %zu is cut short", i);
+         pl_error_set(err, eoff, "archive index: entry %zu is cut short", i);
          return -1;
       }
       if (!pl_archive_name_ok((const char *)e + PL_AR_ENTRY_SIZE, nlen)
           || memchr(e + PL_AR_ENTRY_SIZE, 0, nlen)) {
-         set_error(err, eoff, "archive index: entry %zu has an invalid "
+         pl_error_set(err, eoff, "archive index: entry %zu has an invalid "
                    "member name", i);
          return -1;
       }
       m->name = malloc(nlen + 1);
       if (!m->name) {
-         set_error(err, 0, "out of memory");
+         pl_error_set(err, 0, "out of memory");
          return -1;
       }
       memcpy(m->name, e + PL_AR_ENTRY_SIZE, nlen);
@@ -212,7 +200,7 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
       if (m->offset > ixoff || m->size > ixoff - m->offset
           || m->offset < prev_end
           || m->offset - prev_end < PL_AR_MEMBER_SIZE + nlen) {
-         set_error(err, eoff, "archive index: member '%s' has a bad offset "
+         pl_error_set(err, eoff, "archive index: member '%s' has a bad offset "
                    "or size (%llu bytes at %llu)", m->name, ULL(m->size),
                    ULL(m->offset));
          return -1;
@@ -223,14 +211,14 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
       pos += PL_AR_ENTRY_SIZE + nlen;
    }
    if (pos != ixsize - 4) {
-      set_error(err, ixoff + pos, "archive index: %llu bytes after the last "
+      pl_error_set(err, ixoff + pos, "archive index: %llu bytes after the last "
                 "entry", ULL(ixsize - 4 - pos));
       return -1;
    }
    /* names are unique: split restores them as files */
    sorted = malloc((a->n ? a->n : 1) * sizeof *sorted);
    if (!sorted) {
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return -1;
    }
    for (i = 0; i < a->n; i++)
@@ -238,7 +226,7 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
    qsort(sorted, a->n, sizeof *sorted, cmp_names);
    for (i = 1; i < a->n; i++)
       if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0) {
-         set_error(err, ixoff, "archive index: two members named '%s'",
+         pl_error_set(err, ixoff, "archive index: two members named '%s'",
                    sorted[i]->name);
          free(sorted);
          return -1;
@@ -258,60 +246,60 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
 
    if (!a || !(a->path = strdup(path))) {
       free(a);
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return NULL;
    }
    fd = open(path, O_RDONLY);
    if (fd < 0) {
-      set_error(err, 0, "cannot open: %s", strerror(errno));
+      pl_error_set(err, 0, "cannot open: %s", strerror(errno));
       pl_archive_free(a);
       return NULL;
    }
    if (fstat(fd, &st) < 0) {
-      set_error(err, 0, "cannot stat: %s", strerror(errno));
+      pl_error_set(err, 0, "cannot stat: %s", strerror(errno));
       goto fail;
    }
    if (!S_ISREG(st.st_mode)) {
-      set_error(err, 0, "not a regular file");
+      pl_error_set(err, 0, "not a regular file");
       goto fail;
    }
    a->size = (uint64_t)st.st_size;
    if (a->size < PL_AR_HEADER_SIZE) {
-      set_error(err, a->size, "truncated archive: header needs %u bytes, "
+      pl_error_set(err, a->size, "truncated archive: header needs %u bytes, "
                 "%llu present", PL_AR_HEADER_SIZE, ULL(a->size));
       goto fail;
    }
    if (read_at(fd, h, sizeof h, 0) < 0) {
-      set_error(err, 0, "read error: %s", read_why());
+      pl_error_set(err, 0, "read error: %s", read_why());
       goto fail;
    }
    if (memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0) {
-      set_error(err, 0, "not a ParLoT archive (bad magic)");
+      pl_error_set(err, 0, "not a ParLoT archive (bad magic)");
       goto fail;
    }
    major = pl_get16(h + 8);
    a->minor = pl_get16(h + 10);
    if (major != PL_AR_VERSION_MAJOR) {
-      set_error(err, 8, "unsupported archive version %u.%u (this reader "
+      pl_error_set(err, 8, "unsupported archive version %u.%u (this reader "
                 "reads %u.x)", major, a->minor, PL_AR_VERSION_MAJOR);
       goto fail;
    }
    if (a->size < PL_AR_HEADER_SIZE + PL_AR_TRAILER_SIZE) {
-      set_error(err, a->size, "truncated archive: no trailer");
+      pl_error_set(err, a->size, "truncated archive: no trailer");
       goto fail;
    }
    toff = a->size - PL_AR_TRAILER_SIZE;
    if (read_at(fd, tr, sizeof tr, toff) < 0) {
-      set_error(err, toff, "read error: %s", read_why());
+      pl_error_set(err, toff, "read error: %s", read_why());
       goto fail;
    }
    if (memcmp(tr + 28, PL_AR_TRAILER_MAGIC, 4) != 0) {
-      set_error(err, a->size, "truncated or damaged archive: no trailer at "
+      pl_error_set(err, a->size, "truncated or damaged archive: no trailer at "
                 "the end");
       goto fail;
    }
    if (pl_get32(tr + 24) != pl_crc32(0, tr, 24)) {
-      set_error(err, toff, "archive trailer: CRC mismatch");
+      pl_error_set(err, toff, "archive trailer: CRC mismatch");
       goto fail;
    }
    ixoff = pl_get64(tr);
@@ -319,34 +307,34 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
    count = pl_get64(tr + 16);
    if (ixoff < PL_AR_HEADER_SIZE || ixoff > toff || ixsize != toff - ixoff
        || ixsize < PL_AR_INDEX_HEAD + 4) {
-      set_error(err, toff, "archive trailer: bad index position (%llu "
+      pl_error_set(err, toff, "archive trailer: bad index position (%llu "
                 "bytes at %llu)", ULL(ixsize), ULL(ixoff));
       goto fail;
    }
    if (ixsize > PL_AR_INDEX_MAX || ixsize > SIZE_MAX) {
-      set_error(err, toff, "archive index of %llu bytes: too large",
+      pl_error_set(err, toff, "archive index of %llu bytes: too large",
                 ULL(ixsize));
       goto fail;
    }
    ix = malloc((size_t)ixsize);
    if (!ix) {
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       goto fail;
    }
    if (read_at(fd, ix, (size_t)ixsize, ixoff) < 0) {
-      set_error(err, ixoff, "read error: %s", read_why());
+      pl_error_set(err, ixoff, "read error: %s", read_why());
       goto fail;
    }
    if (memcmp(ix, PL_AR_INDEX_MAGIC, 4) != 0) {
-      set_error(err, ixoff, "archive index: bad magic");
+      pl_error_set(err, ixoff, "archive index: bad magic");
       goto fail;
    }
    if (pl_get32(ix + ixsize - 4) != pl_crc32(0, ix, (size_t)ixsize - 4)) {
-      set_error(err, ixoff, "archive index: CRC mismatch");
+      pl_error_set(err, ixoff, "archive index: CRC mismatch");
       goto fail;
    }
    if (pl_get64(ix + 8) != count) {
-      set_error(err, ixoff + 8, "archive index: %llu members, the trailer "
+      pl_error_set(err, ixoff + 8, "archive index: %llu members, the trailer "
                 "says %llu", ULL(pl_get64(ix + 8)), ULL(count));
       goto fail;
    }
@@ -389,7 +377,7 @@ pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err)
 
    if (!w || !(w->buf = malloc(COPY_BUF))) {
       pl_archive_writer_free(w);
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return NULL;
    }
    w->fd = fd;
@@ -398,7 +386,7 @@ pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err)
    pl_put16(h + 10, PL_AR_VERSION_MINOR);
    pl_put32(h + 12, 0);
    if (write_at(fd, h, sizeof h, 0) < 0) {
-      set_error(err, 0, "write error: %s", strerror(errno));
+      pl_error_set(err, 0, "write error: %s", strerror(errno));
       pl_archive_writer_free(w);
       return NULL;
    }
@@ -417,7 +405,7 @@ int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
 
    *in_src = 0;
    if (!pl_archive_name_ok(name, nlen)) {
-      set_error(err, 0, "invalid member name '%s'", name);
+      pl_error_set(err, 0, "invalid member name '%s'", name);
       return -1;
    }
    /* the data first, then the header (its size and CRC) before it */
@@ -425,14 +413,14 @@ int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
       size_t want = size - done < COPY_BUF ? (size_t)(size - done) : COPY_BUF;
       if (read_at(src_fd, w->buf, want, src_off + done) < 0) {
          *in_src = 1;
-         set_error(err, src_off + done, "read error: %s",
+         pl_error_set(err, src_off + done, "read error: %s",
                    errno ? strerror(errno) : "the file shrank while being "
                    "read");
          return -1;
       }
       crc = pl_crc32(crc, w->buf, want);
       if (write_at(w->fd, w->buf, want, data + done) < 0) {
-         set_error(err, data + done, "write error: %s", strerror(errno));
+         pl_error_set(err, data + done, "write error: %s", strerror(errno));
          return -1;
       }
       done += want;
@@ -445,7 +433,7 @@ int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
    pl_put32(h + 20, pl_crc32(pl_crc32(0, h, 20), name, nlen));
    if (write_at(w->fd, h, sizeof h, w->pos) < 0
        || write_at(w->fd, name, nlen, w->pos + PL_AR_MEMBER_SIZE) < 0) {
-      set_error(err, w->pos, "write error: %s", strerror(errno));
+      pl_error_set(err, w->pos, "write error: %s", strerror(errno));
       return -1;
    }
    /* its index entry */
@@ -453,7 +441,7 @@ int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
       size_t ncap = w->icap ? w->icap * 2 : 65536;
       uint8_t *q = realloc(w->index, ncap);
       if (!q) {
-         set_error(err, 0, "out of memory");
+         pl_error_set(err, 0, "out of memory");
          return -1;
       }
       w->index = q;
@@ -494,7 +482,7 @@ int pl_archive_finish(pl_archive_writer *w, pl_error *err)
        || write_at(w->fd, tail, 4, w->pos + sizeof head + w->ilen) < 0
        || write_at(w->fd, tr, sizeof tr, w->pos + ixsize) < 0
        || ftruncate(w->fd, (off_t)(w->pos + ixsize + sizeof tr)) < 0)
-      set_error(err, w->pos, "write error: %s", strerror(errno));
+      pl_error_set(err, w->pos, "write error: %s", strerror(errno));
    else
       r = 0;
    pl_archive_writer_free(w);

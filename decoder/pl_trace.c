@@ -81,10 +81,7 @@ struct pl_trace {
 
 static const pl_name unknown_object = { "???", 3 };
 
-static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
-   __attribute__((format(printf, 3, 4)));
-
-static void set_error(pl_error *e, uint64_t off, const char *fmt, ...)
+void pl_error_set(pl_error *e, uint64_t off, const char *fmt, ...)
 {
    va_list ap;
    e->offset = off;
@@ -744,26 +741,26 @@ static int open_file(pl_trace *t, const char *path, uint64_t offset,
 
    t->fd = open(path, O_RDONLY);
    if (t->fd < 0) {
-      set_error(err, 0, "cannot open: %s", strerror(errno));
+      pl_error_set(err, 0, "cannot open: %s", strerror(errno));
       return -1;
    }
    if (fstat(t->fd, &st) < 0) {
-      set_error(err, 0, "cannot stat: %s", strerror(errno));
+      pl_error_set(err, 0, "cannot stat: %s", strerror(errno));
       return -1;
    }
    if (S_ISDIR(st.st_mode)) {
-      set_error(err, 0, "is a directory");
+      pl_error_set(err, 0, "is a directory");
       return -1;
    }
    if (!S_ISREG(st.st_mode)) {
-      set_error(err, 0, "not a regular file");
+      pl_error_set(err, 0, "not a regular file");
       return -1;
    }
    t->size = (uint64_t)st.st_size;
    if (size != PL_TRACE_WHOLE_FILE) {
       /* a member of an archive: [offset, offset + size) */
       if (offset > t->size || size > t->size - offset) {
-         set_error(err, 0, "member extends past the end of the file (%llu "
+         pl_error_set(err, 0, "member extends past the end of the file (%llu "
                    "bytes at %llu, file of %llu)", ULL(size), ULL(offset),
                    ULL(t->size));
          return -1;
@@ -772,7 +769,7 @@ static int open_file(pl_trace *t, const char *path, uint64_t offset,
       t->size = size;
    }
    if (t->size == 0) {
-      set_error(err, 0, "empty file");
+      pl_error_set(err, 0, "empty file");
       return -1;
    }
    memset(&r, 0, sizeof r);
@@ -783,26 +780,26 @@ static int open_file(pl_trace *t, const char *path, uint64_t offset,
    r.size = t->size;
    if (rd_fill(&r, 0, t->size < sizeof h ? (size_t)t->size : sizeof h) < 0
        && r.err) {
-      set_error(err, 0, "read error: %s", strerror(r.err));
+      pl_error_set(err, 0, "read error: %s", strerror(r.err));
       return -1;
    }
    if (r.len < PL_MAGIC_LEN || memcmp(h, PL_MAGIC, PL_MAGIC_LEN) != 0) {
       if (memcmp(h, PL_MAGIC, r.len < PL_MAGIC_LEN ? r.len : PL_MAGIC_LEN))
-         set_error(err, 0, "not a ParLoT trace (bad magic)");
+         pl_error_set(err, 0, "not a ParLoT trace (bad magic)");
       else
-         set_error(err, r.len, "truncated: file header needs %u bytes, %zu "
+         pl_error_set(err, r.len, "truncated: file header needs %u bytes, %zu "
                    "present", PL_FILE_HEADER_SIZE, r.len);
       return -1;
    }
    if (r.len < PL_FILE_HEADER_SIZE) {
-      set_error(err, r.len, "truncated: file header needs %u bytes, %zu "
+      pl_error_set(err, r.len, "truncated: file header needs %u bytes, %zu "
                 "present", PL_FILE_HEADER_SIZE, r.len);
       return -1;
    }
    major = pl_get16(h + 8);
    t->minor = pl_get16(h + 10);
    if (major != PL_VERSION_MAJOR) {
-      set_error(err, 8, "unsupported format version %u.%u (this decoder "
+      pl_error_set(err, 8, "unsupported format version %u.%u (this decoder "
                 "reads %u.x)", major, t->minor, PL_VERSION_MAJOR);
       return -1;
    }
@@ -825,13 +822,13 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
       t->fd = -1;
    if (!t || !(t->path = strdup(name ? name : path))) {
       free(t);
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return NULL;
    }
    t->objs_cap = 16;
    t->objs = malloc(t->objs_cap * sizeof *t->objs);
    if (!t->objs) {
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       pl_trace_close(t);
       return NULL;
    }
@@ -847,7 +844,7 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
    r.cap = INDEX_BUF_SIZE;
    r.buf = malloc(r.cap);
    if (!r.buf) {
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       pl_trace_close(t);
       return NULL;
    }
@@ -973,7 +970,7 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
    const thread_rec *th;
 
    if (index >= t->nthreads) {
-      set_error(err, 0, "no thread with index %zu", index);
+      pl_error_set(err, 0, "no thread with index %zu", index);
       return NULL;
    }
    th = &t->threads[index];
@@ -982,7 +979,7 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
       it->r.buf = malloc(EVENTS_BUF_SIZE);
    if (!it || !it->r.buf) {
       free(it);
-      set_error(err, 0, "out of memory");
+      pl_error_set(err, 0, "out of memory");
       return NULL;
    }
    it->t = t;

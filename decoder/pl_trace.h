@@ -27,6 +27,10 @@ typedef struct {
    char     msg[240];
 } pl_error;
 
+/* Fill *e with an offset and a printf-formatted message. */
+void pl_error_set(pl_error *e, uint64_t off, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+
 /* A name as recorded (object path or function name): NUL-terminated bytes,
    len excluding the NUL. */
 typedef struct {
