@@ -1,10 +1,22 @@
 /* Codec micro-benchmark: encode/decode speed, per-event latency and
-   compression ratio of the ParLoT stream codec on generated call streams.
+   compression ratio of the ParLoT stream codec on generated call streams,
+   or on the value-layer words of a real trace.
 
    Build and run (from the repository root):
      gcc -O2 -Icommon bench/codec_bench.c common/pl_codec.c -o codec_bench
      ./codec_bench            # fib(30) and friends
      ./codec_bench 32         # fib(32)
+     ./codec_bench --words FILE
+
+   --words FILE: FILE holds little-endian 16-bit value-layer words as
+   written by bench/trace_words (0 = exit, 0xFFFF + two words = entry of a
+   large ID, else an entry), e.g. the raw stream of a --compress=no trace.
+   Its events are encoded as one LZZE stream (threads one after the other),
+   timed as below (LAT_RUNS_WORDS runs for the latency), decoded back and
+   compared with the input: any difference is an error (exit 1).  Prints
+   one line of "name value" pairs: events, bytes (of FILE), encoded, ratio,
+   enc_ns (per event), p50_ns, p99_ns, p9999_ns, max_ns, max1_ns,
+   decode_mev_s (same meanings as the columns below).
 
    Streams:
      fib(N)   a real recursive fib whose every call and return calls
@@ -60,9 +72,9 @@ static size_t sink_len, sink_cap;
 /* latency pass */
 static int timing;
 #define LAT_RUNS 7
+#define LAT_RUNS_WORDS 3       /* real traces are long: fewer runs */
 static uint32_t *lat;          /* ticks per event */
 static uint32_t *lat_min;      /* per-event minimum over the runs */
-static uint32_t raw_max;       /* largest single sample of the last run */
 static size_t lat_n, lat_cap;
 
 static void drain(size_t n)
@@ -171,6 +183,19 @@ static void gen_random(void)
    }
 }
 
+/* A real trace's events (0 = exit, else the ID entered), from --words. */
+static uint32_t *word_ev;
+static size_t word_n;
+
+static void gen_words(void)
+{
+   size_t i;
+   for (i = 0; i < word_n; i++) {
+      if (word_ev[i]) ev_enter(word_ev[i]);
+      else ev_exit();
+   }
+}
+
 /* ---- measurement ---------------------------------------------------------- */
 
 static int cmp_u32(const void *a, const void *b)
@@ -201,17 +226,21 @@ typedef struct {
    const char *name;
    int kind;
    void (*gen)(void);
+   const uint32_t *expect;     /* values the decoder must give, or NULL */
 } stream;
 
-static void run(const stream *s)
-{
-   double t0, enc_s, dec_best = 1e30, pct[4];
+typedef struct {
    uint64_t events, words, raw_bytes;
-   static const double q[4] = { 0.50, 0.99, 0.9999, 1.0 };
-   uint32_t *vals = malloc(sizeof(uint32_t) << 16);
-   int rep, k;
+   double enc_ns;              /* per event, whole untimed run */
+   double pct[4];              /* p50, p99, p99.99, max of the per-event minimum */
+   double max1_ns;             /* largest single sample of the last run */
+   double dec_mev_s;           /* decode, best of 5 */
+} result;
 
-   /* pass 1: throughput */
+/* One encode without timers: the throughput. */
+static void encode_throughput(const stream *s, result *res)
+{
+   double t0;
    sink_len = 0;
    pl_enc_init(&enc, s->kind, enc_buf, sizeof enc_buf);
    timing = 0;
@@ -219,101 +248,158 @@ static void run(const stream *s)
    t0 = now();
    s->gen();
    pl_enc_sync(&enc);
-   enc_s = now() - t0;
+   t0 = now() - t0;
+   res->enc_ns = enc.events ? t0 * 1e9 / (double)enc.events : 0;
    drain(enc.out_len);
-   events = enc.events;
-   words = enc.words;
-   raw_bytes = enc.raw_bytes;
+   res->events = enc.events;
+   res->words = enc.words;
+   res->raw_bytes = enc.raw_bytes;
+}
 
-   /* pass 2: per-event latency.  The stream is deterministic, so event i
-      does the same work in every run: keep each event's minimum over
-      LAT_RUNS runs, which removes interrupts and preemption (noise of the
-      machine, not of the codec) while keeping every codec slow path. */
-   {
-      size_t keep = sink_len, i;
-      int r;
-      for (r = 0; r < LAT_RUNS; r++) {
-         lat_n = 0;
-         pl_enc_init(&enc, s->kind, enc_buf, sizeof enc_buf);
-         timing = 1;
-         rng = 88172645463325252ull;
-         s->gen();
-         timing = 0;
-         pl_enc_sync(&enc);
-         sink_len = keep;      /* identical bytes; keep the first copy */
-         if (r == 0) {
-            lat_min = realloc(lat_min, lat_n * sizeof *lat_min);
-            if (!lat_min) { perror("realloc"); exit(2); }
-            memcpy(lat_min, lat, lat_n * sizeof *lat);
-         } else {
-            for (i = 0; i < lat_n; i++)
-               if (lat[i] < lat_min[i]) lat_min[i] = lat[i];
-         }
-      }
-      raw_max = 0;
-      for (i = 0; i < lat_n; i++)
-         if (lat[i] > raw_max) raw_max = lat[i];
-      memcpy(lat, lat_min, lat_n * sizeof *lat);
-      qsort(lat, lat_n, sizeof *lat, cmp_u32);
-      for (k = 0; k < 4; k++) {
-         size_t at = (size_t)(q[k] * (double)(lat_n - 1));
-         double t = (double)lat[at] - tick_overhead;
-         pct[k] = (t < 0 ? 0 : t) * tick_ns;
+/* The q-quantile of v[0..n) (the value at rank q * (n - 1) in sorted
+   order), by a histogram rather than a sort: real traces have tens of
+   millions of events.  Values past the histogram are rare (interrupts):
+   they are ranked by a sort of their own. */
+#define HIST_TICKS (1u << 20)
+static uint32_t quantile(const uint32_t *v, size_t n, double q)
+{
+   static uint32_t hist[HIST_TICKS];
+   size_t rank = (size_t)(q * (double)(n ? n - 1 : 0)), seen = 0, i, big = 0;
+   uint32_t *tail, t;
+
+   if (n == 0)
+      return 0;
+   memset(hist, 0, sizeof hist);
+   for (i = 0; i < n; i++) {
+      if (v[i] < HIST_TICKS) hist[v[i]]++;
+      else big++;
+   }
+   for (t = 0; t < HIST_TICKS; t++) {
+      seen += hist[t];
+      if (seen > rank)
+         return t;
+   }
+   tail = malloc(big * sizeof *tail);
+   if (!tail) { perror("malloc"); exit(2); }
+   for (i = 0, big = 0; i < n; i++)
+      if (v[i] >= HIST_TICKS) tail[big++] = v[i];
+   qsort(tail, big, sizeof *tail, cmp_u32);
+   t = tail[rank - seen];
+   free(tail);
+   return t;
+}
+
+static double ticks_to_ns(double t)
+{
+   t -= tick_overhead;
+   return (t < 0 ? 0 : t) * tick_ns;
+}
+
+/* Per-event latency.  The stream is deterministic, so event i does the same
+   work in every run: keep each event's minimum over the runs, which removes
+   interrupts and preemption (noise of the machine, not of the codec) while
+   keeping every codec slow path. */
+static void encode_latency(const stream *s, int runs, result *res)
+{
+   static const double q[4] = { 0.50, 0.99, 0.9999, 1.0 };
+   size_t keep = sink_len, i;
+   uint32_t raw_max = 0;
+   int r, k;
+
+   for (r = 0; r < runs; r++) {
+      lat_n = 0;
+      pl_enc_init(&enc, s->kind, enc_buf, sizeof enc_buf);
+      timing = 1;
+      rng = 88172645463325252ull;
+      s->gen();
+      timing = 0;
+      pl_enc_sync(&enc);
+      sink_len = keep;         /* identical bytes; keep the first copy */
+      if (r == 0) {
+         lat_min = realloc(lat_min, (lat_n ? lat_n : 1) * sizeof *lat_min);
+         if (!lat_min) { perror("realloc"); exit(2); }
+         memcpy(lat_min, lat, lat_n * sizeof *lat);
+      } else {
+         for (i = 0; i < lat_n; i++)
+            if (lat[i] < lat_min[i]) lat_min[i] = lat[i];
       }
    }
+   for (i = 0; i < lat_n; i++)
+      if (lat[i] > raw_max) raw_max = lat[i];
+   res->max1_ns = ticks_to_ns((double)raw_max);
+   for (k = 0; k < 4; k++)
+      res->pct[k] = ticks_to_ns((double)quantile(lat_min, lat_n, q[k]));
+}
 
-   /* decode: best of 5 */
+/* Decode the sink (best of 5 for the speed); its values must number
+   res->events and, when s->expect is set, equal s->expect. */
+static void decode_check(const stream *s, result *res)
+{
+   static uint32_t vals[1 << 16];
+   double best = 1e30;
+   int rep;
+
    for (rep = 0; rep < 5; rep++) {
       static pl_decoder d;
       const uint8_t *p = sink, *end = sink + sink_len;
       uint64_t got = 0, sum = 0;
       double t;
+      long r, k;
       pl_dec_init(&d, s->kind);
-      pl_dec_set_raw_limit(&d, raw_bytes);
+      pl_dec_set_raw_limit(&d, res->raw_bytes);
       t = now();
-      for (;;) {
-         long r = pl_dec_run(&d, &p, end, vals, 1 << 16);
-         if (r < 0) { fprintf(stderr, "%s: decode error: %s\n", s->name, d.error); exit(1); }
-         if (r == 0) break;
+      while ((r = pl_dec_run(&d, &p, end, vals, 1 << 16)) > 0) {
+         if (s->expect && rep == 0) {
+            for (k = 0; k < r && got + (uint64_t)k < res->events; k++)
+               if (vals[k] != s->expect[got + (uint64_t)k]) {
+                  fprintf(stderr, "%s: decoded event %llu is %u, encoded %u\n",
+                          s->name, (unsigned long long)(got + (uint64_t)k),
+                          vals[k], s->expect[got + (uint64_t)k]);
+                  exit(1);
+               }
+         }
          got += (uint64_t)r;
          sum += vals[r - 1];
       }
       t = now() - t;
       (void)sum;
-      if (got != events) {
-         fprintf(stderr, "%s: decoded %llu values, expected %llu\n", s->name,
-                 (unsigned long long)got, (unsigned long long)events);
+      if (r < 0 || pl_dec_end_chunk(&d) != PL_DEC_OK) {
+         fprintf(stderr, "%s: decode error: %s\n", s->name, d.error);
          exit(1);
       }
-      if (t < dec_best) dec_best = t;
+      if (got != res->events) {
+         fprintf(stderr, "%s: decoded %llu values, expected %llu\n", s->name,
+                 (unsigned long long)got, (unsigned long long)res->events);
+         exit(1);
+      }
+      if (t < best) best = t;
    }
-
-   printf("%-10s %-5s %10llu %7.2f %7.1f %7.1f %8.1f %8.1f %9.0f %9.1f %10zu %9.1f\n",
-          s->name, s->kind == PL_CODEC_RAW ? "raw" : "lzze",
-          (unsigned long long)events, enc_s * 1e9 / (double)events,
-          pct[0], pct[1], pct[2], pct[3],
-          ((double)raw_max - tick_overhead) * tick_ns,
-          (double)words * 2.0 / (double)sink_len, sink_len,
-          (double)events / dec_best / 1e6);
-   free(vals);
+   res->dec_mev_s = (double)res->events / best / 1e6;
 }
 
-int main(int argc, char **argv)
+static void measure(const stream *s, int lat_runs, result *res)
+{
+   encode_throughput(s, res);
+   encode_latency(s, lat_runs, res);
+   decode_check(s, res);
+}
+
+/* ---- generated streams: a table ------------------------------------------ */
+
+static void run_generated(unsigned n)
 {
    char fibname[32];
    stream streams[] = {
-      { fibname, PL_CODEC_LZZE, gen_fib },
-      { fibname, PL_CODEC_RAW, gen_fib },
-      { "app", PL_CODEC_LZZE, gen_app },
-      { "random", PL_CODEC_LZZE, gen_random },
-      { "random", PL_CODEC_RAW, gen_random },
+      { fibname, PL_CODEC_LZZE, gen_fib, NULL },
+      { fibname, PL_CODEC_RAW, gen_fib, NULL },
+      { "app", PL_CODEC_LZZE, gen_app, NULL },
+      { "random", PL_CODEC_LZZE, gen_random, NULL },
+      { "random", PL_CODEC_RAW, gen_random, NULL },
    };
    size_t k;
 
-   fib_n = argc > 1 ? (unsigned)atoi(argv[1]) : 30;
+   fib_n = n;
    snprintf(fibname, sizeof fibname, "fib(%u)", fib_n);
-   calibrate();
-
    printf("timer %s: %.3f ns/tick, overhead %.0f ticks subtracted\n\n",
           TICK_NAME, tick_ns, tick_overhead);
    printf("%-10s %-5s %10s %7s %7s %7s %8s %8s %9s %9s %10s %9s\n",
@@ -321,8 +407,16 @@ int main(int argc, char **argv)
           "max(1run)", "ratio", "bytes", "decode");
    printf("%-10s %-5s %10s %7s %7s %7s %8s %8s %9s %9s %10s %9s\n",
           "", "", "", "ns/ev", "ns", "ns", "ns", "ns", "ns", "", "", "Mev/s");
-   for (k = 0; k < sizeof streams / sizeof streams[0]; k++)
-      run(&streams[k]);
+   for (k = 0; k < sizeof streams / sizeof streams[0]; k++) {
+      const stream *s = &streams[k];
+      result r;
+      measure(s, LAT_RUNS, &r);
+      printf("%-10s %-5s %10llu %7.2f %7.1f %7.1f %8.1f %8.1f %9.0f %9.1f %10zu %9.1f\n",
+             s->name, s->kind == PL_CODEC_RAW ? "raw" : "lzze",
+             (unsigned long long)r.events, r.enc_ns, r.pct[0], r.pct[1],
+             r.pct[2], r.pct[3], r.max1_ns,
+             (double)r.words * 2.0 / (double)sink_len, sink_len, r.dec_mev_s);
+   }
    printf("\nenc: whole run / events (includes the generator); p50..max: one\n"
           "pl_enc_enter/exit call, per-event minimum of %d identical runs;\n"
           "max(1run): largest raw sample of one run (includes interrupts);\n"
@@ -330,8 +424,85 @@ int main(int argc, char **argv)
           "(the max of a few hundred ns moves between runs);\n"
           "ratio: 2 bytes per LZ input word / encoded bytes; decode: best of 5.\n",
           LAT_RUNS);
+}
+
+/* ---- a real trace's words: one line of numbers ------------------------- */
+
+/* Reads FILE's words into word_ev (one value per event); returns FILE's
+   size in bytes. */
+static uint64_t load_words(const char *path)
+{
+   FILE *f = fopen(path, "rb");
+   uint8_t w[2];
+   size_t cap = 1 << 20, got;
+   uint64_t bytes = 0;
+   int esc = 0;          /* words of an escaped ID still to read */
+   uint32_t id = 0;
+
+   if (!f) { perror(path); exit(2); }
+   word_ev = malloc(cap * sizeof *word_ev);
+   while (word_ev && (got = fread(w, 1, 2, f)) == 2) {
+      uint32_t v = (uint32_t)w[0] | (uint32_t)w[1] << 8;
+      bytes += 2;
+      if (esc) {
+         id = id << 16 | v;
+         if (--esc) continue;
+         v = id;
+      } else if (v == PL_WORD_ESCAPE) {
+         esc = 2;
+         id = 0;
+         continue;
+      }
+      if (word_n == cap) {
+         cap *= 2;
+         word_ev = realloc(word_ev, cap * sizeof *word_ev);
+         if (!word_ev) break;
+      }
+      word_ev[word_n++] = v;
+   }
+   if (!word_ev) { perror("realloc"); exit(2); }
+   if (ferror(f) || got == 1 || esc) {
+      fprintf(stderr, "%s: not a file of whole value-layer words\n", path);
+      exit(1);
+   }
+   fclose(f);
+   return bytes;
+}
+
+static void run_words(const char *path)
+{
+   uint64_t bytes = load_words(path);
+   stream s = { path, PL_CODEC_LZZE, gen_words, word_ev };
+   result r;
+
+   measure(&s, LAT_RUNS_WORDS, &r);
+   if (r.words * 2 != bytes) {
+      fprintf(stderr, "%s: the encoder saw %llu words, the file holds %llu\n",
+              path, (unsigned long long)r.words, (unsigned long long)bytes / 2);
+      exit(1);
+   }
+   printf("events %llu bytes %llu encoded %zu ratio %.2f enc_ns %.2f "
+          "p50_ns %.1f p99_ns %.1f p9999_ns %.1f max_ns %.1f max1_ns %.1f "
+          "decode_mev_s %.1f\n",
+          (unsigned long long)r.events, (unsigned long long)bytes, sink_len,
+          sink_len ? (double)bytes / (double)sink_len : 0.0, r.enc_ns,
+          r.pct[0], r.pct[1], r.pct[2], r.pct[3], r.max1_ns, r.dec_mev_s);
+}
+
+int main(int argc, char **argv)
+{
+   calibrate();
+   if (argc == 3 && strcmp(argv[1], "--words") == 0)
+      run_words(argv[2]);
+   else if (argc <= 2 && (argc == 1 || argv[1][0] != '-'))
+      run_generated(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
+   else {
+      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE\n");
+      return 2;
+   }
    free(sink);
    free(lat);
    free(lat_min);
+   free(word_ev);
    return 0;
 }

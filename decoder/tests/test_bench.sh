@@ -1,0 +1,177 @@
+#!/bin/sh
+# Test of the benchmark driver bench/run: keeps the script working.
+#
+#   decoder/tests/test_bench.sh [-q]
+#
+# Uses $VALGRIND (make check passes the Valgrind it built; default: the
+# valgrind in $PATH) and needs zstd, xz, lz4, gzip and gnuplot, as
+# bench/run does; skipped (exit 77) without a Valgrind that has ParLoT.
+#
+# What is checked, on `bench/run --quick --workload fib` (fib(27), one run
+# of each configuration):
+#  - exit 0, a Targets section with a MET or NOT MET line per target;
+#  - results.csv: one row per configuration (native, none, parlot-main,
+#    parlot-all, parlot-nc, callgrind), positive times, /none of none = 1;
+#    the parlot rows have events > 0, the same events under --images=all
+#    and --compress=no (fib is deterministic), ratio = raw / stream bytes,
+#    1 without compression, bytes per million events = trace / events;
+#  - compressors.csv: ParLoT, zstd -19, xz -9, lz4 -9, gzip -9, each ratio
+#    equal to the raw and compressed sizes it reports; the compressors' raw
+#    input is the --compress=no run's uncompressed streams, 2 bytes per
+#    event (fib's IDs are all short); ParLoT's row is the --images=all run;
+#  - codec.csv: the codec alone saw the same events and bytes;
+#  - slowdown.png, compression.png, bytes_per_mevent.png are PNG files;
+#  - bad input: an unknown workload, --runs 0, a missing valgrind: exit
+#    non-zero with one line on stderr naming the problem.
+# Exit status: 0 if all passed, 1 otherwise, 77 if skipped.
+
+. "$(dirname "$0")/testlib.sh"
+BENCH=$top/bench/run
+VALGRIND=${VALGRIND:-valgrind}
+vg=$(command -v "$VALGRIND" 2>/dev/null)
+if [ -z "$vg" ] || ! "$vg" --tool=parlot --help >/dev/null 2>&1; then
+   echo "# skipped: no Valgrind with ParLoT (VALGRIND=$VALGRIND)"
+   exit 77
+fi
+command -v python3 >/dev/null 2>&1 || { echo "python3 is needed"; exit 1; }
+
+# ---- one quick run ----------------------------------------------------------
+
+out=$tmp/out
+TEST_TIMEOUT=${TEST_TIMEOUT:-170}
+TIMEOUT=
+command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout $TEST_TIMEOUT"
+run "$BENCH" "$tmp/stdout" "$tmp/stderr" --quick --workload fib --out "$out" \
+   --valgrind "$vg"
+if [ "$rc" -eq 0 ]; then
+   pass "bench/run --quick --workload fib exits 0"
+else
+   fail "bench/run --quick --workload fib exits 0" "exit $rc" \
+      "$(tail -3 "$tmp/stderr")"
+   finish
+fi
+
+n=$(grep -cE '^  (MET|NOT MET) +' "$tmp/stdout")
+if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -ge 6 ]; then
+   pass "the Targets section has a MET / NOT MET line per target"
+else
+   fail "the Targets section has a MET / NOT MET line per target" \
+      "$n target lines"
+fi
+
+# check NAME PYTHON: runs the Python check (csv rows of the three files in
+# res, comp, codec); it prints why it failed, or nothing
+check() {
+   why=$(OUT=$out python3 - <<PYEOF 2>&1
+import csv, os, sys
+def rows(name):
+    with open(os.path.join(os.environ["OUT"], name)) as f:
+        return list(csv.DictReader(f))
+res, comp, codec = rows("results.csv"), rows("compressors.csv"), rows("codec.csv")
+cfg = {r["config"]: r for r in res}
+def close(a, b):
+    return abs(a - b) <= 1e-4 * max(abs(a), abs(b))
+$2
+PYEOF
+)
+   if [ -z "$why" ]; then pass "$1"; else fail "$1" "$why"; fi
+}
+
+check "results.csv: one fib row per configuration, sane times" '
+names = [r["config"] for r in res]
+if names != ["native", "none", "parlot-main", "parlot-all", "parlot-nc", "callgrind"]:
+    print("configs", names)
+for r in res:
+    if r["workload"] != "fib" or r["processes"] != "1" or not float(r["median_s"]) > 0:
+        print("bad row", r)
+    if not close(float(r["vs_none"]), float(r["median_s"]) / float(cfg["none"]["median_s"])):
+        print("vs_none", r)
+if float(cfg["none"]["vs_none"]) != 1:
+    print("none vs none", cfg["none"]["vs_none"])
+'
+
+check "results.csv: parlot events, bytes, ratio, bytes per Mevent" '
+for c in ("parlot-main", "parlot-all", "parlot-nc"):
+    r = cfg[c]
+    ev, tb = int(r["events"]), int(r["trace_bytes"])
+    raw, st = int(r["raw_stream_bytes"]), int(r["stream_bytes"])
+    if ev <= 0 or tb <= st or st <= 0:
+        print(c, "events", ev, "trace", tb, "streams", st)
+    if not close(float(r["ratio"]), raw / st):
+        print(c, "ratio", r["ratio"], raw, st)
+    if not close(float(r["bytes_per_mevent"]), tb * 1e6 / ev):
+        print(c, "bytes per Mevent", r["bytes_per_mevent"])
+    if not close(float(r["bandwidth_Bps"]), tb / float(r["median_s"])):
+        print(c, "bandwidth", r["bandwidth_Bps"])
+if cfg["parlot-all"]["events"] != cfg["parlot-nc"]["events"]:
+    print("events all", cfg["parlot-all"]["events"], "nc", cfg["parlot-nc"]["events"])
+if cfg["parlot-nc"]["raw_stream_bytes"] != cfg["parlot-nc"]["stream_bytes"]:
+    print("--compress=no compressed something")
+if not int(cfg["parlot-all"]["stream_bytes"]) < int(cfg["parlot-nc"]["stream_bytes"]):
+    print("--compress=yes does not compress")
+for c in ("native", "none", "callgrind"):
+    if cfg[c]["events"] or cfg[c]["trace_bytes"]:
+        print(c, "has trace numbers")
+'
+
+check "compressors.csv: ratios recomputable from the sizes; the raw stream" '
+names = [r["compressor"] for r in comp]
+if names != ["parlot", "zstd -19", "xz -9", "lz4 -9", "gzip -9"]:
+    print("compressors", names)
+nc, al = cfg["parlot-nc"], cfg["parlot-all"]
+for r in comp:
+    raw, c = int(r["raw_bytes"]), int(r["compressed_bytes"])
+    if c <= 0 or not close(float(r["ratio"]), raw / c) or not float(r["MB_s"]) > 0:
+        print("row", r)
+    want = al["raw_stream_bytes"] if r["compressor"] == "parlot" else nc["raw_stream_bytes"]
+    if r["raw_bytes"] != want:
+        print(r["compressor"], "raw", r["raw_bytes"], "expected", want)
+if comp[0]["compressed_bytes"] != al["stream_bytes"]:
+    print("parlot compressed", comp[0]["compressed_bytes"], "streams", al["stream_bytes"])
+if int(nc["raw_stream_bytes"]) != 2 * int(nc["events"]):
+    print("raw stream", nc["raw_stream_bytes"], "events", nc["events"])
+'
+
+check "codec.csv: the codec alone on the same stream" '
+k = codec[0]
+if len(codec) != 1 or k["workload"] != "fib":
+    print("rows", codec)
+if k["events"] != cfg["parlot-nc"]["events"] or k["bytes"] != cfg["parlot-nc"]["raw_stream_bytes"]:
+    print("codec saw", k["events"], k["bytes"])
+if not (float(k["enc_ns"]) > 0 and float(k["ratio"]) > 1
+        and float(k["max_ns"]) >= float(k["p9999_ns"]) >= float(k["p50_ns"])):
+    print("numbers", k)
+'
+
+for p in slowdown compression bytes_per_mevent; do
+   sig=$(head -c 8 "$out/$p.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')
+   if [ "$sig" = 89504e470d0a1a0a ]; then
+      pass "$p.png is a PNG"
+   else
+      fail "$p.png is a PNG" "signature '$sig'"
+   fi
+done
+
+# ---- bad input -----------------------------------------------------------------
+
+# bad NAME REGEX ARGS...: bench/run ARGS exits non-zero, one stderr line
+# "bench: " matching REGEX
+bad() {
+   b_name=$1 b_re=$2
+   shift 2
+   run "$BENCH" "$tmp/bout" "$tmp/berr" "$@"
+   lines=$(wc -l <"$tmp/berr")
+   if [ "$rc" -ne 0 ] && [ "$lines" -eq 1 ] && grep -Eq "^bench: $b_re" "$tmp/berr"; then
+      pass "$b_name"
+   else
+      fail "$b_name" "exit $rc, $lines lines: $(head -c 300 "$tmp/berr")"
+   fi
+}
+bad "unknown workload: one-line error" "unknown workload 'nosuch' \(known: fib, " \
+   --quick --workload nosuch --out "$tmp/bad" --valgrind "$vg"
+bad "--runs 0: one-line error" "--runs must be at least 1" \
+   --quick --runs 0 --workload fib --out "$tmp/bad" --valgrind "$vg"
+bad "missing valgrind: one-line error" "no valgrind at $tmp/none" \
+   --quick --workload fib --out "$tmp/bad" --valgrind "$tmp/none"
+
+finish
