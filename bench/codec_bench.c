@@ -77,22 +77,43 @@ static uint32_t *lat;          /* ticks per event */
 static uint32_t *lat_min;      /* per-event minimum over the runs */
 static size_t lat_n, lat_cap;
 
-static void drain(size_t n)
+/* The sink's chunks, as the tool writes them: where each ends in the sink
+   and its raw_end. */
+static size_t *chunk_end;
+static uint64_t *chunk_raw;
+static size_t n_chunks, chunks_cap;
+
+/* Sync, and move everything to the sink as one chunk (what the tool does
+   when a buffer is full, at a flush and at the end). */
+static void write_chunk(void)
 {
+   size_t n;
+   pl_enc_sync(&enc);
+   n = pl_enc_ready(&enc);
+   if (n == 0)
+      return;
    if (sink_len + n > sink_cap) {
       sink_cap = (sink_len + n) * 2;
       sink = realloc(sink, sink_cap);
       if (!sink) { perror("realloc"); exit(2); }
    }
+   if (n_chunks == chunks_cap) {
+      chunks_cap = chunks_cap ? 2 * chunks_cap : 256;
+      chunk_end = realloc(chunk_end, chunks_cap * sizeof *chunk_end);
+      chunk_raw = realloc(chunk_raw, chunks_cap * sizeof *chunk_raw);
+      if (!chunk_end || !chunk_raw) { perror("realloc"); exit(2); }
+   }
    memcpy(sink + sink_len, enc.out, n);
    sink_len += n;
+   chunk_end[n_chunks] = sink_len;
+   chunk_raw[n_chunks++] = pl_enc_ready_raw(&enc);
    pl_enc_consume(&enc, n);
 }
 
 static inline void make_room(void)
 {
    if (enc.out_cap - enc.out_len < PL_ENC_MAX_EVENT_BYTES)
-      drain(pl_enc_ready(&enc));
+      write_chunk();
 }
 
 static inline void record(uint64_t t)
@@ -242,15 +263,15 @@ static void encode_throughput(const stream *s, result *res)
 {
    double t0;
    sink_len = 0;
+   n_chunks = 0;
    pl_enc_init(&enc, s->kind, enc_buf, sizeof enc_buf);
    timing = 0;
    rng = 88172645463325252ull;
    t0 = now();
    s->gen();
-   pl_enc_sync(&enc);
+   write_chunk();
    t0 = now() - t0;
    res->enc_ns = enc.events ? t0 * 1e9 / (double)enc.events : 0;
-   drain(enc.out_len);
    res->events = enc.events;
    res->words = enc.words;
    res->raw_bytes = enc.raw_bytes;
@@ -302,7 +323,7 @@ static double ticks_to_ns(double t)
 static void encode_latency(const stream *s, int runs, result *res)
 {
    static const double q[4] = { 0.50, 0.99, 0.9999, 1.0 };
-   size_t keep = sink_len, i;
+   size_t keep = sink_len, keep_chunks = n_chunks, i;
    uint32_t raw_max = 0;
    int r, k;
 
@@ -313,8 +334,9 @@ static void encode_latency(const stream *s, int runs, result *res)
       rng = 88172645463325252ull;
       s->gen();
       timing = 0;
-      pl_enc_sync(&enc);
+      write_chunk();
       sink_len = keep;         /* identical bytes; keep the first copy */
+      n_chunks = keep_chunks;
       if (r == 0) {
          lat_min = realloc(lat_min, (lat_n ? lat_n : 1) * sizeof *lat_min);
          if (!lat_min) { perror("realloc"); exit(2); }
@@ -341,14 +363,16 @@ static void decode_check(const stream *s, result *res)
 
    for (rep = 0; rep < 5; rep++) {
       static pl_decoder d;
-      const uint8_t *p = sink, *end = sink + sink_len;
+      const uint8_t *p = sink;
       uint64_t got = 0, sum = 0;
       double t;
-      long r, k;
+      long r = 0, k;
+      size_t c;
       pl_dec_init(&d, s->kind);
-      pl_dec_set_raw_limit(&d, res->raw_bytes);
       t = now();
-      while ((r = pl_dec_run(&d, &p, end, vals, 1 << 16)) > 0) {
+      for (c = 0; c < n_chunks && r >= 0; c++) {
+      pl_dec_set_raw_limit(&d, chunk_raw[c]);
+      while ((r = pl_dec_run(&d, &p, sink + chunk_end[c], vals, 1 << 16)) > 0) {
          if (s->expect && rep == 0) {
             for (k = 0; k < r && got + (uint64_t)k < res->events; k++)
                if (vals[k] != s->expect[got + (uint64_t)k]) {
@@ -361,12 +385,13 @@ static void decode_check(const stream *s, result *res)
          got += (uint64_t)r;
          sum += vals[r - 1];
       }
-      t = now() - t;
-      (void)sum;
       if (r < 0 || pl_dec_end_chunk(&d) != PL_DEC_OK) {
          fprintf(stderr, "%s: decode error: %s\n", s->name, d.error);
          exit(1);
       }
+      }
+      t = now() - t;
+      (void)sum;
       if (got != res->events) {
          fprintf(stderr, "%s: decoded %llu values, expected %llu\n", s->name,
                  (unsigned long long)got, (unsigned long long)res->events);
@@ -386,13 +411,21 @@ static void measure(const stream *s, int lat_runs, result *res)
 
 /* ---- generated streams: a table ------------------------------------------ */
 
+static const char *codec_name(int kind)
+{
+   return kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze" : "raw";
+}
+
 static void run_generated(unsigned n)
 {
    char fibname[32];
    stream streams[] = {
+      { fibname, PL_CODEC_LZRC, gen_fib, NULL },
       { fibname, PL_CODEC_LZZE, gen_fib, NULL },
       { fibname, PL_CODEC_RAW, gen_fib, NULL },
+      { "app", PL_CODEC_LZRC, gen_app, NULL },
       { "app", PL_CODEC_LZZE, gen_app, NULL },
+      { "random", PL_CODEC_LZRC, gen_random, NULL },
       { "random", PL_CODEC_LZZE, gen_random, NULL },
       { "random", PL_CODEC_RAW, gen_random, NULL },
    };
@@ -412,7 +445,7 @@ static void run_generated(unsigned n)
       result r;
       measure(s, LAT_RUNS, &r);
       printf("%-10s %-5s %10llu %7.2f %7.1f %7.1f %8.1f %8.1f %9.0f %9.1f %10zu %9.1f\n",
-             s->name, s->kind == PL_CODEC_RAW ? "raw" : "lzze",
+             s->name, codec_name(s->kind),
              (unsigned long long)r.events, r.enc_ns, r.pct[0], r.pct[1],
              r.pct[2], r.pct[3], r.max1_ns,
              (double)r.words * 2.0 / (double)sink_len, sink_len, r.dec_mev_s);
@@ -469,10 +502,10 @@ static uint64_t load_words(const char *path)
    return bytes;
 }
 
-static void run_words(const char *path)
+static void run_words(const char *path, int kind)
 {
    uint64_t bytes = load_words(path);
-   stream s = { path, PL_CODEC_LZZE, gen_words, word_ev };
+   stream s = { path, kind, gen_words, word_ev };
    result r;
 
    measure(&s, LAT_RUNS_WORDS, &r);
@@ -493,16 +526,21 @@ int main(int argc, char **argv)
 {
    calibrate();
    if (argc == 3 && strcmp(argv[1], "--words") == 0)
-      run_words(argv[2]);
+      run_words(argv[2], PL_CODEC_LZRC);
+   else if (argc == 4 && strcmp(argv[1], "--words") == 0
+            && strcmp(argv[3], "--lzze") == 0)
+      run_words(argv[2], PL_CODEC_LZZE);
    else if (argc <= 2 && (argc == 1 || argv[1][0] != '-'))
       run_generated(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
    else {
-      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE\n");
+      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE [--lzze]\n");
       return 2;
    }
    free(sink);
    free(lat);
    free(lat_min);
    free(word_ev);
+   free(chunk_end);
+   free(chunk_raw);
    return 0;
 }

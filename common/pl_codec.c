@@ -1,13 +1,15 @@
-/* ParLoT stream codec: incremental word-level LZ + byte-level zero
-   elimination.  The format is specified in docs/codec.md; this file is the
-   reference implementation of both directions.
+/* ParLoT stream codecs: the public API (pl_codec.h), the LZZE codec
+   (incremental word-level LZ + byte-level zero elimination) and RAW; the
+   API hands LZRC streams to pl_codec_lzrc.c.  The formats are specified in
+   docs/codec.md; this file is the reference implementation of both
+   directions.
 
    Freestanding: only <stdint.h>/<stddef.h>, no libc, no allocation.  The
-   encoder does a bounded amount of work per event (at most 11 LZ output
-   words, see pl_enc_enter); the decoder is a resumable state machine that
-   can stop after any byte of input or any value of output. */
+   LZZE encoder does a bounded amount of work per event (at most 11 LZ
+   output words, see pl_enc_enter); the decoder is a resumable state
+   machine that can stop after any byte of input or any value of output. */
 
-#include "pl_codec.h"
+#include "pl_codec_lzrc.h"
 
 #define LZ_MASK     (PL_LZ_WINDOW - 1u)
 /* Largest distance a match may reach back: the candidate's three context
@@ -24,15 +26,6 @@
 
 /* ---- LZ model shared by encoder and decoder ---------------------------- */
 
-/* Context hash (part of the format): the three preceding words a, b, c
-   form the 48-bit key a:b:c, multiplied by the 64-bit golden-ratio
-   constant; the top PL_LZ_HASH_BITS bits of the product are the slot. */
-static inline uint32_t lz_hash(uint32_t a, uint32_t b, uint32_t c)
-{
-   uint64_t k = ((uint64_t)a << 32) | ((uint64_t)b << 16) | (uint64_t)c;
-   return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> (64 - PL_LZ_HASH_BITS));
-}
-
 /* Context lookup for the word about to be stored at position i == lz->pos
    (callers guarantee that at least three words precede it).  Records the
    current position in the table and returns the candidate position if it is
@@ -43,7 +36,7 @@ static inline uint32_t lz_lookup(pl_lz_state *lz, uint32_t i)
    uint32_t a = h[(i - 3) & LZ_MASK];
    uint32_t b = h[(i - 2) & LZ_MASK];
    uint32_t c = h[(i - 1) & LZ_MASK];
-   uint32_t slot = lz_hash(a, b, c);
+   uint32_t slot = pl_ctx_hash(a, b, c);
    uint32_t j = lz->table[slot];
    lz->table[slot] = i;
    /* distance d = i - j must lie in [1, LZ_MAX_DIST]; d - 1 wraps for 0 */
@@ -73,8 +66,12 @@ static void lz_init(pl_lz_state *lz)
 
 void pl_enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap)
 {
-   e->kind = kind == PL_CODEC_RAW ? PL_CODEC_RAW : PL_CODEC_LZZE;
-   lz_init(&e->lz);
+   e->kind = kind == PL_CODEC_RAW || kind == PL_CODEC_LZZE ? kind
+             : PL_CODEC_LZRC;
+   if (e->kind == PL_CODEC_LZRC)
+      pl_lzrc_enc_init(e);
+   else
+      lz_init(&e->lz);
    e->match_src = 0;
    e->match_len = 0;
    e->group_at = 0;
@@ -176,6 +173,8 @@ static inline void put_word(pl_encoder *e, uint32_t w)
       e->out_len += 2;
       e->raw_bytes += 2;
       e->words++;
+   } else if (e->kind == PL_CODEC_LZRC) {
+      pl_lzrc_word(e, w);
    } else {
       lz_word(e, w);
    }
@@ -210,6 +209,8 @@ void pl_enc_exit(pl_encoder *e)
 
 size_t pl_enc_ready(const pl_encoder *e)
 {
+   if (e->kind == PL_CODEC_LZRC)
+      return e->sync_at;
    return e->group_fill == 0 ? e->out_len : e->group_at;
 }
 
@@ -224,18 +225,26 @@ void pl_enc_consume(pl_encoder *e, size_t n)
    for (k = 0; k < rest; k++)
       o[k] = o[n + k];
    e->out_len = rest;
-   if (e->group_fill != 0)
+   if (e->kind == PL_CODEC_LZRC)
+      e->sync_at -= n;
+   else if (e->group_fill != 0)
       e->group_at -= n;
    e->out_total += n;
 }
 
 uint64_t pl_enc_ready_raw(const pl_encoder *e)
 {
+   if (e->kind == PL_CODEC_LZRC)
+      return e->sync_raw;
    return e->raw_bytes - e->group_fill;
 }
 
 void pl_enc_sync(pl_encoder *e)
 {
+   if (e->kind == PL_CODEC_LZRC) {
+      pl_lzrc_sync(e);
+      return;
+   }
    if (e->kind != PL_CODEC_RAW && e->match_len) {
       emit_len(e, e->match_len);
       e->match_len = 0;
@@ -258,7 +267,10 @@ enum {
 void pl_dec_init(pl_decoder *d, int kind)
 {
    d->kind = kind;
-   lz_init(&d->lz);
+   if (kind == PL_CODEC_LZRC)
+      pl_lzrc_dec_init(d);
+   else
+      lz_init(&d->lz);
    d->bitmap = 0;
    d->bits_left = 0;
    d->raw_bytes = 0;
@@ -279,6 +291,8 @@ void pl_dec_init(pl_decoder *d, int kind)
 void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes)
 {
    d->raw_limit = raw_bytes;
+   if (d->kind == PL_CODEC_LZRC)
+      pl_lzrc_begin_chunk(d);
 }
 
 static const char err_short_chunk[] = "chunk data ends before its raw_end";
@@ -286,6 +300,8 @@ static const char err_past_end[] = "bitmap bits set past the chunk's raw_end";
 
 int pl_dec_end_chunk(pl_decoder *d)
 {
+   if (d->kind == PL_CODEC_LZRC)
+      return pl_lzrc_end_chunk(d);
    if (d->error)
       return PL_DEC_CORRUPT;
    if (d->raw_bytes != d->raw_limit) {
@@ -307,6 +323,8 @@ int pl_dec_end_chunk(pl_decoder *d)
 
 int pl_dec_at_boundary(const pl_decoder *d)
 {
+   if (d->kind == PL_CODEC_LZRC)
+      return pl_lzrc_at_boundary(d);
    if (d->error || d->have_low || d->esc_words)
       return 0;
    return d->kind == PL_CODEC_RAW || d->lz_state == S_NEW;
@@ -472,6 +490,8 @@ long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
 
    if (d->error)
       return PL_DEC_CORRUPT;
+   if (d->kind == PL_CODEC_LZRC)
+      return pl_lzrc_run(d, in, in_end, values, cap);
    if (d->kind != PL_CODEC_LZZE && d->kind != PL_CODEC_RAW) {
       d->error = err_kind;
       return PL_DEC_CORRUPT;

@@ -1,6 +1,8 @@
-/* ParLoT stream codec: word-level LZ followed by byte-level zero elimination
-   (ZE), both run incrementally so that every trace event costs a bounded
-   amount of work.  The stream encoding is specified in docs/codec.md.
+/* ParLoT stream codecs, run incrementally so that every trace event costs a
+   bounded amount of work: LZRC (word-level LZ racing several candidates,
+   its decisions coded by an adaptive binary range coder; the default),
+   LZZE (word-level LZ followed by byte-level zero elimination) and RAW.
+   The stream encodings are specified in docs/codec.md.
 
    This file and pl_codec.c are compiled both into the Valgrind tool (which
    has no libc) and into the decoder, so they use nothing but <stdint.h> and
@@ -21,8 +23,9 @@
 
 /* Codec identifiers as stored in the trace (THREAD_BEGIN chunk). */
 enum pl_codec_kind {
-   PL_CODEC_LZZE = 1, /* LZ then ZE (default) */
-   PL_CODEC_RAW  = 2  /* plain little-endian 16-bit words (--compress=no) */
+   PL_CODEC_LZZE = 1, /* LZ then ZE (--codec=lzze) */
+   PL_CODEC_RAW  = 2, /* plain little-endian 16-bit words (--codec=raw) */
+   PL_CODEC_LZRC = 3  /* LZ + range coder (default) */
 };
 
 /* LZ parameters (part of the format: changing them changes the stream). */
@@ -31,23 +34,63 @@ enum pl_codec_kind {
 #define PL_LZ_HASH_BITS   12
 #define PL_LZ_HASH_SIZE   (1u << PL_LZ_HASH_BITS)    /* context table slots */
 
-/* Upper bound of the bytes one event (entry or exit) can add to the output
-   buffer, including ZE bitmaps and a pending match length flushed by it.
-   The caller keeps at least this much room free before each event. */
-#define PL_ENC_MAX_EVENT_BYTES 64
+/* LZRC parameters (part of its format). */
+#define PL_RC_WINDOW_BITS 17
+#define PL_RC_WINDOW      (1u << PL_RC_WINDOW_BITS)  /* words of history */
+#define PL_RC_WAYS        8     /* candidate positions per context slot */
+#define PL_RC_PROB_BITS   12    /* probabilities are 12-bit */
+#define PL_RC_UNARY_CTX   16    /* contexts of the length's unary part */
 
-/* LZ history and context table, mirrored exactly by encoder and decoder. */
+/* Upper bound of the bytes one event (entry or exit) followed by one sync
+   can add to the output buffer, whatever the codec: for LZZE 25 + 12 bytes
+   (ZE bitmaps, pending match lengths), for LZRC 1920 + 544 (the range
+   coder's output: an event is at most three words, each of which may close
+   a match and code a literal, at most 160 binary decisions of at most 4
+   bytes each; a sync closes a match and flushes 4 bytes, see
+   pl_codec_lzrc.c).  The caller keeps at least this much room free before
+   each event; a sync may then follow without another check. */
+#define PL_ENC_MAX_EVENT_BYTES 2560
+
+/* LZZE history and context table, mirrored exactly by encoder and decoder. */
 typedef struct {
    uint16_t hist[PL_LZ_WINDOW];     /* word at position p is hist[p & mask] */
    uint32_t table[PL_LZ_HASH_SIZE]; /* last position seen after a context */
    uint32_t pos;                    /* words processed so far, mod 2^32 */
 } pl_lz_state;
 
+/* LZRC model, mirrored exactly by encoder and decoder: history, candidate
+   table and the adaptive probabilities (P(bit = 0), PL_RC_PROB_BITS bits). */
+typedef struct {
+   uint16_t hist[PL_RC_WINDOW];
+   uint32_t table[PL_LZ_HASH_SIZE][PL_RC_WAYS]; /* most recent first */
+   uint32_t pos;                    /* words processed so far, mod 2^32 */
+   uint16_t max_word;               /* largest word other than 0xFFFF seen */
+   uint8_t  last_token;             /* 0 none yet, 1 match, 2 literal */
+   uint8_t  excl;                   /* excl_word cannot start this position */
+   uint16_t excl_word;
+   uint16_t p_pick[3][PL_RC_WAYS];  /* [last_token][rank]: "this candidate" */
+   uint16_t p_unary[PL_RC_UNARY_CTX];
+   uint16_t p_mant[PL_RC_UNARY_CTX][16];
+   uint16_t p_new;                  /* literal == max_word + 1 */
+   uint16_t p_hi[256], p_lo[256];   /* literal bytes, binary trees */
+} pl_rc_model;
+
 typedef struct {
    int      kind;          /* enum pl_codec_kind */
-   pl_lz_state lz;
+   union {
+      pl_lz_state lz;      /* LZZE */
+      pl_rc_model rc;      /* LZRC */
+   };
    uint32_t match_src;     /* position of the next word a match compares */
    uint64_t match_len;     /* words matched so far; 0 = no match open */
+   /* LZRC: candidates raced by the open match, the range coder, and the
+      end of the last sync (everything before it is final). */
+   uint32_t cand[PL_RC_WAYS];   /* candidate positions, by rank */
+   unsigned ncand;
+   unsigned alive;              /* ranks still matching (bit mask) */
+   uint32_t rc_low, rc_range;
+   size_t   sync_at;
+   uint64_t sync_raw;
    /* ZE: the bitmap byte of the open group sits at out[group_at]. */
    size_t   group_at;
    unsigned group_fill;    /* bytes of the open group seen (0..7) */
@@ -58,7 +101,7 @@ typedef struct {
    /* Totals, for the THREAD_END chunk and the summary. */
    uint64_t events;        /* entries + exits */
    uint64_t words;         /* 16-bit words fed to LZ */
-   uint64_t raw_bytes;     /* bytes fed to ZE (LZ output) */
+   uint64_t raw_bytes;     /* LZZE: bytes fed to ZE; RAW, LZRC: 2 per word */
    uint64_t out_total;    /* bytes handed to the caller via consume */
 } pl_encoder;
 
@@ -70,25 +113,28 @@ void pl_enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap);
 void pl_enc_enter(pl_encoder *e, uint32_t id);
 void pl_enc_exit(pl_encoder *e);
 
-/* Bytes at the start of e->out that are final and may be written out now
-   (everything before the open ZE group). */
+/* Bytes at the start of e->out that may be written out now as a chunk:
+   LZZE, everything before the open ZE group; LZRC, everything up to the
+   last sync (an LZRC chunk always ends at a sync). */
 size_t pl_enc_ready(const pl_encoder *e);
 
 /* The caller wrote out the first n (<= pl_enc_ready) bytes: drop them. */
 void pl_enc_consume(pl_encoder *e, size_t n);
 
-/* Raw (ZE input) bytes covered by the pl_enc_ready() bytes: the stream
-   position a chunk of them ends at (STREAM chunk raw_end). */
+/* The raw bytes covered by the pl_enc_ready() bytes: the stream position
+   a chunk of them ends at (STREAM chunk raw_end).  LZZE: ZE input bytes;
+   RAW and LZRC: 2 bytes per value-layer word. */
 uint64_t pl_enc_ready_raw(const pl_encoder *e);
 
 /* Make everything so far ready: emit a pending match length and close the
    open ZE group, short (its missing bytes are not data; the reader knows
-   where the group ends from the chunk's raw_end).  Encoding may go on
-   afterwards: the next byte starts a new group and the next word a fresh
-   LZ position, which is exactly what a decoder does after a length.  Used
+   where the group ends from the chunk's raw_end); for LZRC, code the open
+   match and flush the range coder.  Encoding may go on afterwards: the
+   next word is a fresh LZ position, which is exactly what a decoder does
+   after a match or literal (and, for LZRC, at the start of a chunk).  Used
    at the end of a stream and whenever a reader must see everything so far
-   (periodic flush, exec).  Like an event, requires out_cap - out_len >=
-   PL_ENC_MAX_EVENT_BYTES (it adds at most 12 bytes).  The caller must
+   (periodic flush, exec).  Requires the room left after an event that had
+   PL_ENC_MAX_EVENT_BYTES free before it.  The caller must
    write out all pl_enc_ready() bytes before the next event, the chunk that
    holds the last of them ending at pl_enc_ready_raw(): a short group can
    only be the last one of a chunk. */
@@ -103,11 +149,21 @@ enum pl_dec_status {
 
 typedef struct {
    int      kind;
-   pl_lz_state lz;
+   union {
+      pl_lz_state lz;      /* LZZE */
+      pl_rc_model rc;      /* LZRC */
+   };
+   /* LZRC: range decoder and token state (see pl_codec_lzrc.c) */
+   uint32_t rc_low, rc_range, rc_code;
+   unsigned rc_init_left;  /* bytes of the chunk's initial code to read */
+   int      rc_step;       /* where in a token the decoder is */
+   unsigned rc_rank, rc_node, rc_bits;
+   uint32_t cand[PL_RC_WAYS];
+   unsigned ncand;
    /* ZE input state */
    unsigned bitmap;        /* remaining bits of the current group's bitmap */
    unsigned bits_left;     /* bytes of the current group still to produce */
-   uint64_t raw_bytes;     /* raw (ZE-decoded) bytes produced so far */
+   uint64_t raw_bytes;     /* raw bytes so far (as raw_end counts them) */
    uint64_t raw_limit;     /* stop after this many raw bytes (UINT64_MAX: none) */
    int      have_low;      /* a low byte of a word is pending */
    uint8_t  low;
@@ -126,9 +182,11 @@ typedef struct {
 
 void pl_dec_init(pl_decoder *d, int kind);
 
-/* Stop decoding after raw_bytes raw (ZE input) bytes in total: the raw_end
-   of the STREAM chunk about to be fed, so that the missing bytes of a short
-   final group are not read as data. */
+/* Begin a STREAM chunk: stop decoding after raw_bytes raw bytes in total
+   (the chunk's raw_end), so that the missing bytes of a short final LZZE
+   group are not read as data and an LZRC decoder knows how many words the
+   chunk holds.  LZRC: also restarts the range decoder, which every chunk
+   starts afresh; it must be called before each chunk's bytes. */
 void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes);
 
 /* Decode from *in (advanced past what was used, at most in_end) into

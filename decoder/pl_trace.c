@@ -493,7 +493,8 @@ static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
                     number, thr);
    if (find_thread(t, thr))
       return damage(t, off, "second THREAD_BEGIN of thread %u", thr);
-   if (codec != PL_CODEC_LZZE && codec != PL_CODEC_RAW)
+   if (codec != PL_CODEC_LZRC && codec != PL_CODEC_LZZE
+       && codec != PL_CODEC_RAW)
       return damage(t, off, "thread %u: unknown codec %u", thr, codec);
    th = add_thread(t, thr);
    if (!th)
@@ -506,8 +507,8 @@ static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
 }
 
 /* STREAM: u64 stream offset, u64 raw_end, then the stream bytes.  Every
-   chunk ends a ZE group (docs/trace-format.md 4.5), so raw_end must grow
-   with every chunk, by exactly the data length for RAW. */
+   chunk ends a ZE group or (LZRC) at a sync (docs/trace-format.md 4.5), so
+   raw_end must grow with every chunk, by exactly the data length for RAW. */
 static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
                      const uint8_t *p)
 {
@@ -536,8 +537,10 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
    if (raw_end % 2 != 0)
       return damage(t, off, "thread %u: STREAM chunk raw_end %llu is odd",
                     thr, ULL(raw_end));
-   /* LZZE: a data byte stands for at most 8 raw bytes (a 0 bitmap) */
-   if (th->info.codec == PL_CODEC_RAW ? raw != n : raw > 8 * (uint64_t)n)
+   /* LZZE: a data byte stands for at most 8 raw bytes (a 0 bitmap); an
+      LZRC chunk is at least its 4 flush bytes, and a match has no limit */
+   if (th->info.codec == PL_CODEC_RAW ? raw != n
+       : th->info.codec == PL_CODEC_LZZE ? raw > 8 * (uint64_t)n : n < 4)
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes", thr, n, ULL(raw));
    if (grow(&th->chunks, &th->chunks_cap, th->nchunks, sizeof *th->chunks))

@@ -36,14 +36,15 @@
 
 static const HChar *clo_out_file = NULL;   /* NULL: the default name */
 static Bool clo_images_main = False;
-static Bool clo_compress = True;
+static Int  clo_codec = PL_CODEC_LZRC;
 static Bool clo_keep_plt = False;
 static Int  clo_flush_ms = 1000;
 static pl_buf tool_options;                /* as given, for the trace */
 
 static Bool pl_process_cmd_line_option(const HChar *arg)
 {
-   const HChar *images;
+   const HChar *images, *codec;
+   Bool compress;
 
    if VG_STR_CLO(arg, "--parlot-out-file", clo_out_file) {}
    else if VG_STR_CLO(arg, "--images", images) {
@@ -54,7 +55,18 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
       else
          VG_(fmsg_bad_option)(arg, "--images takes 'all' or 'main'\n");
    }
-   else if VG_BOOL_CLO(arg, "--compress", clo_compress) {}
+   else if VG_STR_CLO(arg, "--codec", codec) {
+      if (VG_(strcmp)(codec, "lzrc") == 0)
+         clo_codec = PL_CODEC_LZRC;
+      else if (VG_(strcmp)(codec, "lzze") == 0)
+         clo_codec = PL_CODEC_LZZE;
+      else if (VG_(strcmp)(codec, "raw") == 0)
+         clo_codec = PL_CODEC_RAW;
+      else
+         VG_(fmsg_bad_option)(arg, "--codec takes 'lzrc', 'lzze' or 'raw'\n");
+   }
+   else if VG_BOOL_CLO(arg, "--compress", compress)
+      clo_codec = compress ? PL_CODEC_LZRC : PL_CODEC_RAW;
    else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
    else
@@ -74,8 +86,9 @@ static void pl_print_usage(void)
 "                              overwrites: .1, .2, ... are appended instead\n"
 "    --images=all|main         trace every object or only the main\n"
 "                              executable [all]\n"
-"    --compress=yes|no         compress streams with LZ + zero elimination;\n"
-"                              'no' writes raw 16-bit words [yes]\n"
+"    --codec=lzrc|lzze|raw     stream codec: LZ + range coder, LZ + zero\n"
+"                              elimination, or raw 16-bit words [lzrc]\n"
+"    --compress=yes|no         same as --codec=lzrc or --codec=raw [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"
 "                              often, 0 = only when buffers fill [1000]\n"
@@ -327,7 +340,8 @@ static void write_process_info(Int forked_from)
    pl_buf_kv(&b, "tool_options", tool_options.len ?
                                  (HChar *)tool_options.data : "");
    pl_buf_kv(&b, "images", clo_images_main ? "main" : "all");
-   pl_buf_kv(&b, "codec", clo_compress ? "lzze" : "raw");
+   pl_buf_kv(&b, "codec", clo_codec == PL_CODEC_LZRC ? "lzrc"
+                          : clo_codec == PL_CODEC_LZZE ? "lzze" : "raw");
    pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
    write_mpi_info(&b);
    pl_out_chunk(PL_CHUNK_PROCESS, 0, b.data, b.len);
@@ -491,7 +505,7 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 static void pl_post_clo_init(void)
 {
    pl_fn_init(clo_images_main, clo_keep_plt);
-   pl_threads_init(clo_compress ? PL_CODEC_LZZE : PL_CODEC_RAW);
+   pl_threads_init(clo_codec);
    open_trace(0);
 }
 

@@ -66,10 +66,15 @@ void pl_thread_sync(pl_thread *t)
    pl_thread_flush(t);
 }
 
+/* A full buffer is written out as a chunk, which ends at a sync (LZRC
+   chunks must; for LZZE it costs a few bytes per buffer). */
 static inline void room_for_event(pl_thread *t)
 {
-   if (UNLIKELY(t->enc.out_cap - t->enc.out_len < PL_ENC_MAX_EVENT_BYTES))
+   if (UNLIKELY(t->enc.out_cap - t->enc.out_len < PL_ENC_MAX_EVENT_BYTES)) {
+      t->events_at_sync = t->enc.events;
+      pl_enc_sync(&t->enc);
       pl_thread_flush(t);
+   }
 }
 
 static inline void emit_exit(pl_thread *t)

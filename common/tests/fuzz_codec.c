@@ -2,15 +2,16 @@
 
    Build (from the repository root):
      clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon \
-         common/tests/fuzz_codec.c common/pl_codec.c -o fuzz_codec
+         common/tests/fuzz_codec.c common/pl_codec.c common/pl_codec_lzrc.c \
+         -o fuzz_codec
      mkdir -p corpus && ./fuzz_codec -max_total_time=180 corpus
    Standalone replay without libFuzzer (e.g. with gcc in the test suite):
      gcc -O1 -g -DPL_FUZZ_STANDALONE -Icommon common/tests/fuzz_codec.c \
-         common/pl_codec.c -o fuzz_replay
+         common/pl_codec.c common/pl_codec_lzrc.c -o fuzz_replay
      ./fuzz_replay corpus      (files or directories; also --random N)
 
    Each input is used twice:
-   1. as an encoded stream, for both codec kinds: it is decoded once in one
+   1. as an encoded stream, for each codec kind: it is decoded once in one
       piece and again in pieces of pseudo-random sizes with pseudo-random
       output capacities (and once more with a raw limit, and once more cut
       into pseudo-random STREAM chunks with pseudo-random raw_ends, decoded
@@ -121,6 +122,15 @@ static int feed(pl_decoder *d, const uint8_t *in, const uint8_t **pos,
    }
 }
 
+/* Test hook: the LZ position a stream starts at (wrap-around cases). */
+static void set_start(pl_decoder *d, uint32_t start_pos)
+{
+   if (d->kind == PL_CODEC_LZRC)
+      d->rc.pos = start_pos;
+   else
+      d->lz.pos = start_pos;
+}
+
 /* The whole stream in one go.  use_limit/limit: pl_dec_set_raw_limit. */
 static void decode(int kind, const uint8_t *in, size_t n, prng *r,
                    int pattern, int use_limit, uint64_t limit,
@@ -132,7 +142,7 @@ static void decode(int kind, const uint8_t *in, size_t n, prng *r,
    res->n = 0;
    res->error = 0;
    pl_dec_init(&d, kind);
-   d.lz.pos = start_pos;
+   set_start(&d, start_pos);
    if (use_limit)
       pl_dec_set_raw_limit(&d, limit);
    feed(&d, in, &p, in + n, r, pattern, res);
@@ -160,7 +170,7 @@ static void decode_chunked(int kind, const uint8_t *in, const bound *b,
    res->n = 0;
    res->error = 0;
    pl_dec_init(&d, kind);
-   d.lz.pos = start_pos;
+   set_start(&d, start_pos);
    for (c = 0; c < nb; c++) {
       const uint8_t *p = c ? in + b[c - 1].end : in;
       pl_dec_set_raw_limit(&d, b[c].raw_end);
@@ -201,7 +211,7 @@ static void fuzz_decoder(const uint8_t *data, size_t size)
 {
    int kind;
    prng r;
-   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_LZRC; kind++) {
       dec_result a = { vals_a, 0, 0, 0 }, b = { vals_b, 0, 0, 0 };
       uint64_t limit, raw = 0;
       size_t k, nb, at = 0;
@@ -345,7 +355,7 @@ static void check_prefix(int kind, const pl_encoder *e, size_t upto,
 
 static void fuzz_roundtrip(const uint8_t *data, size_t size)
 {
-   static uint8_t buf[512];
+   static uint8_t buf[2 * PL_ENC_MAX_EVENT_BYTES + 64 * 6];
    static pl_encoder e;
    int kind;
    prng r;
@@ -357,8 +367,10 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
    /* the first byte picks options */
    if (data[0] & 0x80)
       start_pos = 0xFFFFFFFFu - (uint32_t)(data[0] & 0x3F) * 1000u;
-   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_RAW; kind++) {
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_LZRC; kind++) {
       static const uint32_t every[4] = { 0, 2, 17, 300 };
+      /* what a sync may add: LZZE a match length and a bitmap */
+      size_t sync_max = kind == PL_CODEC_LZZE ? 12 : PL_ENC_MAX_EVENT_BYTES;
       dec_result a = { vals_a, 0, 0, 0 };
       size_t k, cap = 2 * PL_ENC_MAX_EVENT_BYTES + (data[0] & 0x3F) * 6;
       size_t prefix_at = n_events;
@@ -370,9 +382,18 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
       sink_len = 0;
       n_bounds = 0;
       pl_enc_init(&e, kind, buf, cap);
-      e.lz.pos = start_pos;
+      if (kind == PL_CODEC_LZRC)
+         e.rc.pos = start_pos;
+      else
+         e.lz.pos = start_pos;
       for (k = 0; k < n_events; k++) {
          size_t before;
+         if (kind == PL_CODEC_LZRC
+             && e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES) {
+            /* LZRC chunks end at syncs: make the full buffer ready */
+            pl_enc_sync(&e);
+            add_bound(&e, (long)k);
+         }
          if (e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES
              || (prng_next(&r) & 7) == 0) {
             size_t room = e.out_cap - e.out_len, ready = pl_enc_ready(&e);
@@ -402,7 +423,7 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
                }
                before = e.out_len;
                pl_enc_sync(&e);
-               if (e.out_len - before > 12 || pl_enc_ready(&e) != e.out_len
+               if (e.out_len - before > sync_max || pl_enc_ready(&e) != e.out_len
                    || pl_enc_ready_raw(&e) != e.raw_bytes)
                   die("sync", e.out_len - before, pl_enc_ready(&e));
                add_bound(&e, (long)k + 1);

@@ -7,7 +7,7 @@
      clang -g -O1 -fsanitize=fuzzer,address,undefined \
          -fno-sanitize-recover=all -Icommon -Idecoder \
          $(pkg-config --cflags libxml-2.0) decoder/tests/fuzz_trace.c $DEC \
-         common/pl_codec.c common/pl_format.c \
+         common/pl_codec.c common/pl_codec_lzrc.c common/pl_format.c \
          $(pkg-config --libs libxml-2.0) -lstdc++ -o fuzz_trace
      mkdir -p corpus && ./fuzz_trace -max_total_time=180 corpus SEEDS...
    Standalone replay without libFuzzer (e.g. with gcc in the test suite):
@@ -269,7 +269,8 @@ static void check_tables(const pl_trace *t, uint64_t size)
          die("thread index %zu of %zu missing", i, nthreads);
       if (ti->number == 0 || (i > 0 && ti->number <= pl_trace_thread(t, i - 1)->number))
          die("thread index %zu: number %u out of order", i, ti->number);
-      if (ti->codec != PL_CODEC_LZZE && ti->codec != PL_CODEC_RAW)
+      if (ti->codec != PL_CODEC_LZZE && ti->codec != PL_CODEC_RAW
+          && ti->codec != PL_CODEC_LZRC)
          die("thread %u: codec %u", ti->number, ti->codec);
    }
    if (pl_trace_thread(t, nthreads))

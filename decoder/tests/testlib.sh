@@ -83,6 +83,7 @@ cc_build() {
    # shellcheck disable=SC2086
    $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
       -I"$top/decoder" $tl_xc -o "$tl_out" "$@" "$top/common/pl_codec.c" \
+      "$top/common/pl_codec_lzrc.c" \
       "$top/common/pl_format.c" $tl_xl -lstdc++
 }
 
