@@ -48,6 +48,11 @@ static UWord    used_slots;
    "(below main)" — so traces name functions as nm does; decoders demangle. */
 extern Bool VG_(get_fnname_raw)(DiEpoch ep, Addr a, const HChar **buf);
 
+/* Core variable, not in the tool headers (stable since 3.5): the core's
+   descriptor of the client executable, opened after the launcher found it
+   (through PATH when it was named without a slash). */
+extern Int VG_(cl_exec_fd);
+
 static pl_buf pending_objs, pending_fns;
 static ULong  exe_dev, exe_ino;
 static Bool   exe_known;
@@ -59,9 +64,12 @@ void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs)
    n_slots = 1 << 12;
    slots = VG_(calloc)("pl.fn.slots", n_slots, sizeof *slots);
 
+   /* args_the_exename is the name as typed ("perl"), which need not be a
+      path from the current directory: ask the open executable first. */
    struct vg_stat st;
-   if (VG_(args_the_exename) &&
-       !sr_isError(VG_(stat)(VG_(args_the_exename), &st))) {
+   if ((VG_(cl_exec_fd) >= 0 && VG_(fstat)(VG_(cl_exec_fd), &st) == 0) ||
+       (VG_(args_the_exename) &&
+        !sr_isError(VG_(stat)(VG_(args_the_exename), &st)))) {
       exe_dev = st.dev;
       exe_ino = st.ino;
       exe_known = True;
