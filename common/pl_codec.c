@@ -53,7 +53,8 @@ static inline uint32_t lz_lookup(pl_lz_state *lz, uint32_t i)
    words >= 3; a table entry j is a position whose own context had been
    written, and the distance check keeps j-3..j inside the last
    PL_LZ_WINDOW-4 positions; a copy reads at a fixed distance behind the
-   write position.  (Checked by the test suite under MemorySanitizer.) */
+   write position.  (Checked under MemorySanitizer by
+   common/tests/test_codec_msan.sh.) */
 static void lz_init(pl_lz_state *lz)
 {
    uint32_t k;

@@ -10,6 +10,7 @@
      has returned, the matching one and any stale ones above it.
    So the stream always replays as a valid stack. */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcproc.h"
@@ -24,6 +25,7 @@
    encoder's bytes, so that a chunk leaves in one write. */
 #define PL_PREFIX   (PL_CHUNK_HEADER_SIZE + PL_STREAM_PREFIX_SIZE)
 #define PL_OUT_CAP  (64 * 1024)
+#define THREAD_MAP_SIZE VG_PGROUNDUP(sizeof(pl_thread))
 
 pl_thread *pl_cur;
 pl_totals  pl_total;
@@ -194,7 +196,16 @@ static void begin_stream(pl_thread *t, UInt inherited_depth)
 
 pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
 {
-   pl_thread *t = VG_(calloc)("pl.thread", 1, sizeof *t);
+   /* A mapping of its own, not the arena: VG_(free) fills a freed block
+      with junk, which would bring every page of the codec model into
+      memory when the thread ends, and calloc all of it when it starts.
+      Fresh anonymous pages read as zero and are in memory only once
+      written, so a thread costs the model pages its codec reaches (LZZE
+      never reaches the larger LZRC part of the union), and munmap gives
+      them back. */
+   pl_thread *t = VG_(am_shadow_alloc)(THREAD_MAP_SIZE);
+   if (!t)
+      VG_(out_of_memory_NORETURN)("pl.thread", THREAD_MAP_SIZE);
    t->tid = tid;
    t->parent = parent_number;
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
@@ -248,5 +259,6 @@ void pl_thread_free(pl_thread *t)
       VG_(free)(t->barriers);
    VG_(free)(t->stack);
    VG_(free)(t->buf);
-   VG_(free)(t);
+   SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);
+   tl_assert(!sr_isError(r));
 }

@@ -1,0 +1,43 @@
+#!/bin/sh
+# The codec under MemorySanitizer: test_codec built with clang
+# -fsanitize=memory and run whole.  Its encoders and decoders live in
+# malloc'd, uninitialised memory, so a read of codec state that was never
+# written (history, context tables, probabilities: pl_enc_init and
+# pl_dec_init set only what the codec reads before writing, so that a
+# stream's first events do not pay for clearing a 256 KiB history) is
+# reported: no output may depend on what the memory held before.
+#
+#   common/tests/test_codec_msan.sh
+#
+# CLANG: the compiler (default clang, else clang-14).  Exit status: 0 if
+# test_codec passes without a report, 1 otherwise, 77 (skip) if clang
+# cannot build with -fsanitize=memory.
+
+. "$(dirname "$0")/../../decoder/tests/testlib.sh"
+
+CLANG=${CLANG:-}
+[ -n "$CLANG" ] || CLANG=$(command -v clang || command -v clang-14 || true)
+if [ -z "$CLANG" ] || ! echo 'int main(void){return 0;}' |
+      "$CLANG" -fsanitize=memory -x c -o "$tmp/probe" - 2>/dev/null; then
+   echo "# skipped: no clang with -fsanitize=memory (CLANG=$CLANG)"
+   exit 77
+fi
+
+# -O1: MemorySanitizer's advice (add -fsanitize-memory-track-origins to see
+# where a reported value came from; it doubles the time)
+CC=$CLANG cc_build "$tmp/test_codec" -O1 -fsanitize=memory \
+   -fno-omit-frame-pointer \
+   "$top/common/tests/test_codec.c" || { echo "cannot build test_codec"; exit 1; }
+TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+TIMEOUT=
+command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout $TEST_TIMEOUT"
+run "$tmp/test_codec" "$tmp/out" "$tmp/err"
+summary=$(tail -n 1 "$tmp/out")
+if [ "$rc" -eq 0 ] && ! grep -q MemorySanitizer "$tmp/err" &&
+   echo "$summary" | grep -Eq '^codec: [0-9]+ passed, 0 failed$'; then
+   pass "test_codec under MemorySanitizer: $summary"
+else
+   fail "test_codec under MemorySanitizer" "exit $rc, last line: $summary" \
+      "$(grep -A12 -m1 MemorySanitizer "$tmp/err")"
+fi
+finish
