@@ -1,8 +1,10 @@
 /* pthreads workload: THREADS workers each build a table of records, sort it
    with qsort (a comparator called back from libc), hash the records with
    small recursive helpers and merge the results into shared totals under a
-   mutex.  Each worker's work is fixed by its index, so the result does not
-   depend on scheduling.
+   mutex.  The workers start together (a barrier), so all of them are alive
+   at once: bench/run's memory per traced thread relies on it.  Each
+   worker's work is fixed by its index, so the result does not depend on
+   scheduling.
 
      threads [THREADS [RECORDS]]     (defaults 4, 200000) */
 #include <pthread.h>
@@ -21,6 +23,7 @@ typedef struct {
 } worker;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t start;
 static unsigned long total_hash, total_merges;
 
 static unsigned next_rand(unsigned *s)
@@ -70,6 +73,7 @@ static void *work(void *arg)
    record *r = malloc(w->records * sizeof *r);
    unsigned long h = 0;
 
+   pthread_barrier_wait(&start);
    fill(r, w->records, 1000u + (unsigned)w->index);
    qsort(r, w->records, sizeof *r, by_key_then_name);
    for (long i = 0; i < w->records; i++) {
@@ -88,12 +92,20 @@ int main(int argc, char **argv)
 {
    int n = argc > 1 ? atoi(argv[1]) : 4;
    long records = argc > 2 ? atol(argv[2]) : 200000;
-   worker *w = calloc(n, sizeof *w);
+   worker *w = n > 0 && records > 0 ? calloc(n, sizeof *w) : NULL;
 
+   if (!w) {
+      fprintf(stderr, "usage: threads [THREADS [RECORDS]], both at least 1\n");
+      return 2;
+   }
+   pthread_barrier_init(&start, NULL, (unsigned)n);
    for (int i = 0; i < n; i++) {
       w[i].index = i;
       w[i].records = records;
-      pthread_create(&w[i].tid, NULL, work, &w[i]);
+      if (pthread_create(&w[i].tid, NULL, work, &w[i]) != 0) {
+         fprintf(stderr, "threads: cannot create thread %d\n", i + 1);
+         return 1;
+      }
    }
    for (int i = 0; i < n; i++)
       pthread_join(w[i].tid, NULL);
