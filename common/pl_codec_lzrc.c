@@ -24,9 +24,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #  define LIKELY(x)   __builtin_expect(!!(x), 1)
 #  define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#  define NOINLINE    __attribute__((noinline))
 #else
 #  define LIKELY(x)   (x)
 #  define UNLIKELY(x) (x)
+#  define NOINLINE
 #endif
 
 enum { TOKEN_NONE = 0, TOKEN_MATCH = 1, TOKEN_LITERAL = 2 };
@@ -121,7 +123,11 @@ static inline void enc_norm(pl_encoder *e)
    }
 }
 
-static inline void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
+/* One copy of the decision coder, not one per call site: the slow path
+   runs after long matches with its code out of the caches, and fetching
+   half as much of it made the longest events (a match of a million words
+   ending) about a quarter shorter, at no measurable cost per event. */
+static NOINLINE void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
 {
    uint32_t bound = (e->rc_range >> PL_RC_PROB_BITS) * *p;
    if (bit) {
@@ -134,7 +140,7 @@ static inline void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
    enc_norm(e);
 }
 
-static inline void enc_direct(pl_encoder *e, unsigned bit)
+static NOINLINE void enc_direct(pl_encoder *e, unsigned bit)
 {
    e->rc_range >>= 1;
    if (bit)
