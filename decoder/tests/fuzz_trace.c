@@ -2,12 +2,12 @@
    --events output of parlot-decode and the call graphs of its reports
    (decoder/pl_program.c).
 
-   Build (from the repository root; DEC = every .c file of decoder/ except
-   parlot-decode.c, which is included below, and parlot-annotate.c):
+   Build (from the repository root; SRCS = the .c files of decoder/lib,
+   decoder/modes and common, which must carry the fuzzer's
+   instrumentation too):
      clang -g -O1 -fsanitize=fuzzer,address,undefined \
-         -fno-sanitize-recover=all -Icommon -Idecoder \
-         $(pkg-config --cflags libxml-2.0) decoder/tests/fuzz_trace.c $DEC \
-         common/pl_codec.c common/pl_codec_lzrc.c common/pl_format.c \
+         -fno-sanitize-recover=all -Icommon -Idecoder/lib -Idecoder/modes \
+         $(pkg-config --cflags libxml-2.0) decoder/tests/fuzz_trace.c $SRCS \
          $(pkg-config --libs libxml-2.0) -lstdc++ -o fuzz_trace
      mkdir -p corpus && ./fuzz_trace -max_total_time=180 corpus SEEDS...
    Standalone replay without libFuzzer (e.g. with gcc in the test suite):
@@ -42,9 +42,10 @@
      a thread that decodes to its end has all of them and no open frame;
    - errors are sticky, the end is final.
    Then, unless the event budget below was used up, the same trace goes
-   through parlot-decode's own events_file() (names demangled, lines
-   formatted with its block-copy fast path, written to /dev/null): it must
-   report the same first error as the checked pass, or none.
+   through parlot-decode's --events mode, pl_mode_events_file() (names
+   demangled, lines formatted with its block-copy fast path, written to
+   /dev/null): it must report the same first error as the checked pass, or
+   none.
 
    Work per input is bounded: at most MAX_EVENTS events are decoded over
    all threads (a crafted match length can stand for 2^60 events; a real
@@ -52,15 +53,18 @@
 
 #define _GNU_SOURCE
 
-/* parlot-decode.c, with its main renamed: events_file() and friends */
-#define main parlot_decode_main
-#include "../parlot-decode.c"
-#undef main
-
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pl_codec.h"
+#include "pl_format.h"
+#include "pl_modes.h"
 #include "tests/test_prng.h"
 
 #define ULL(x) ((unsigned long long)(x))
@@ -401,7 +405,8 @@ static void run_printer(pl_trace *t, uint64_t size, int failed,
                         const pl_error *first)
 {
    static outbuf o;
-   static const pl_decode_opts opts;   /* no selection: every thread */
+   static const pl_decode_opts opts = { .demangle = 1 };   /* no selection:
+                                                              every thread */
    pl_error err;
    int r;
 
@@ -410,12 +415,12 @@ static void run_printer(pl_trace *t, uint64_t size, int failed,
       abort();
    o.len = 0;
    o.err = 0;
-   r = events_file(t, &o, &err, &opts);
+   r = pl_mode_events_file(t, &o, &err, &opts);
    outbuf_flush(&o);
    if (o.err)
       die("write error on /dev/null: %s", strerror(o.err));
    if (r < 0) {
-      check_error(&err, size, "events_file");
+      check_error(&err, size, "pl_mode_events_file");
       if (!failed)
          die("events_file failed (offset %llu: %s), the checked pass did not",
              ULL(err.offset), err.msg);

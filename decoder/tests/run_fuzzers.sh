@@ -45,22 +45,23 @@ CC=${CC:-cc}
 if [ -z "${MAKE_TRACE:-}" ]; then
    MAKE_TRACE=$tmp/make_trace
    $CC -O2 -g -std=c99 -I"$top/common" -o "$MAKE_TRACE" \
-      "$here/make_trace.c" "$top/common/pl_codec.c" "$top/common/pl_codec_lzrc.c" "$top/common/pl_format.c" \
+      "$here/make_trace.c" "$top"/common/*.c \
       || { echo "run_fuzzers: cannot build make_trace"; exit 1; }
 fi
-# fuzz_trace.c includes parlot-decode.c; it links the rest of the decoder
-DEC_SRCS=$(ls "$top"/decoder/*.c | grep -v -e '/parlot-decode\.c$' \
-           -e '/parlot-annotate\.c$' -e '/parlot-merge\.c$' \
-           -e '/parlot-split\.c$')
+# fuzz_trace.c links the library and the modes (built here with the
+# fuzzer's instrumentation) and the codec
+DEC_SRCS=$(echo "$top"/decoder/lib/*.c "$top"/decoder/modes/*.c \
+           "$top"/common/*.c)
+DEC_INC="-I$top/common -I$top/decoder/lib -I$top/decoder/modes"
 XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
 XML_LIBS=$(pkg-config --libs libxml-2.0)
 REPLAY=${FUZZ_TRACE_REPLAY:-}
 if [ -z "$REPLAY" ]; then
    REPLAY=$tmp/fuzz_trace_replay
    # shellcheck disable=SC2086
-   $CC -O1 -g -std=c99 -DPL_FUZZ_STANDALONE -I"$top/common" -I"$top/decoder" \
+   $CC -O1 -g -std=c99 -DPL_FUZZ_STANDALONE $DEC_INC \
       $XML_CFLAGS -o "$REPLAY" "$here/fuzz_trace.c" $DEC_SRCS \
-      "$top/common/pl_codec.c" "$top/common/pl_codec_lzrc.c" "$top/common/pl_format.c" $XML_LIBS -lstdc++ \
+      $XML_LIBS -lstdc++ \
       || { echo "run_fuzzers: cannot build fuzz_trace_replay"; exit 1; }
 fi
 
@@ -179,12 +180,11 @@ if ! $CLANG $FLAGS -o "$tmp/probe" "$tmp/probe.c" >"$tmp/probe.log" 2>&1; then
 fi
 # shellcheck disable=SC2086
 $CLANG $FLAGS -I"$top/common" -o "$tmp/bin/fuzz_codec" \
-   "$top/common/tests/fuzz_codec.c" "$top/common/pl_codec.c" "$top/common/pl_codec_lzrc.c" \
+   "$top/common/tests/fuzz_codec.c" "$top"/common/*.c \
    || { echo "run_fuzzers: cannot build fuzz_codec"; exit 1; }
 # shellcheck disable=SC2086
-$CLANG $FLAGS -I"$top/common" -I"$top/decoder" $XML_CFLAGS \
-   -o "$tmp/bin/fuzz_trace" "$here/fuzz_trace.c" $DEC_SRCS \
-   "$top/common/pl_codec.c" "$top/common/pl_codec_lzrc.c" "$top/common/pl_format.c" $XML_LIBS -lstdc++ \
+$CLANG $FLAGS $DEC_INC $XML_CFLAGS \
+   -o "$tmp/bin/fuzz_trace" "$here/fuzz_trace.c" $DEC_SRCS $XML_LIBS -lstdc++ \
    || { echo "run_fuzzers: cannot build fuzz_trace"; exit 1; }
 
 # Sanitizer settings of our own, whatever the caller's are.

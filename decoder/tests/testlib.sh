@@ -67,34 +67,26 @@ CC=${CC:-cc}
 
 # cc_build OUTPUT [FLAGS] SOURCES...  ($CC and the pkg-config flags may
 # hold several words: not quoted).  FLAGS come after the common ones, so
-# -O1 and the like override them.
+# -O1 and the like override them.  The codec (common/) is always linked.
 cc_build() {
    tl_out=$1
    shift
-   tl_xc= tl_xl=
-   for tl_a in "$@"; do
-      case $tl_a in
-      */parlot-decode.c)
-         tl_xc=$(pkg-config --cflags libxml-2.0 2>/dev/null)
-         tl_xl=$(pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
-         ;;
-      esac
-   done
+   tl_xc=$(pkg-config --cflags libxml-2.0 2>/dev/null)
+   tl_xl=$(pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
    # shellcheck disable=SC2086
    $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
-      -I"$top/decoder" $tl_xc -o "$tl_out" "$@" "$top/common/pl_codec.c" \
-      "$top/common/pl_codec_lzrc.c" \
-      "$top/common/pl_format.c" $tl_xl -lstdc++
+      -I"$top/decoder/lib" -I"$top/decoder/modes" -I"$top/decoder/programs" \
+      $tl_xc -o "$tl_out" "$@" "$top"/common/*.c $tl_xl -lstdc++
 }
 
-# tool_sources NAME: the sources of NAME (but the codec's), one per word
+# tool_sources NAME: the sources of NAME (but the codec's), one per word:
+# a program is its main file, the programs' helpers, the modes and the
+# library.
 tool_sources() {
    case $1 in
-   parlot-decode)
-      echo "$top/decoder/parlot-decode.c" "$top"/decoder/mode_*.c \
-         "$top"/decoder/pl_*.c ;;
-   parlot-annotate|parlot-merge|parlot-split)
-      echo "$top/decoder/$1.c" "$top"/decoder/pl_*.c ;;
+   parlot-decode|parlot-annotate|parlot-merge|parlot-split)
+      echo "$top/decoder/programs/$1.c" "$top"/decoder/programs/pl_*.c \
+         "$top"/decoder/modes/*.c "$top"/decoder/lib/*.c ;;
    make_trace|script_trace)
       echo "$here/$1.c" ;;
    *) echo "testlib.sh: unknown tool $1" >&2; return 1 ;;

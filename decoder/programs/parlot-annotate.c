@@ -1267,8 +1267,8 @@ static int read_traces(pl_program *p, const options *opt,
    memset(&rs, 0, sizeof rs);
    rs.ri = ri;
    rs.returns = calloc((size_t)n + 1, sizeof *rs.returns);
-   p->progress = pl_progress_new(PROG, (size_t)n);
-   rs.progress = p->progress;
+   rs.progress = pl_progress_new(PROG, (size_t)n);
+   p->progress = pl_progress_hooks_of(rs.progress);
    h.ctx = &rs;
    h.visitor = read_visitor;
    h.done = read_done;
@@ -1276,12 +1276,12 @@ static int read_traces(pl_program *p, const options *opt,
        || pl_program_read_files(p, in, n, &opt->select,
                                 opt->jobs ? opt->jobs : pl_jobs_default(),
                                 &h) < 0) {
-      pl_progress_clear(p->progress);
+      pl_progress_clear(rs.progress);
       fprintf(stderr, PROG ": out of memory\n");
       rs.status = PL_EXIT_DATA;
    }
    free(rs.returns);
-   pl_progress_free(p->progress);
+   pl_progress_free(rs.progress);
    p->progress = NULL;
    return rs.status;
 }
@@ -1434,7 +1434,7 @@ int main(int argc, char **argv)
    /* archives stand for their members: the traces are those */
    memset(&ri, 0, sizeof ri);
    memset(&inputs, 0, sizeof inputs);
-   bad = pl_inputs_add(&inputs, PROG, argv + optind, argc - optind);
+   bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
    names = malloc((inputs.n ? inputs.n : 1) * sizeof *names);
    if (bad < 0 || !names || inputs.n > INT_MAX) {
       if (bad >= 0)

@@ -37,215 +37,11 @@
 #endif
 
 #define PROG "parlot-decode"
-#define PREFIX_MAX   32   /* "pid\tthread\t" */
 
 enum { EXIT_DATA = PL_EXIT_DATA, EXIT_USAGE = PL_EXIT_USAGE };
 
-/* ---- Function names ------------------------------------------------------- */
-
-static int opt_demangle = 1;     /* --no-demangle clears it */
 static unsigned opt_jobs;        /* -j: threads reading traces; 0 = all
                                     cores (pl_jobs_default) */
-
-/* The names a mode prints, per function ID: the demangled name if there
-   is one (and demangling is on), else the raw name from the trace. */
-typedef struct {
-   const pl_trace *t;
-   pl_name *shown;       /* [id], 1..n */
-   uint32_t n;
-} fn_names;
-
-static void free_names(fn_names *nm)
-{
-   uint32_t id;
-   if (!nm->shown)
-      return;
-   for (id = 1; id <= nm->n; id++)
-      if (nm->shown[id].str != pl_trace_function(nm->t, id)->name.str)
-         free((char *)nm->shown[id].str);
-   free(nm->shown);
-   nm->shown = NULL;
-}
-
-static int load_names(const pl_trace *t, fn_names *nm)
-{
-   uint32_t id;
-
-   nm->t = t;
-   nm->n = pl_trace_nfunctions(t);
-   nm->shown = calloc((size_t)nm->n + 1, sizeof *nm->shown);
-   if (!nm->shown)
-      return -1;
-   for (id = 1; id <= nm->n; id++) {
-      const pl_function *f = pl_trace_function(t, id);
-      char *d = opt_demangle ? pl_demangle(f->name.str, f->name.len) : NULL;
-      if (d) {
-         nm->shown[id].str = d;
-         nm->shown[id].len = strlen(d);
-      } else {
-         nm->shown[id] = f->name;
-      }
-   }
-   return 0;
-}
-
-/* ---- Mode: --events ------------------------------------------------------ */
-
-/* Per function, the constant tail of its event lines:
-   "\t<object>\t<function>\n", all in one arena. */
-typedef struct {
-   char   *arena;
-   size_t *at;          /* [id]: offset of the tail in arena, [n+1]: end */
-} tails;
-
-static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
-{
-   uint32_t n = pl_trace_nfunctions(t), id;
-   size_t total = 0;
-   char *p;
-
-   tl->at = malloc(((size_t)n + 2) * sizeof *tl->at);
-   if (!tl->at)
-      return -1;
-   for (id = 1; id <= n; id++) {
-      const pl_function *f = pl_trace_function(t, id);
-      const pl_name *o = pl_trace_object(t, f->obj);
-      total += 3 + pl_escaped_len(o->str, o->len)
-               + pl_escaped_len(nm->shown[id].str, nm->shown[id].len);
-   }
-   tl->arena = malloc(total + 16);    /* +16: print_events reads ahead */
-   if (!tl->arena) {
-      free(tl->at);
-      return -1;
-   }
-   p = tl->arena;
-   for (id = 1; id <= n; id++) {
-      const pl_function *f = pl_trace_function(t, id);
-      const pl_name *o = pl_trace_object(t, f->obj);
-      tl->at[id] = (size_t)(p - tl->arena);
-      *p++ = '\t';
-      p = pl_put_escaped(p, o->str, o->len);
-      *p++ = '\t';
-      p = pl_put_escaped(p, nm->shown[id].str, nm->shown[id].len);
-      *p++ = '\n';
-   }
-   tl->at[n + 1] = (size_t)(p - tl->arena);
-   memset(p, 0, 16);
-   return 0;
-}
-
-/* Longest fixed part of a line before the tail: "return\t" + depth. */
-#define EVENT_HEAD_MAX (7 + 10)
-
-static const char digits2[201] =
-   "00010203040506070809101112131415161718192021222324252627282930313233343536"
-   "37383940414243444546474849505152535455565758596061626364656667686970717273"
-   "7475767778798081828384858687888990919293949596979899";
-
-/* Write a batch of events of one thread; prefix is "pid\tthread\t",
-   padded to PREFIX_MAX bytes.  The fast path copies fixed-size blocks
-   (prefix, kind, 16-byte pieces of the tail), which may write up to
-   OUTBUF_SLACK bytes past the line into the output buffer's slack and read
-   past a tail into the arena's padding: both exist for this. */
-static void print_events(outbuf *o, const char *prefix, size_t plen,
-                         const tails *tl, const pl_event *ev, size_t n)
-{
-   static const char kind[2][8] = { "call\t", "return\t" };
-   static const size_t kind_len[2] = { 5, 7 };
-   size_t i;
-
-   for (i = 0; i < n; i++) {
-      uint32_t fn = ev[i].fn, k = ev[i].kind, d = ev[i].depth;
-      const char *tail = tl->arena + tl->at[fn];
-      size_t tlen = tl->at[fn + 1] - tl->at[fn], j;
-      char *p;
-
-      if (o->cap - o->len < plen + EVENT_HEAD_MAX + tlen) {
-         char head[EVENT_HEAD_MAX];
-         if (outbuf_flush(o) < 0)
-            return;
-         if (o->cap < plen + EVENT_HEAD_MAX + tlen) {
-            /* a name longer than the whole buffer */
-            outbuf_write(o, prefix, plen);
-            outbuf_write(o, kind[k], kind_len[k]);
-            outbuf_write(o, head, (size_t)(put_u32(head, d) - head));
-            outbuf_write(o, tail, tlen);
-            continue;
-         }
-      }
-      p = o->buf + o->len;
-      memcpy(p, prefix, PREFIX_MAX);
-      p += plen;
-      memcpy(p, kind[k], 8);
-      p += kind_len[k];
-      if (d < 10) {
-         *p++ = (char)('0' + d);
-      } else if (d < 100) {
-         memcpy(p, digits2 + 2 * d, 2);
-         p += 2;
-      } else {
-         p = put_u32(p, d);
-      }
-      for (j = 0; j < tlen; j += 16)
-         memcpy(p + j, tail + j, 16);
-      o->len = (size_t)(p + tlen - o->buf);
-   }
-}
-
-/* Progress of --events, when its output is not the terminal. */
-static pl_progress *events_progress;
-
-static int events_file(pl_trace *t, outbuf *o, pl_error *err,
-                       const pl_decode_opts *opts)
-{
-   uint64_t done = 0;
-   const char *pid = pl_trace_process_get(t, "pid");
-   size_t i, nthreads = pl_trace_nthreads(t);
-   fn_names nm;
-   tails tl;
-   int ret = 0;
-
-   if (nthreads == 0)
-      return 0;
-   if (load_names(t, &nm) < 0 || build_tails(t, &nm, &tl) < 0) {
-      free_names(&nm);
-      err->offset = 0;
-      snprintf(err->msg, sizeof err->msg, "out of memory");
-      return -1;
-   }
-   free_names(&nm);            /* the tails hold copies */
-   for (i = 0; i < nthreads && ret == 0; i++) {
-      char prefix[PREFIX_MAX] = { 0 };
-      uint32_t number = pl_trace_thread(t, i)->number;
-      int plen = snprintf(prefix, sizeof prefix, "%s\t%u\t", pid, number);
-      pl_events *it;
-      const pl_event *ev;
-      long n;
-
-      if (!pl_select_match(&opts->select, pid, number))
-         continue;
-      it = pl_events_open(t, i, err);
-      if (!it) {
-         ret = -1;
-         break;
-      }
-      pl_progress_thread(events_progress, i, nthreads,
-                         pl_trace_stream_bytes(t, i));
-      while ((n = pl_events_next(it, &ev, err)) > 0 && !o->err) {
-         print_events(o, prefix, (size_t)plen, &tl, ev, (size_t)n);
-         done += (uint64_t)n;
-         pl_progress_update(events_progress, pl_events_position(it), done);
-      }
-      if (n < 0)
-         ret = -1;
-      pl_events_close(it);
-      if (o->err)
-         break;
-   }
-   free(tl.arena);
-   free(tl.at);
-   return ret;
-}
 
 /* ---- Driver ------------------------------------------------------------- */
 
@@ -265,7 +61,7 @@ static const struct mode modes[] = {
    { "events", no_argument,
      "one line per call and return, tab-separated:\n"
      "                       PID THREAD call|return DEPTH OBJECT FUNCTION",
-     events_file, NULL },
+     pl_mode_events_file, NULL },
    { "xml", no_argument,
      "XML call-graph summary per thread, per group and for the\n"
      "                       whole program (schema: parlot-callgraph.rng)",
@@ -397,27 +193,30 @@ static void free_opts(pl_decode_opts *o)
 static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
 {
+   pl_decode_opts fo = *opts;
+   pl_progress *pg = NULL;
    int status = 0;
    size_t i;
 
    /* a status line would mix with events written to the terminal */
    if (!isatty(out->fd))
-      events_progress = pl_progress_new(PROG, (size_t)n);
+      pg = pl_progress_new(PROG, (size_t)n);
+   fo.progress = pl_progress_hooks_of(pg);
    for (i = 0; i < n && !out->err; i++) {
       pl_error err;
       const pl_error *dmg;
       pl_trace *t = pl_input_open(&in[i], &err);
       int r;
 
-      pl_progress_file(events_progress, in[i].name);
+      pl_progress_file(pg, in[i].name);
       if (!t) {
-         pl_progress_clear(events_progress);
+         pl_progress_clear(pg);
          report(in[i].name, &err);
          status = EXIT_DATA;
          continue;
       }
-      r = mode->file(t, out, &err, opts);
-      pl_progress_clear(events_progress);
+      r = mode->file(t, out, &err, &fo);
+      pl_progress_clear(pg);
       /* what was decoded goes out before the message about the rest */
       if (outbuf_flush(out) < 0) {
          pl_trace_close(t);
@@ -432,8 +231,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
       }
       pl_trace_close(t);
    }
-   pl_progress_free(events_progress);
-   events_progress = NULL;
+   pl_progress_free(pg);
    return status;
 }
 
@@ -482,8 +280,9 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
       fprintf(stderr, PROG ": out of memory\n");
       return EXIT_DATA;
    }
-   pl_program_init(&prog, opt_demangle);
-   prog.progress = pl_progress_new(PROG, (size_t)n);
+   pl_program_init(&prog, opts->demangle);
+   rs.progress = pl_progress_new(PROG, (size_t)n);
+   prog.progress = pl_progress_hooks_of(rs.progress);
    if (pm->visitor) {
       memset(&v, 0, sizeof v);
       pm->visitor(state, &v);
@@ -494,17 +293,16 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    hooks.visitor = read_visitor;
    hooks.done = read_done;
    rs.v = vp;
-   rs.progress = prog.progress;
    rs.status = 0;
    if (pl_program_read_files(&prog, in, n, &opts->select,
                              vp ? 1 : opt_jobs ? opt_jobs : pl_jobs_default(),
                              &hooks) < 0) {
-      pl_progress_clear(prog.progress);
+      pl_progress_clear(rs.progress);
       fprintf(stderr, PROG ": out of memory\n");
       rs.status = EXIT_DATA;
    }
    status = rs.status;
-   pl_progress_free(prog.progress);
+   pl_progress_free(rs.progress);
    prog.progress = NULL;
    w = pm->write(state, &prog, out, opts);
    if (w < 0) {
@@ -534,6 +332,7 @@ int main(int argc, char **argv)
    size_t m;
 
    memset(&opts, 0, sizeof opts);
+   opts.demangle = 1;
    opts.group_by = PL_GROUP_PROCESS;
    opts.top = 20;
    opts.prog = PROG;
@@ -565,7 +364,7 @@ int main(int argc, char **argv)
          out_path = optarg;
          break;
       case OPT_NO_DEMANGLE:
-         opt_demangle = 0;
+         opts.demangle = 0;
          break;
       case 'j':
          if (pl_jobs_parse(optarg, &opt_jobs) < 0)
@@ -628,7 +427,7 @@ int main(int argc, char **argv)
 
    /* archives stand for their members */
    memset(&inputs, 0, sizeof inputs);
-   bad = pl_inputs_add(&inputs, PROG, argv + optind, argc - optind);
+   bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
    if (bad < 0)
       status = EXIT_DATA;
    else if (mode->file)

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pl_program.h"
+
 typedef struct pl_progress pl_progress;
 
 /* NULL (no progress shown) when stderr is not a terminal or memory is
@@ -20,6 +22,9 @@ void pl_progress_thread(pl_progress *pg, size_t index, size_t nthreads,
 /* Called often (per batch of events): cheap unless the line is due. */
 void pl_progress_update(pl_progress *pg, uint64_t bytes_done,
                         uint64_t events);
+/* The same as hooks for pl_program_read() (pl_program.progress); NULL
+   for NULL. */
+const pl_progress_hooks *pl_progress_hooks_of(pl_progress *pg);
 /* Erase the line (before any message goes to stderr). */
 void pl_progress_clear(pl_progress *pg);
 void pl_progress_free(pl_progress *pg);

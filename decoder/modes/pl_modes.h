@@ -1,7 +1,9 @@
-/* parlot-decode's output modes that summarise a whole program (all the
-   traces given): the driver reads every trace into a pl_program, passing
-   the events to the mode's visitor if it has one, then the mode writes
-   its output.  Each mode lives in its own file (mode_*.c). */
+/* parlot-decode's output modes, one file each (mode_*.c).
+
+   A per-file mode (--events) writes each trace as it is decoded.  A
+   whole-program mode summarises all the traces given: the driver reads
+   every trace into a pl_program, passing the events to the mode's visitor
+   if it has one, then the mode writes its output. */
 #ifndef PL_MODES_H
 #define PL_MODES_H
 
@@ -26,7 +28,15 @@ typedef struct {
    size_t         top;         /* --top: rows of --paths, 0 = all */
    uint64_t       tag;         /* --path-of's argument */
    const char    *prog;        /* program name for messages */
+   int            demangle;    /* show C++ names demangled (--no-demangle) */
+   const pl_progress_hooks *progress;   /* per-file modes; NULL: none */
 } pl_decode_opts;
+
+/* --events (mode_events.c): write the selected threads of trace t.  0, or
+   -1 with *err set for bad data (what was decoded before it is written);
+   output errors are left in o->err. */
+int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
+                        const pl_decode_opts *opts);
 
 typedef struct {
    /* Mode state, or NULL if out of memory. */

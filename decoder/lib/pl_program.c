@@ -11,7 +11,6 @@
 #include "pl_archive.h"
 #include "pl_paths.h"
 #include "pl_program.h"
-#include "pl_progress.h"
 
 /* Program function IDs by (object, name, dup): open addressing over
    the IDs, keyed by a hash of the three. */
@@ -349,7 +348,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
 
    if (!t)
       return -1;
-   pl_progress_file(p->progress, path);
+   if (p->progress && p->progress->file)
+      p->progress->file(p->progress->ctx, path);
    if (add_process(p, t, path) < 0
        || !(fn_map = map_functions(p, t))
        || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
@@ -383,7 +383,9 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       th->parent = ti->parent;
       th->inherited = ti->inherited_depth;
       pr->nthreads++;
-      pl_progress_thread(p->progress, i, nth, pl_trace_stream_bytes(t, i));
+      if (p->progress && p->progress->thread)
+         p->progress->thread(p->progress->ctx, i, nth,
+                             pl_trace_stream_bytes(t, i));
       pl_cg_begin(b, ti->inherited_depth);
       if (v && v->thread_begin
           && v->thread_begin(v->ctx, p, p->nthreads - 1, fn_map) < 0) {
@@ -399,7 +401,9 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
             break;
          }
          events += (uint64_t)n;
-         pl_progress_update(p->progress, pl_events_position(it), events);
+         if (p->progress && p->progress->update)
+            p->progress->update(p->progress->ctx, pl_events_position(it),
+                                events);
       }
       pl_events_close(it);
       if (v && v->thread_end)

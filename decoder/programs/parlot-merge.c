@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 
    /* check every input before writing anything */
    memset(&ins, 0, sizeof ins);
-   bad = pl_inputs_add(&ins, PROG, argv + optind, n);
+   bad = pl_cli_inputs(PROG, &ins, argv + optind, n);
    if (bad != 0)
       goto out;
    es = malloc((ins.n ? ins.n : 1) * sizeof *es);

@@ -84,6 +84,19 @@ typedef struct {
 
 typedef struct pl_program pl_program;
 
+/* How far pl_program_read() has got, for a progress display (the library
+   prints nothing itself).  Called in the reading thread; any hook may be
+   NULL.  file: a trace is being read; thread: its thread `index` of
+   `nthreads` begins, with stream_bytes of stream data; update: after each
+   batch, the thread's stream bytes decoded and events so far. */
+typedef struct {
+   void *ctx;
+   void (*file)(void *ctx, const char *path);
+   void (*thread)(void *ctx, size_t index, size_t nthreads,
+                  uint64_t stream_bytes);
+   void (*update)(void *ctx, uint64_t bytes_done, uint64_t events);
+} pl_progress_hooks;
+
 struct pl_program {
    pl_gfunc   *fns;        /* [1..nfns]; [0] is the "no caller" entry */
    uint32_t    nfns;
@@ -94,7 +107,7 @@ struct pl_program {
    int         demangle;   /* set before the first read */
    size_t      fns_cap, procs_cap, threads_cap;
    struct pl_fn_index *index;
-   struct pl_progress *progress;   /* NULL: none */
+   const pl_progress_hooks *progress;   /* NULL: none */
 };
 
 /* Events of a thread as it is decoded, for modes that want more than the

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "pl_archive.h"
 #include "pl_outbuf.h"
 #include "pl_trace.h"
 
@@ -33,6 +34,12 @@ int  pl_is_an_input(const char *out, char *const *paths, int n);
 /* A non-negative integer (decimal, 0x hex or 0 octal, as strtoull) that
    is the whole of s: 0, or -1. */
 int  pl_parse_u64(const char *s, uint64_t *v);
+
+/* pl_inputs_add() for each of the n paths, reporting a bad archive
+   ("PROG: PATH: offset N: message") or running out of memory on stderr.
+   How many archives were bad (>= 0), or -1 if out of memory. */
+int  pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths,
+                   int n);
 
 /* Set up o to write to path (NULL: standard output), refusing a path that
    is one of the inputs.  0, or the exit status after printing why. */

@@ -6,9 +6,9 @@
    the index (and every member's header) and closes the file again, so an
    open archive costs memory, not a file descriptor.
 
-   The decoder's programs take a list of inputs (pl_inputs): each command
-   line path is a loose trace or an archive, and an archive stands for its
-   members in archive order.  Read one input at a time with
+   Programs take a list of inputs (pl_inputs): each path given is a loose
+   trace or an archive, and an archive stands for its members in archive
+   order.  Read one input at a time with
    pl_input_open(): one open file whatever the number of traces. */
 #ifndef PL_ARCHIVE_H
 #define PL_ARCHIVE_H
@@ -97,14 +97,12 @@ typedef struct {
    size_t    n, cap;
 } pl_inputs;   /* zero-initialise before the first add */
 
-/* Append the inputs the n paths stand for: an archive's members in
-   archive order, anything else as a loose trace (a file that cannot be
-   read is added too, so that opening it reports why, in order).  An
-   archive whose index is bad is reported on stderr, "PROG: PATH: offset
-   N: message", and adds nothing.  Returns how many archives were bad
-   (>= 0), or -1 if out of memory (reported). */
-int  pl_inputs_add(pl_inputs *in, const char *prog, char *const *paths,
-                   int n);
+/* Append the inputs path stands for: an archive's members in archive
+   order, anything else as a loose trace (a file that cannot be read is
+   added too, so that opening it reports why, in order).  0; 1 if path is
+   an archive whose index is bad (nothing added; *err says why, with an
+   offset in the archive); -1 if out of memory (*err says so). */
+int  pl_inputs_add(pl_inputs *in, const char *path, pl_error *err);
 void pl_inputs_free(pl_inputs *in);
 
 /* Open one input as a trace (pl_trace_open_member). */

@@ -97,3 +97,22 @@ int pl_output_close(const char *prog, outbuf *o)
    outbuf_free(o);
    return err ? PL_EXIT_DATA : 0;
 }
+
+int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
+{
+   int bad = 0, i;
+
+   for (i = 0; i < n; i++) {
+      pl_error err;
+      int r = pl_inputs_add(in, paths[i], &err);
+      if (r < 0) {
+         fprintf(stderr, "%s: %s\n", prog, err.msg);
+         return -1;
+      }
+      if (r > 0) {
+         pl_report(prog, paths[i], &err);
+         bad++;
+      }
+   }
+   return bad;
+}

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "pl_parallel.h"
-#include "pl_progress.h"
 
 unsigned pl_jobs_default(void)
 {
@@ -167,7 +166,8 @@ int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
          pthread_cond_wait(&s.ready, &s.mu);
       pthread_mutex_unlock(&s.mu);
 
-      pl_progress_file(p->progress, in[i].name);
+      if (p->progress && p->progress->file)
+         p->progress->file(p->progress->ctx, in[i].name);
       r = sl->r;
       err = sl->err;
       if (pl_program_merge(p, &sl->prog) < 0) {

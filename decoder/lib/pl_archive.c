@@ -531,38 +531,29 @@ static int add_input(pl_inputs *in, const char *path, uint64_t offset,
    return 0;
 }
 
-int pl_inputs_add(pl_inputs *in, const char *prog, char *const *paths, int n)
+int pl_inputs_add(pl_inputs *in, const char *path, pl_error *err)
 {
-   int bad = 0, i;
+   pl_archive *a;
+   size_t k;
 
-   for (i = 0; i < n; i++) {
-      pl_archive *a;
-      pl_error err;
-      size_t k;
-
-      if (!pl_is_archive(paths[i])) {
-         if (add_input(in, paths[i], 0, PL_TRACE_WHOLE_FILE, NULL) < 0)
-            goto oom;
-         continue;
-      }
-      a = pl_archive_open(paths[i], &err);
-      if (!a) {
-         fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, paths[i],
-                 ULL(err.offset), err.msg);
-         bad++;
-         continue;
-      }
-      for (k = 0; k < a->n; k++)
-         if (add_input(in, paths[i], a->members[k].offset, a->members[k].size,
-                       a->members[k].name) < 0) {
-            pl_archive_free(a);
-            goto oom;
-         }
-      pl_archive_free(a);
+   if (!pl_is_archive(path)) {
+      if (add_input(in, path, 0, PL_TRACE_WHOLE_FILE, NULL) < 0)
+         goto oom;
+      return 0;
    }
-   return bad;
+   a = pl_archive_open(path, err);
+   if (!a)
+      return 1;
+   for (k = 0; k < a->n; k++)
+      if (add_input(in, path, a->members[k].offset, a->members[k].size,
+                    a->members[k].name) < 0) {
+         pl_archive_free(a);
+         goto oom;
+      }
+   pl_archive_free(a);
+   return 0;
 oom:
-   fprintf(stderr, "%s: out of memory\n", prog);
+   pl_error_set(err, 0, "out of memory");
    return -1;
 }
 

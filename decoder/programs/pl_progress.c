@@ -13,6 +13,7 @@
 #define EVERY_NS       200000000ull
 
 struct pl_progress {
+   pl_progress_hooks hooks;           /* the library's view of it */
    const char *prog;
    const char *path;
    size_t   nfiles, file;             /* file: 1-based, current */
@@ -30,6 +31,27 @@ static uint64_t now_ns(void)
    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void hook_file(void *pg, const char *path)
+{
+   pl_progress_file(pg, path);
+}
+
+static void hook_thread(void *pg, size_t index, size_t nthreads,
+                        uint64_t stream_bytes)
+{
+   pl_progress_thread(pg, index, nthreads, stream_bytes);
+}
+
+static void hook_update(void *pg, uint64_t bytes_done, uint64_t events)
+{
+   pl_progress_update(pg, bytes_done, events);
+}
+
+const pl_progress_hooks *pl_progress_hooks_of(pl_progress *pg)
+{
+   return pg ? &pg->hooks : NULL;
+}
+
 pl_progress *pl_progress_new(const char *prog, size_t nfiles)
 {
    const char *delay;
@@ -43,6 +65,10 @@ pl_progress *pl_progress_new(const char *prog, size_t nfiles)
       return NULL;
    pg->prog = prog;
    pg->nfiles = nfiles;
+   pg->hooks.ctx = pg;
+   pg->hooks.file = hook_file;
+   pg->hooks.thread = hook_thread;
+   pg->hooks.update = hook_update;
    /* ... unless PARLOT_PROGRESS_DELAY_MS says otherwise */
    delay = getenv("PARLOT_PROGRESS_DELAY_MS");
    ms = delay && *delay ? strtoul(delay, &end, 10) : FIRST_AFTER_MS;
