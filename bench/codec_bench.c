@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Codec micro-benchmark: encode/decode speed, per-event latency and
    compression ratio of the ParLoT stream codec on generated call streams,
    or on the value-layer words of a real trace.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Plots of bench/run, from the tables it writes to its output directory:
 #   gnuplot -e "dir='OUT'" bench/plot.gp
 # slowdown.png: median wall time / --tool=none per configuration;

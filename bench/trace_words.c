@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes the value-layer words (docs/codec.md section 2: an exit is 0x0000,
    an entry its ID, escaped when it does not fit 16 bits) of every thread of
    the given traces, little-endian, one thread after the other, to OUT.

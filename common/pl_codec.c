@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ParLoT stream codecs: the public API (pl_codec.h), the LZZE codec
    (incremental word-level LZ + byte-level zero elimination) and RAW; the
    API hands LZRC streams to pl_codec_lzrc.c.  The formats are specified in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ParLoT stream codecs, run incrementally so that every trace event costs a
    bounded amount of work: LZRC (word-level LZ racing several candidates,
    its decisions coded by an adaptive binary range coder; the default),

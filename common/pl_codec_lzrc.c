@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LZRC, the default ParLoT stream codec (docs/codec.md, section 5): LZ over
    16-bit words whose decisions (which candidate a match copies from, how
    long it is, a literal's value) are coded by an adaptive binary range

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal interface between pl_codec.c (the public API, which dispatches
    on the codec kind) and pl_codec_lzrc.c (the LZRC codec).  Not installed,
    not for callers: they use pl_codec.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ParLoT trace file container: file header and chunk layout.  Specified in
    docs/trace-format.md; the stream inside STREAM chunks in docs/codec.md.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small multi-threaded program to trace: workers sort and sum arrays
    through libc callbacks and recursion.  Used by scripts/demo. */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Function and object tables.
 
    A function is identified by its entry address together with its name and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Function and object tables: which guest addresses are function entries,
    their IDs, and the definitions written to the trace before use. */
 #ifndef PL_FUNCTIONS_H

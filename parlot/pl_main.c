@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ParLoT for Valgrind: records every function entry and exit of every
    thread, compressed on the fly (see docs/manual.md).
 

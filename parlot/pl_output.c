@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The trace file of this process: naming, opening, chunk writing.
 
    All writes go through write_all(), which stops tracing loudly (one

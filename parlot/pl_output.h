@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The trace file of this process: naming, opening, chunk writing. */
 #ifndef PL_OUTPUT_H
 #define PL_OUTPUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-thread tracing: the shadow call stack with stack-pointer correction
    and the incremental encoder feeding the thread's stream.
 

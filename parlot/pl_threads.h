@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-thread tracing state: shadow call stack, encoder, output buffer. */
 #ifndef PL_THREADS_H
 #define PL_THREADS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // C++ workload: many small methods, templates, virtual calls and STL
 // containers and algorithms.  Each step parses generated arithmetic
 // expressions into a tree of polymorphic nodes, evaluates them over a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call-heavy: naive recursive Fibonacci (fib(35): ~30 M calls). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compute-bound: a long arithmetic loop with almost no calls. */
 #include <stdio.h>
 #include <stdlib.h>

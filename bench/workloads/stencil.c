@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MPI workload: Jacobi relaxation of the 2-D heat equation, the grid's rows
    split over the ranks.  Every iteration exchanges one halo row with each
    neighbour (MPI_Sendrecv) and relaxes the owned rows, one kernel call per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pthreads workload: THREADS workers each build a table of records, sort it
    with qsort (a comparator called back from libc), hash the records with
    small recursive helpers and merge the results into shared totals under a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Perl workload (run by /usr/bin/perl, a program nobody here wrote): word
 # counts in a hash, sprintf, regular expressions, split/join and sort with a
 # comparator.  The text comes from a fixed linear congruential generator;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Python workload (run by /usr/bin/python3, a program nobody here wrote):
 # small classes, dicts, sorted() with a key, json and regular expressions.
 # The data comes from a fixed linear congruential generator; run with

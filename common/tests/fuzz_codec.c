@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the ParLoT stream codec.
 
    Build (from the repository root):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit and round-trip tests for the ParLoT stream codec (pl_codec.c) and
    the container helpers (pl_format.c).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The codec under MemorySanitizer: test_codec built with clang
 # -fsanitize=memory and run whole.  Its encoders and decoders live in
 # malloc'd, uninitialised memory, so a read of codec state that was never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SplitMix64: the small deterministic generator the codec and reader
    tests and fuzzers share, so a seed means the same stream everywhere. */
 #ifndef TEST_PRNG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libparlot: read ParLoT traces (valgrind --tool=parlot) from C.
 
    One header for the whole library:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ParLoT archives: reading the index, writing archives, and the input
    lists of the decoder's programs.  Format: docs/trace-format.md,
    "Archives". */

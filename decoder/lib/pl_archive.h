@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ParLoT archives: many traces in one file (docs/trace-format.md,
    "Archives"), as LiTL's litl_merge / litl_split.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-thread call graph builder (pl_callgraph.h).
 
    Per call: find the caller->callee edge (first in a one-entry cache per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building one thread's call graph from its events (pl_program.h's
    pl_graph), in one pass, with memory bounded by the number of functions,
    edges and the call depth.

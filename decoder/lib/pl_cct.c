@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calling-context tree (pl_cct.h).
 
    The child table is open addressing over node indices (0 = empty slot):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A calling-context tree: every distinct call path of a program's threads,
    once, with the number of calls that produced exactly that path.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Groups of threads (pl_program.h): per process, equivalence classes of
    call graphs, and user selections.  A class holds the threads whose
    graphs are equal: with PL_GROUP_GRAPH the same edges with the same call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Demangling and escaping of names (pl_names.h). */
 #include <stdlib.h>
 #include <string.h>

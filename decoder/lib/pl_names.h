@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Function names as the decoder's programs show them.
 
    The tool records symbol names exactly as in the object, so C++ names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The program across its processes (pl_outliers.h). */
 #define _XOPEN_SOURCE 700
 

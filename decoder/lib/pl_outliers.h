@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The program across its processes (ranks): per function, calls per
    process (min / median / max), and the processes whose call graphs
    differ from the majority's, with the functions that make them differ.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading many traces with several threads (pl_parallel.h).
 
    Files are handed out in command-line order from a shared counter.  A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading many traces with several threads.
 
    pl_program_read_files() reads the traces in[0..n-1] (loose traces or

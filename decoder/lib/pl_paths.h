@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call paths and their 64-bit stack tags.
 
    A function's identity is the FNV-1a 64-bit hash of its symbol name as

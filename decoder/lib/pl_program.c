@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading traces into a program (pl_program.h): the process records, the
    program-wide function table, and each selected thread's call graph. */
 #define _XOPEN_SOURCE 700

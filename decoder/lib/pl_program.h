@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program as the reports see it: the processes whose traces are given,
    their threads, one function table for all of them, and per thread the
    call graph its events imply.

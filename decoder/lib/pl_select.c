@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process and thread selections (pl_select.h). */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Selections of processes and threads, as given on the command line.
 
    SPEC is a comma-separated list of items:

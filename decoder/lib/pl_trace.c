@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reader for ParLoT trace files: indexing (pl_trace_*) and event decoding
    (pl_events_*).  The container is specified in docs/trace-format.md. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reader for ParLoT trace files (docs/trace-format.md).
 
    pl_trace_open() reads the file once: it checks every chunk (header,

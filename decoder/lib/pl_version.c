@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Versions of the library and of the trace format it reads (parlot.h). */
 #include "parlot.h"
 #include "pl_format.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The whole program's call graph as a Callgrind profile: parlot-decode
    --callgrind, for callgrind_annotate and KCachegrind (the Callgrind
    format, version 1, as in Valgrind's callgrind/docs/cl-format.xml).

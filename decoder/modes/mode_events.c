@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-decode --events: one line per call and return of every selected
    thread of one trace, "PID\tTHREAD\tcall|return\tDEPTH\tOBJECT\tFUNCTION",
    in thread-number order.  The events are decoded in batches and written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Call paths: parlot-decode --paths, --path-of=TAG and --folded.
 
    --paths and --folded build the calling-context tree of all the threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-decode --xml: the program's call graphs as an XML document
    (docs/xml-format.md; schema docs/parlot-callgraph.rng).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-decode's output modes, one file each (mode_*.c).
 
    A per-file mode (--events) writes each trace as it is decoded.  A

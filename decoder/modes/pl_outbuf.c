@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffered output (pl_outbuf.h). */
 #define _XOPEN_SOURCE 700
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffered output to a file descriptor, for the decoder's programs.
 
    Writes go to a large buffer; a failed write is remembered (err, sticky)

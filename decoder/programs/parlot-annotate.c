@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-annotate: a report of ParLoT traces in the shape of
    callgrind_annotate's.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-decode: print the contents of ParLoT trace files.
 
    The command line selects one output mode; each mode is a set of hooks

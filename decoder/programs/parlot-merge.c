@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-merge: pack ParLoT traces into one archive (docs/parlot-merge.1).
 
    Every input is checked before anything is written: it must be a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parlot-split: restore the traces of a ParLoT archive as files
    (docs/parlot-split.1).
 

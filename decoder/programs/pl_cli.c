@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Command-line conventions shared by the decoder's programs (pl_cli.h). */
 #define _FILE_OFFSET_BITS 64
 #define _XOPEN_SOURCE 700

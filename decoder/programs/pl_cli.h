@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Command-line conventions shared by the decoder's programs
    (parlot-decode, parlot-annotate):
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Progress line on a terminal (pl_progress.h). */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Progress of long decodes, on standard error when it is a terminal.
 
    One status line, rewritten in place at most a few times a second and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the trace-file reader (decoder/pl_trace.[ch]), the
    --events output of parlot-decode and the call graphs of its reports
    (decoder/pl_program.c).

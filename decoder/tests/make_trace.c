@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* make_trace: write a synthetic ParLoT trace for decoder tests.
 
    It drives the shared encoder (pl_codec.c) and chunk writer (pl_format.c)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fuzz the stream codec (common/tests/fuzz_codec.c) and the trace-file
 # reader (decoder/tests/fuzz_trace.c) with libFuzzer for a bounded time.
 #

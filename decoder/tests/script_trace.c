@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* script_trace: write a ParLoT trace from a small text script, so that
    tests can use traces whose every event is known and counted by hand.
 

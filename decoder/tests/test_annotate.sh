@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of parlot-annotate.
 #
 #   decoder/tests/test_annotate.sh [-q]

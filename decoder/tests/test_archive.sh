@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of trace archives: parlot-merge, parlot-split, and archives read by
 # parlot-decode and parlot-annotate.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Test of the benchmark driver bench/run: keeps the script working.
 #
 #   decoder/tests/test_bench.sh [-q]

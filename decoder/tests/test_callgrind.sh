@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of parlot-decode --callgrind on synthetic traces written by
 # make_trace.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of the program-level report across ranks (decoder/pl_outliers.c):
 # parlot-annotate's Ranks section and parlot-decode --xml's <ranks>.
 #

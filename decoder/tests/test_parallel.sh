@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of parallel reading (decoder/pl_parallel.c): parlot-decode and
 # parlot-annotate with -j/--jobs give byte-identical output, messages and
 # exit status whatever the number of jobs.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of parlot-decode --xml on synthetic traces written by make_trace.
 #
 #   decoder/tests/test_xml.sh [-q]

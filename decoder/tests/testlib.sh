@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Common setup of the decoder's shell tests; each test_*.sh sources it with
 #
 #   . "$(dirname "$0")/testlib.sh"

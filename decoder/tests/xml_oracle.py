@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Oracles for decoder/tests/test_xml.sh: what parlot-decode --xml must
 write, computed independently of the decoder.
 

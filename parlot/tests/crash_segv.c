@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A crash deep in the stack: DEPTH nested frames, then a store through a
    NULL pointer (SIGSEGV, default action).  The trace must be complete and
    decode up to the crash point: every call the oracle logged must be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // C++ exceptions: throw from deep frames, catch at several levels,
 // rethrow, destructors run during unwinding (RAII), an exception caught
 // and a new one thrown from the handler, and a std::vector so that

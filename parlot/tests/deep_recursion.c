@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Deep recursion: DEPTH (default 100000) nested frames of down(), twice,
    so the shadow stack grows past 100,000 frames, shrinks to main, and grows
    again.  No fixed stack-depth limit may truncate or wrap anything. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dlopen/dlclose/dlopen again: libraries A and B are loaded alternately,
    four times each, most likely at the same address every time (dlclose
    unmaps A, B takes its place).  The functions of the library that is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Library A of the dlreload test (not instrumented): entry -> a_only.
    Functions are 64-byte aligned so that library B, loaded later where A
    was, has its functions exactly where A had its own: B's b_second where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Library B of the dlreload test (not instrumented), loaded where library
    A was: b_second sits where A's a_only was, b_first where A's entry was,
    and B's entry after them.  entry -> b_first -> b_second. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exec under --trace-children=yes: stage 1 execs the same program with the
    argument "stage2"; the pid stays the same, so the two traces must both
    exist under different names (the default name never overwrites). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exit() from deep inside, while a second thread is blocked inside nested
    calls: no frame returns, an atexit handler runs on top of the deep
    stack, and the trace must still be complete, decodable and consistent

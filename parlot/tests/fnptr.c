@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Calls through function pointers: a dispatch table, a function pointer
    passed as an argument, a "vtable" struct, and a pointer returned by a
    function.  Entry must be detected by address, not by call site. */

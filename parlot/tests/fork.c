@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fork: the child (and a grandchild forked from deeper in the child's
    stack) must each write their own trace, whose thread stream begins with
    calls recreating the stack inherited from the parent at the fork, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fork from a thread that is not the initial one, while the initial thread
    waits in nested calls: the child has a single thread, the forking one,
    which becomes the child's thread 1; its stream must begin with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Generate the sources of the 'manyfuncs' test program: NFUNCS (70,000,
 more than 65,535) distinct tiny leaf functions, all called, each exactly
 twice (a forward pass then a backward pass, so that function IDs above

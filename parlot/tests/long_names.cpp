@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // Long function names: a C function whose name is 1,002 characters long,
 // and C++ template instances whose demangled names run to thousands of
 // characters.  Names must be recorded and decoded whole (no truncation),

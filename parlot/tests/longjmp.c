@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* longjmp and siglongjmp: frames skipped by a longjmp never return, the
    oracle (-finstrument-functions) sees no exit for them, and ParLoT must
    emit their exits (call-stack correction by SP) at the next event of the

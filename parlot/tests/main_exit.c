@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The initial thread leaves with pthread_exit from nested calls while
    three workers go on calling functions for a while; the process ends when
    the last worker returns.  Every thread's trace is complete and matches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Mutual recursion: a two-cycle (is_even/is_odd), a three-cycle
    (ping -> pong -> pang -> ping) and a branching recursion (fib), so that
    the same functions appear at many depths and as both caller and callee. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Ground-truth oracle for the ParLoT regression tests.
 
    The test programs are compiled with -finstrument-functions: GCC calls

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Post-test checker of the ParLoT regression tests (run by vg_regtest as a
 'post:' command, from the test directory).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Callbacks from libc: qsort and bsearch call an instrumented comparator
    (which calls a helper), and an atexit handler runs after main returns.
    With --images=all the comparator's caller is a libc function; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Signal handlers on an alternate signal stack that lies ABOVE the
    interrupted frames (higher addresses), so that the handler's SP alone
    would say that every interrupted frame has returned:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A real SIGKILL, which nobody can catch or see coming, not even Valgrind
    (a kill() of itself would go through Valgrind's syscall wrapper, which
    exits cleanly): the kernel sends SIGKILL when the process reaches its

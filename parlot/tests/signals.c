@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Signal handlers: synchronous signals (raise) delivered deep in the
    stack, a handler that calls instrumented functions and raises a second
    signal (nested handlers), a handler running on an alternate signal stack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tail calls.  Compiled with -O2 -foptimize-sibling-calls and without
    instrumentation: tc_a jumps to tc_b, which jumps to tc_c; tc_mix calls
    tc_c and then jumps to tc_b; even_t/odd_t jump to each other n times;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Many threads: a first wave of NWAVE1 (default 70, more than the 64 the
    original ParLoT allowed) threads alive at the same time, all joined,
    then a second wave of NWAVE2 (default 30) threads created after the

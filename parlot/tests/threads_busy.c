@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Four threads run call-heavy work (fib) at the same time, so that their
    streams fill and flush many buffers while Valgrind's scheduler
    interleaves them: each thread's long sequence must come out whole and

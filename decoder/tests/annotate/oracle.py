@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Oracle for parlot-annotate reports (decoder/tests/test_annotate.sh).
 
 usage: oracle.py REPORT LISTING... [--inherited PID:THREAD:K]...

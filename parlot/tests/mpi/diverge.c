@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MPI test program for ParLoT's outlier report: 4 ranks run the same
    steps (local work, an exchange with both neighbours, an allreduce),
    except that rank 2 deliberately takes a different path: after each

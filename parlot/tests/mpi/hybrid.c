@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Hybrid MPI + OpenMP (libgomp) test program for ParLoT: each rank runs
    an OpenMP parallel loop whose body calls work_item, statically
    scheduled, so that every thread gets its share (Valgrind runs one

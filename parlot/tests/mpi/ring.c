@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MPI test program for ParLoT: a token goes round a ring of ranks, then an
    allreduce.  Each rank counts its own calls of its functions and prints
    them ("rank R calls FUNCTION N"): the oracle that the traces must match.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: GPL-2.0-or-later
 ! Fortran MPI test program for ParLoT: a ring exchange and a reduction.
 ! Each rank counts its own calls of its subroutines and prints them
 ! ("rank R calls NAME N"): the oracle the traces must match.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # MPI tests of the tool: a C and a Fortran MPI program with 4 ranks, under
 # Debian's MPICH and Open MPI, in both launch forms:
 #   form 1: valgrind --tool=parlot --trace-children=yes mpirun -np 4 ./app

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Print the PROCESS chunk of ParLoT traces, one line per trace:
 FILE<TAB>key=value<TAB>key=value...  (docs/trace-format.md, sections 2-4.1).
 An independent reader: it shares no code with parlot-decode."""
