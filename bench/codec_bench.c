@@ -4,7 +4,7 @@
    or on the value-layer words of a real trace.
 
    Build and run (from the repository root):
-     gcc -O2 -Icommon bench/codec_bench.c common/pl_codec.c -o codec_bench
+     gcc -O2 -Icommon bench/codec_bench.c common/pl_*.c -o codec_bench
      ./codec_bench            # fib(30) and friends
      ./codec_bench 32         # fib(32)
      ./codec_bench --words FILE

@@ -7,7 +7,7 @@
    while words arrive and codes the one that matched longest, so it never
    looks ahead and does a bounded amount of work per word.
 
-   Freestanding like pl_codec.c: no libc, no allocation.  The decoder is a
+   Freestanding like the other codecs: no libc, no allocation.  The decoder is a
    resumable state machine: it can stop before any input byte and after any
    output value. */
 
@@ -22,15 +22,6 @@
 #define RC_BOT       (1u << 16)
 #define UNARY_CTX(k) ((k) < PL_RC_UNARY_CTX ? (k) : PL_RC_UNARY_CTX - 1u)
 
-#if defined(__GNUC__) || defined(__clang__)
-#  define LIKELY(x)   __builtin_expect(!!(x), 1)
-#  define UNLIKELY(x) __builtin_expect(!!(x), 0)
-#  define NOINLINE    __attribute__((noinline))
-#else
-#  define LIKELY(x)   (x)
-#  define UNLIKELY(x) (x)
-#  define NOINLINE
-#endif
 
 enum { TOKEN_NONE = 0, TOKEN_MATCH = 1, TOKEN_LITERAL = 2 };
 
@@ -128,7 +119,7 @@ static inline void enc_norm(pl_encoder *e)
    runs after long matches with its code out of the caches, and fetching
    half as much of it made the longest events (a match of a million words
    ending) about a quarter shorter, at no measurable cost per event. */
-static NOINLINE void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
+static PL_NOINLINE void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
 {
    uint32_t bound = (e->rc_range >> PL_RC_PROB_BITS) * *p;
    if (bit) {
@@ -141,7 +132,7 @@ static NOINLINE void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
    enc_norm(e);
 }
 
-static NOINLINE void enc_direct(pl_encoder *e, unsigned bit)
+static PL_NOINLINE void enc_direct(pl_encoder *e, unsigned bit)
 {
    e->rc_range >>= 1;
    if (bit)
@@ -227,7 +218,7 @@ void pl_lzrc_word_slow(pl_encoder *e, uint32_t v)
 
    if (e->match_len)
       close_match(e);
-   if (LIKELY(e->words >= 3)) {
+   if (PL_LIKELY(e->words >= 3)) {
       unsigned n = lookup(m, m->pos, e->cand), alive = 0;
       for (k = 0; k < n; k++)
          if (m->hist[e->cand[k] & RC_MASK] == v)
@@ -419,7 +410,7 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             d->rc_step = D_DRAIN;
             continue;
          }
-         if (LIKELY(d->words >= 3)) {
+         if (PL_LIKELY(d->words >= 3)) {
             d->ncand = lookup(m, m->pos, d->cand);
             d->rc_rank = 0;
             d->rc_step = d->ncand ? D_PICK : D_LIT_NEW;
@@ -489,10 +480,10 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             s++;
             pos++;
             n--;
-            if (LIKELY(cw != PL_WORD_ESCAPE)) {
-               if (UNLIKELY(cw > maxw))
+            if (PL_LIKELY(cw != PL_WORD_ESCAPE)) {
+               if (PL_UNLIKELY(cw > maxw))
                   maxw = cw;
-               if (LIKELY(esc == 0)) {
+               if (PL_LIKELY(esc == 0)) {
                   values[out++] = cw;
                   continue;
                }
@@ -556,7 +547,7 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          left--;
          m->last_token = TOKEN_LITERAL;
          d->rc_step = D_NEW;
-         if (LIKELY(esc == 0 && w != PL_WORD_ESCAPE)) {
+         if (PL_LIKELY(esc == 0 && w != PL_WORD_ESCAPE)) {
             values[out++] = w;
          } else if (esc == 0) {
             esc = 2;

@@ -1,20 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal interface between pl_codec.c (the public API, which dispatches
-   on the codec kind) and pl_codec_lzrc.c (the LZRC codec).  Not installed,
-   not for callers: they use pl_codec.h. */
+/* LZRC, the default codec (docs/codec.md, section 5).  Internal interface
+   between pl_codec.c (the API, which dispatches on the codec kind) and
+   pl_codec_lzrc.c; the encoder's per-word path is inline, as the tool
+   calls it for every event. */
 #ifndef PL_CODEC_LZRC_H
 #define PL_CODEC_LZRC_H
 
-#include "pl_codec.h"
-
-/* Context hash of the three words a, b, c before a position (part of the
-   LZZE and LZRC formats): the top PL_LZ_HASH_BITS bits of the 48-bit key
-   a:b:c times the 64-bit golden-ratio constant. */
-static inline uint32_t pl_ctx_hash(uint32_t a, uint32_t b, uint32_t c)
-{
-   uint64_t k = ((uint64_t)a << 32) | ((uint64_t)b << 16) | (uint64_t)c;
-   return (uint32_t)((k * 0x9E3779B97F4A7C15ull) >> (64 - PL_LZ_HASH_BITS));
-}
+#include "pl_codec_internal.h"
 
 #define RC_MASK (PL_RC_WINDOW - 1u)
 

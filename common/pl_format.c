@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ParLoT trace container helpers: CRC-32 and header builders.  Layouts are
    described in pl_format.h and docs/trace-format.md.  Freestanding (no libc),
-   like pl_codec.c. */
+   like the codecs. */
 
 #include "pl_format.h"
 

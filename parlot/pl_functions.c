@@ -15,6 +15,8 @@
 #include "pub_tool_clientstate.h"
 
 #include "pl_format.h"
+#include "pl_grow.h"
+#include "pl_hash.h"
 #include "pl_output.h"
 #include "pl_functions.h"
 
@@ -41,7 +43,8 @@ static UInt         n_fns = 1, cap_fns;
 /* Open-addressing map from entry address to the newest ID there. */
 typedef struct { Addr addr; UInt id; } pl_slot;
 static pl_slot *slots;
-static UWord    n_slots;            /* power of two */
+static UWord    n_slots;            /* 1 << slot_bits */
+static UInt     slot_bits;
 static UWord    used_slots;
 
 /* Core function, not in the tool headers (stable since 3.10): the symbol
@@ -62,7 +65,8 @@ void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs)
 {
    main_only = main_image_only;
    keep_plt = keep_plt_stubs;
-   n_slots = 1 << 12;
+   slot_bits = 12;
+   n_slots = (UWord)1 << slot_bits;
    slots = VG_(calloc)("pl.fn.slots", n_slots, sizeof *slots);
 
    /* args_the_exename is the name as typed ("perl"), which need not be a
@@ -77,14 +81,17 @@ void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs)
    }
 }
 
+/* arr (*cap elements of elem bytes) reallocated to hold need. */
 static void *grow(void *arr, UInt *cap, UInt need, SizeT elem, const HChar *cc)
 {
+   SizeT ncap;
+
    if (need <= *cap)
       return arr;
-   UInt ncap = *cap ? *cap * 2 : 256;
-   while (ncap < need)
-      ncap *= 2;
-   *cap = ncap;
+   ncap = pl_grow_cap(*cap, need, 256, elem);
+   if (ncap == 0 || ncap > 0xFFFFFFFFu)
+      VG_(tool_panic)("parlot: too many objects or functions");
+   *cap = (UInt)ncap;
    return VG_(realloc)(cc, arr, ncap * elem);
 }
 
@@ -131,8 +138,7 @@ static UInt object_id(const HChar *name)
 
 static UWord slot_of(Addr a)
 {
-   /* Fibonacci hashing of the address. */
-   return (UWord)((a * 0x9E3779B97F4A7C15ULL) >> 20) & (n_slots - 1);
+   return (UWord)pl_golden_slot(a, slot_bits);
 }
 
 static void slots_insert(Addr a, UInt id)
@@ -150,6 +156,7 @@ static void slots_grow(void)
 {
    pl_slot *old = slots;
    UWord old_n = n_slots;
+   slot_bits++;
    n_slots *= 2;
    used_slots = 0;
    slots = VG_(calloc)("pl.fn.slots", n_slots, sizeof *slots);

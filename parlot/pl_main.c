@@ -28,6 +28,7 @@
 #include "pl_format.h"
 #include "pl_output.h"
 #include "pl_functions.h"
+#include "pl_grow.h"
 #include "pl_threads.h"
 
 #define PARLOT_VERSION "0.1"
@@ -116,9 +117,8 @@ static pl_thread *thread_of(ThreadId tid)
 static void set_thread(ThreadId tid, pl_thread *t)
 {
    if (tid >= n_thread_slots) {
-      UInt n = n_thread_slots ? n_thread_slots : 16;
-      while (n <= tid)
-         n *= 2;
+      UInt n = (UInt)pl_grow_cap(n_thread_slots, (SizeT)tid + 1, 16,
+                                 sizeof *threads);
       threads = VG_(realloc)("pl.threads", threads, n * sizeof *threads);
       VG_(memset)(threads + n_thread_slots, 0,
                   (n - n_thread_slots) * sizeof *threads);

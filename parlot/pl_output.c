@@ -14,6 +14,7 @@
 #include "pub_tool_libcproc.h"
 
 #include "pl_format.h"
+#include "pl_grow.h"
 #include "pl_output.h"
 
 /* Core function, not in the tool headers but stable since 3.0: moves a
@@ -34,9 +35,9 @@ static void buf_reserve(pl_buf *b, SizeT n)
 {
    if (b->len + n <= b->cap)
       return;
-   SizeT cap = b->cap ? 2 * b->cap : 4096;
-   while (cap < b->len + n)
-      cap *= 2;
+   SizeT cap = pl_grow_cap(b->cap, b->len + n, 4096, 1);
+   if (cap == 0)
+      VG_(tool_panic)("parlot: output buffer too large");
    b->data = VG_(realloc)("pl.buf", b->data, cap);
    b->cap = cap;
 }

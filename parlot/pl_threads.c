@@ -18,6 +18,7 @@
 #include "pub_tool_mallocfree.h"
 
 #include "pl_format.h"
+#include "pl_grow.h"
 #include "pl_output.h"
 #include "pl_functions.h"
 #include "pl_threads.h"
@@ -88,7 +89,9 @@ static inline void emit_exit(pl_thread *t)
 
 static void grow_stack(pl_thread *t)
 {
-   t->cap = t->cap ? 2 * t->cap : 256;
+   t->cap = pl_grow_cap(t->cap, t->depth + 1, 256, sizeof *t->stack);
+   if (t->cap == 0)
+      VG_(tool_panic)("parlot: call stack too deep");
    t->stack = VG_(realloc)("pl.thread.stack", t->stack,
                            t->cap * sizeof *t->stack);
 }
@@ -155,7 +158,9 @@ VG_REGPARM(1) void pl_on_return(UWord sp_after)
 void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi)
 {
    if (t->n_barriers == t->cap_barriers) {
-      t->cap_barriers = t->cap_barriers ? 2 * t->cap_barriers : 4;
+      t->cap_barriers = (UInt)pl_grow_cap(t->cap_barriers,
+                                          (SizeT)t->n_barriers + 1, 4,
+                                          sizeof *t->barriers);
       t->barriers = VG_(realloc)("pl.thread.barriers", t->barriers,
                                  t->cap_barriers * sizeof *t->barriers);
    }

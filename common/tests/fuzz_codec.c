@@ -3,12 +3,11 @@
 
    Build (from the repository root):
      clang -g -O1 -fsanitize=fuzzer,address,undefined -Icommon \
-         common/tests/fuzz_codec.c common/pl_codec.c common/pl_codec_lzrc.c \
-         -o fuzz_codec
+         common/tests/fuzz_codec.c common/pl_codec*.c -o fuzz_codec
      mkdir -p corpus && ./fuzz_codec -max_total_time=180 corpus
    Standalone replay without libFuzzer (e.g. with gcc in the test suite):
      gcc -O1 -g -DPL_FUZZ_STANDALONE -Icommon common/tests/fuzz_codec.c \
-         common/pl_codec.c common/pl_codec_lzrc.c -o fuzz_replay
+         common/pl_codec*.c -o fuzz_replay
      ./fuzz_replay corpus      (files or directories; also --random N)
 
    Each input is used twice:

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit and round-trip tests for the ParLoT stream codec (pl_codec.c) and
+/* Unit and round-trip tests for the ParLoT stream codecs (pl_codec*.c) and
    the container helpers (pl_format.c).
 
    Build and run (from the repository root):
      gcc -O2 -g -Wall -Wextra -Icommon common/tests/test_codec.c \
-         common/pl_codec.c common/pl_format.c -o test_codec && ./test_codec
+         common/pl_*.c -o test_codec && ./test_codec
    Options: --long   also run a > 2^31-word match (a few seconds)
             --example  print the worked example of docs/codec.md
             --seed N   change the random seed

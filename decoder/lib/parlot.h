@@ -29,10 +29,18 @@
 #include "pl_parallel.h"
 #include "pl_outliers.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The library's version ("0.1"), and the newest trace format version it
    reads (a trace of the same major version and a larger minor one is
    read too, its new chunk types skipped). */
 const char *pl_lib_version(void);
 void        pl_lib_format_version(unsigned *major, unsigned *minor);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "pl_archive.h"
 #include "pl_format.h"
+#include "pl_alloc.h"
 
 #define ULL(x) ((unsigned long long)(x))
 #define COPY_BUF (1u << 20)
@@ -498,14 +499,8 @@ static int add_input(pl_inputs *in, const char *path, uint64_t offset,
    pl_input *x;
    size_t plen = strlen(path);
 
-   if (in->n == in->cap) {
-      size_t ncap = in->cap ? in->cap * 2 : 64;
-      pl_input *q = realloc(in->v, ncap * sizeof *q);
-      if (!q)
-         return -1;
-      in->v = q;
-      in->cap = ncap;
-   }
+   if (pl_grow(&in->v, &in->cap, in->n + 1, sizeof *in->v) < 0)
+      return -1;
    x = &in->v[in->n];
    memset(x, 0, sizeof *x);
    x->path = strdup(path);

@@ -19,6 +19,10 @@
 
 #include "pl_trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PL_AR_MAGIC          "\x89PLARCH\n"
 #define PL_AR_MAGIC_LEN      8
 #define PL_AR_VERSION_MAJOR  1
@@ -108,5 +112,9 @@ void pl_inputs_free(pl_inputs *in);
 
 /* Open one input as a trace (pl_trace_open_member). */
 pl_trace *pl_input_open(const pl_input *in, pl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "pl_callgraph.h"
+#include "pl_alloc.h"
+#include "pl_hash.h"
 
 #define NO_EDGE UINT32_MAX
 #define EMPTY   UINT64_MAX
@@ -93,7 +95,7 @@ void pl_cg_begin(pl_cg_builder *b, uint32_t inherited)
 
 static inline size_t slot_of(uint64_t key, unsigned bits)
 {
-   return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+   return (size_t)pl_golden_slot(key, bits);
 }
 
 static int grow_table(pl_cg_builder *b)
@@ -137,14 +139,8 @@ static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
          return b->slots[s];
       s = (s + 1) & mask;
    }
-   if (b->nedges == b->edges_cap) {
-      size_t cap = b->edges_cap ? 2 * b->edges_cap : 256;
-      local_edge *ne = realloc(b->edges, cap * sizeof *ne);
-      if (!ne)
-         return NO_EDGE;
-      b->edges = ne;
-      b->edges_cap = cap;
-   }
+   if (pl_grow(&b->edges, &b->edges_cap, b->nedges + 1, sizeof *b->edges) < 0)
+      return NO_EDGE;
    if (2 * (b->nedges + 1) > ((size_t)1 << b->bits)) {
       if (grow_table(b) < 0)
          return NO_EDGE;
@@ -157,17 +153,6 @@ static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
    e->callee = callee;
    e->calls = e->incl_calls = e->incl_events = 0;
    return (uint32_t)b->nedges++;
-}
-
-static int grow_frames(pl_cg_builder *b)
-{
-   size_t cap = 2 * b->frames_cap;
-   frame *f = realloc(b->frames, cap * sizeof *f);
-   if (!f)
-      return -1;
-   b->frames = f;
-   b->frames_cap = cap;
-   return 0;
 }
 
 /* The counters live in locals for the loop: through b, every store to an
@@ -190,7 +175,8 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
       if (ev[i].kind == PL_EV_CALL) {
          uint32_t e = NO_EDGE, caller;
          if (d >= b->frames_cap) {
-            if (grow_frames(b) < 0) {
+            if (pl_grow(&b->frames, &b->frames_cap, (size_t)d + 1,
+                        sizeof *b->frames) < 0) {
                ret = -1;
                break;
             }

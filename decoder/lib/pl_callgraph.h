@@ -15,6 +15,10 @@
 #include "pl_program.h"
 #include "pl_trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct pl_cg_builder pl_cg_builder;
 
 /* A builder for threads of a trace with nfns functions; NULL if out of
@@ -31,5 +35,9 @@ int  pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n);
    Writes the graph in the program's IDs (fn_map[trace ID]).  0, or -1 if
    out of memory. */
 int  pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

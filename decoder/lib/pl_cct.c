@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "pl_cct.h"
+#include "pl_alloc.h"
+#include "pl_hash.h"
 #include "pl_paths.h"
 
 struct pl_cct {
@@ -27,7 +29,7 @@ struct pl_cct {
 static inline size_t slot_of(uint32_t parent, uint32_t fn, unsigned bits)
 {
    uint64_t key = (uint64_t)parent << 32 | fn;
-   return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+   return (size_t)pl_golden_slot(key, bits);
 }
 
 pl_cct *pl_cct_new(void)
@@ -103,14 +105,8 @@ static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn)
          return i;
    if (c->n >= UINT32_MAX)
       return 0;
-   if (c->n == c->cap) {
-      size_t cap = 2 * c->cap;
-      pl_cct_node *nn = realloc(c->nodes, cap * sizeof *nn);
-      if (!nn)
-         return 0;
-      c->nodes = nn;
-      c->cap = cap;
-   }
+   if (pl_grow(&c->nodes, &c->cap, c->n + 1, sizeof *c->nodes) < 0)
+      return 0;
    if (2 * (c->n + 1) > mask + 1) {
       if (grow_table(c) < 0)
          return 0;
@@ -130,20 +126,6 @@ static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn)
    return i;
 }
 
-static int grow_frames(pl_cct *c, size_t depth)
-{
-   size_t cap = c->frames_cap;
-   uint32_t *f;
-   while (cap <= depth)
-      cap *= 2;
-   f = realloc(c->frames, cap * sizeof *f);
-   if (!f)
-      return -1;
-   c->frames = f;
-   c->frames_cap = cap;
-   return 0;
-}
-
 int pl_cct_events(pl_cct *c, const pl_event *ev, size_t n)
 {
    const uint32_t *fn_map = c->fn_map;
@@ -157,7 +139,8 @@ int pl_cct_events(pl_cct *c, const pl_event *ev, size_t n)
       if (ev[i].kind != PL_EV_CALL)
          continue;
       if (d >= c->frames_cap) {
-         if (grow_frames(c, d) < 0)
+         if (pl_grow(&c->frames, &c->frames_cap, (size_t)d + 1,
+                     sizeof *c->frames) < 0)
             return -1;
          frames = c->frames;
       }

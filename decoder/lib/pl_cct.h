@@ -24,6 +24,10 @@
 
 #include "pl_program.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
    uint32_t parent;     /* parent node; 0 for the root itself */
    uint32_t fn;         /* program function ID; 0 for the root */
@@ -64,5 +68,9 @@ uint32_t pl_cct_depth(const pl_cct *c, uint32_t node);
 /* node's functions, outermost first, into fns (room for pl_cct_depth());
    returns the depth. */
 uint32_t pl_cct_path(const pl_cct *c, uint32_t node, uint32_t *fns);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

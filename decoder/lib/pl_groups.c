@@ -11,20 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pl_hash.h"
 #include "pl_program.h"
 
 static uint64_t graph_hash(const pl_graph *g, int with_counts)
 {
-   uint64_t h = 0xcbf29ce484222325ull;
+   uint64_t h = PL_FNV1A_INIT;
    size_t i;
    for (i = 0; i < g->nedges; i++) {
       uint64_t v[2] = { (uint64_t)g->edges[i].caller << 32 | g->edges[i].callee,
                         with_counts ? g->edges[i].calls : 0 };
       int k;
       for (k = 0; k < 2; k++) {
-         h ^= v[k];
-         h *= 0x100000001b3ull;
-         h ^= h >> 29;
+         h = pl_fnv1a_step(h, v[k]);
+         h ^= h >> 29;       /* the high bits down: v[k] is 64 bits */
       }
    }
    return h ^ g->nedges;

@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A malloc'ed demangled form of name (len bytes, NUL-terminated), or NULL
    if it is not a mangled C++ name or memory ran out.  Only "_Z" names are
    tried (the demangler also accepts bare type encodings and would turn a
@@ -22,5 +26,9 @@ char *pl_demangle(const char *name, size_t len);
    the end; p needs pl_escaped_len() bytes). */
 size_t pl_escaped_len(const char *s, size_t n);
 char  *pl_put_escaped(char *p, const char *s, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

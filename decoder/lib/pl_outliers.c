@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pl_alloc.h"
 #include "pl_outliers.h"
 
 static int u64_order(const void *a, const void *b)
@@ -109,14 +110,8 @@ static int add_reason(pl_outlier *o, size_t *cap, int kind, uint32_t fn,
                       uint32_t caller, uint64_t calls, uint64_t median)
 {
    pl_reason *r;
-   if (o->nreasons == *cap) {
-      size_t c = *cap ? 2 * *cap : 16;
-      r = realloc(o->reasons, c * sizeof *r);
-      if (!r)
-         return -1;
-      o->reasons = r;
-      *cap = c;
-   }
+   if (pl_grow(&o->reasons, cap, o->nreasons + 1, sizeof *o->reasons) < 0)
+      return -1;
    r = &o->reasons[o->nreasons++];
    r->kind = kind;
    r->fn = fn;

@@ -34,6 +34,10 @@
 
 #include "pl_program.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
    uint32_t fn;
    uint64_t min, median, max;   /* calls per process (0 if it does not) */
@@ -91,5 +95,9 @@ void pl_ranks_free(pl_ranks *r);
    buf. */
 const char *pl_ranks_proc_name(const pl_program *p, const pl_ranks *r,
                                size_t proc, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 #include "pl_archive.h"
 #include "pl_program.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
    void *ctx;
    /* Fill *v for file i (v is zeroed before); return 0, or -1 for no
@@ -49,5 +53,9 @@ int pl_jobs_parse(const char *s, unsigned *jobs);
 int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
                           const pl_select *sel, unsigned jobs,
                           const pl_read_hooks *hooks);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

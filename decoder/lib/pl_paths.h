@@ -14,31 +14,21 @@
 #define PL_PATHS_H
 
 #include <stdint.h>
-#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 static inline uint64_t pl_path_mix(uint64_t tag, uint64_t ident)
 {
    return tag * 11u ^ ident;
 }
 
-static inline uint64_t pl_path_ident(const char *name, const char *object)
-{
-   const char *base = strrchr(object, '/');
-   const unsigned char *s;
-   uint64_t h = 0xcbf29ce484222325ull;
+/* The identity of function `name` (as recorded) of `object` (a path). */
+uint64_t pl_path_ident(const char *name, const char *object);
 
-   base = base ? base + 1 : object;
-   for (s = (const unsigned char *)name; ; s++) {
-      h ^= *s;
-      h *= 0x100000001b3ull;
-      if (!*s)
-         break;
-   }
-   for (s = (const unsigned char *)base; *s; s++) {
-      h ^= *s;
-      h *= 0x100000001b3ull;
-   }
-   return h;
+#ifdef __cplusplus
 }
+#endif
 
 #endif

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "pl_callgraph.h"
+#include "pl_hash.h"
 #include "pl_names.h"
 #include "pl_archive.h"
+#include "pl_alloc.h"
 #include "pl_paths.h"
 #include "pl_program.h"
 
@@ -20,23 +22,12 @@ struct pl_fn_index {
    size_t    cap;          /* power of two */
 };
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-   const unsigned char *s = p;
-   size_t i;
-   for (i = 0; i < n; i++) {
-      h ^= s[i];
-      h *= 0x100000001b3ull;
-   }
-   return h;
-}
-
 static uint64_t key_hash(const char *obj, const char *name, uint32_t dup)
 {
-   uint64_t h = 0xcbf29ce484222325ull;
-   h = fnv1a(h, obj, strlen(obj) + 1);
-   h = fnv1a(h, name, strlen(name) + 1);
-   return fnv1a(h, &dup, sizeof dup);
+   uint64_t h = PL_FNV1A_INIT;
+   h = pl_fnv1a(h, obj, strlen(obj) + 1);
+   h = pl_fnv1a(h, name, strlen(name) + 1);
+   return pl_fnv1a(h, &dup, sizeof dup);
 }
 
 void pl_program_init(pl_program *p, int demangle)
@@ -87,22 +78,6 @@ void pl_program_free(pl_program *p)
    memset(p, 0, sizeof *p);
 }
 
-static int grow(void *pp, size_t *cap, size_t n, size_t size)
-{
-   void **p = pp;
-   size_t c;
-   void *q;
-   if (n < *cap)
-      return 0;
-   c = *cap ? 2 * *cap : 16;
-   q = realloc(*p, c * size);
-   if (!q)
-      return -1;
-   *p = q;
-   *cap = c;
-   return 0;
-}
-
 static int index_insert(struct pl_fn_index *ix, const pl_gfunc *fns,
                         uint32_t id)
 {
@@ -149,7 +124,7 @@ static uint32_t intern(pl_program *p, const char *obj, const pl_name *name,
             return p->index->slot[s];
       }
    }
-   if (grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 1, sizeof *p->fns) < 0)
+   if (pl_grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 2, sizeof *p->fns) < 0)
       return 0;
    if (p->nfns == 0)
       memset(&p->fns[0], 0, sizeof p->fns[0]);
@@ -298,7 +273,7 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    const char *rank = pl_trace_process_get(t, "mpi_rank");
    const char *role = pl_trace_process_get(t, "role");
 
-   if (grow(&p->procs, &p->procs_cap, p->nprocs, sizeof *p->procs) < 0)
+   if (pl_grow(&p->procs, &p->procs_cap, p->nprocs + 1, sizeof *p->procs) < 0)
       return -1;
    pr = &p->procs[p->nprocs];
    memset(pr, 0, sizeof *pr);
@@ -371,7 +346,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
 
       if (!pl_select_match(sel, pr->pid, ti->number))
          continue;
-      if (grow(&p->threads, &p->threads_cap, p->nthreads, sizeof *p->threads) < 0
+      if (pl_grow(&p->threads, &p->threads_cap, p->nthreads + 1,
+                  sizeof *p->threads) < 0
           || !(it = pl_events_open(t, i, &e))) {
          oom(err);
          ret = -1;
@@ -538,7 +514,7 @@ static uint32_t intern_move(pl_program *p, pl_gfunc *f)
             return p->index->slot[s];
       }
    }
-   if (grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 1, sizeof *p->fns) < 0)
+   if (pl_grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 2, sizeof *p->fns) < 0)
       return 0;
    if (p->nfns == 0)
       memset(&p->fns[0], 0, sizeof p->fns[0]);
@@ -580,13 +556,11 @@ int pl_program_merge(pl_program *p, pl_program *part)
    for (id = 1; id <= part->nfns; id++)
       if (!(map[id] = intern_move(p, &part->fns[id])))
          goto out;
-   while (p->procs_cap < p->nprocs + part->nprocs)
-      if (grow(&p->procs, &p->procs_cap, p->procs_cap, sizeof *p->procs) < 0)
-         goto out;
-   while (p->threads_cap < p->nthreads + part->nthreads)
-      if (grow(&p->threads, &p->threads_cap, p->threads_cap,
+   if (pl_grow(&p->procs, &p->procs_cap, p->nprocs + part->nprocs,
+               sizeof *p->procs) < 0 ||
+       pl_grow(&p->threads, &p->threads_cap, p->nthreads + part->nthreads,
                sizeof *p->threads) < 0)
-         goto out;
+      goto out;
    for (k = 0; k < part->nthreads; k++) {
       pl_thread *th = &p->threads[p->nthreads + k];
       *th = part->threads[k];

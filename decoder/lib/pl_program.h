@@ -21,6 +21,10 @@
 #include "pl_select.h"
 #include "pl_trace.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
    char    *object;        /* object path as recorded; "???" if unknown */
    char    *name;          /* symbol name as recorded (C++: mangled) */
@@ -186,5 +190,9 @@ void pl_groups_free(pl_group *gs, size_t n);
 
 /* The whole program's graph. */
 int pl_program_total(const pl_program *p, pl_graph *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

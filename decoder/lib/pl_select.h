@@ -15,6 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
    char    *pid;           /* NULL: any process */
    uint32_t lo, hi;        /* thread numbers lo..hi */
@@ -31,5 +35,9 @@ int  pl_select_match(const pl_select *s, const char *pid, uint32_t thread);
 /* Whether some item may select a thread of the process pid. */
 int  pl_select_match_process(const pl_select *s, const char *pid);
 void pl_select_free(pl_select *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "pl_codec.h"
 #include "pl_format.h"
+#include "pl_alloc.h"
 #include "pl_trace.h"
 
 #define INDEX_BUF_SIZE  (1u << 20)  /* read-ahead of the indexing pass */
@@ -92,26 +93,6 @@ void pl_error_set(pl_error *e, uint64_t off, const char *fmt, ...)
 }
 
 #define ULL(x) ((unsigned long long)(x))
-
-/* Grow *p (n used, *cap slots of size sz) to hold one more. */
-static int grow(void *p, size_t *cap, size_t n, size_t sz)
-{
-   void **pp = p;
-   size_t ncap;
-   void *q;
-
-   if (n < *cap)
-      return 0;
-   ncap = *cap ? *cap * 2 : 16;
-   if (ncap > SIZE_MAX / sz)
-      return -1;
-   q = realloc(*pp, ncap * sz);
-   if (!q)
-      return -1;
-   *pp = q;
-   *cap = ncap;
-   return 0;
-}
 
 static const char *chunk_name(unsigned type)
 {
@@ -224,7 +205,8 @@ static thread_rec *find_thread(pl_trace *t, uint32_t number)
 static thread_rec *add_thread(pl_trace *t, uint32_t number)
 {
    size_t i = t->nthreads;
-   if (grow(&t->threads, &t->threads_cap, t->nthreads, sizeof *t->threads))
+   if (pl_grow(&t->threads, &t->threads_cap, t->nthreads + 1,
+               sizeof *t->threads))
       return NULL;
    while (i > 0 && t->threads[i - 1].info.number > number)
       i--;
@@ -253,7 +235,7 @@ static int parse_kv(pl_trace *t, uint64_t off, unsigned type, uint8_t *p,
          return damage(t, off + PL_CHUNK_HEADER_SIZE + i,
                        "%s: unterminated key or value", chunk_name(type));
       }
-      if (grow(&kv, &cap, count, sizeof *kv)) {
+      if (pl_grow(&kv, &cap, count + 1, sizeof *kv)) {
          free(kv);
          return damage(t, off, "out of memory");
       }
@@ -399,7 +381,8 @@ static int on_exec(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 
 static int keep_block(pl_trace *t, uint8_t *p)
 {
-   if (grow(&t->blocks, &t->blocks_cap, t->nblocks, sizeof *t->blocks))
+   if (pl_grow(&t->blocks, &t->blocks_cap, t->nblocks + 1,
+               sizeof *t->blocks))
       return -1;
    t->blocks[t->nblocks++] = p;
    return 0;
@@ -433,7 +416,7 @@ static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       if (id != t->nobjs + 1)
          return damage(t, base + i, "OBJECTS: object ID %u, expected %u",
                        id, t->nobjs + 1);
-      if (grow(&t->objs, &t->objs_cap, (size_t)id, sizeof *t->objs))
+      if (pl_grow(&t->objs, &t->objs_cap, (size_t)id + 1, sizeof *t->objs))
          return damage(t, off, "out of memory");
       t->objs[id].str = (const char *)p + i + 4;
       t->objs[id].len = (size_t)n;
@@ -470,7 +453,7 @@ static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
          return damage(t, base + i,
                        "FUNCTIONS: function %u names undefined object %u",
                        id, obj);
-      if (grow(&t->fns, &t->fns_cap, (size_t)id, sizeof *t->fns))
+      if (pl_grow(&t->fns, &t->fns_cap, (size_t)id + 1, sizeof *t->fns))
          return damage(t, off, "out of memory");
       f = &t->fns[id];
       f->name.str = (const char *)p + i + 16;
@@ -544,7 +527,8 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
        : th->info.codec == PL_CODEC_LZZE ? raw > 8 * (uint64_t)n : n < 4)
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes", thr, n, ULL(raw));
-   if (grow(&th->chunks, &th->chunks_cap, th->nchunks, sizeof *th->chunks))
+   if (pl_grow(&th->chunks, &th->chunks_cap, th->nchunks + 1,
+               sizeof *th->chunks))
       return damage(t, off, "out of memory");
    th->chunks[th->nchunks].off = off;
    th->chunks[th->nchunks].raw_end = raw_end;

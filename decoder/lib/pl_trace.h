@@ -21,6 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* An error in a trace file: a byte offset in the file and a one-line
    message without the file name. */
 typedef struct {
@@ -167,5 +171,9 @@ uint64_t pl_events_position(const pl_events *it);
 
 /* The call stack (function IDs, outermost first) after the last batch. */
 const uint32_t *pl_events_stack(const pl_events *it, size_t *depth);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

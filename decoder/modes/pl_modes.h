@@ -55,7 +55,7 @@ typedef struct {
 extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */
 extern const pl_program_mode pl_mode_callgrind;  /* mode_callgrind.c */
 extern const pl_program_mode pl_mode_paths;      /* mode_paths.c */
-extern const pl_program_mode pl_mode_path_of;    /* mode_paths.c */
-extern const pl_program_mode pl_mode_folded;     /* mode_paths.c */
+extern const pl_program_mode pl_mode_path_of;    /* mode_path_of.c */
+extern const pl_program_mode pl_mode_folded;     /* mode_folded.c */
 
 #endif

@@ -116,3 +116,12 @@ char *put_u32(char *p, uint32_t v)
       *p++ = tmp[--n];
    return p;
 }
+
+void outbuf_u64(outbuf *o, uint64_t v)
+{
+   char b[24], *p = b + sizeof b;
+   do
+      *--p = (char)('0' + v % 10);
+   while (v /= 10);
+   outbuf_write(o, p, (size_t)(b + sizeof b - p));
+}

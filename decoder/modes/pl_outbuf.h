@@ -39,4 +39,7 @@ char *outbuf_reserve(outbuf *o, size_t n);
 /* Decimal digits of v at p; returns the end. */
 char *put_u32(char *p, uint32_t v);
 
+/* Write v in decimal. */
+void outbuf_u64(outbuf *o, uint64_t v);
+
 #endif

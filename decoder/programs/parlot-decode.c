@@ -317,26 +317,19 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    return status;
 }
 
-int main(int argc, char **argv)
+/* Parse the command line into *mode, *out_path and *o (the trace paths
+   are argv[optind..]): -1 to go on, else the exit status (help, version,
+   a usage error). */
+static int parse_options(int argc, char **argv, const struct mode **mode,
+                         const char **out_path, pl_decode_opts *o)
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
           OPT_GROUP, OPT_TOP };
    struct option longopts[NMODES + 10];
-   const struct mode *mode = NULL;
-   const char *out_path = NULL;
-   static pl_decode_opts opts;   /* static: still reachable when a usage
-                                    error returns early (no leak report) */
-   outbuf out;
-   pl_inputs inputs;
    char why[256];
-   int status, c, bad;
+   int c;
    size_t m;
 
-   memset(&opts, 0, sizeof opts);
-   opts.demangle = 1;
-   opts.group_by = PL_GROUP_PROCESS;
-   opts.top = 20;
-   opts.prog = PROG;
    for (m = 0; m < NMODES; m++) {
       longopts[m].name = modes[m].option;
       longopts[m].has_arg = modes[m].has_arg;
@@ -362,33 +355,33 @@ int main(int argc, char **argv)
    while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, NULL)) != -1) {
       switch (c) {
       case 'o':
-         out_path = optarg;
+         *out_path = optarg;
          break;
       case OPT_NO_DEMANGLE:
-         opts.demangle = 0;
+         o->demangle = 0;
          break;
       case 'j':
          if (pl_jobs_parse(optarg, &opt_jobs) < 0)
             return usage_error("--jobs wants a number, not", optarg);
          break;
       case OPT_SELECT:
-         if (pl_select_parse(&opts.select, optarg, why, sizeof why) < 0)
+         if (pl_select_parse(&o->select, optarg, why, sizeof why) < 0)
             return usage_error(why, NULL);
          break;
       case OPT_GROUP_BY:
-         if (parse_group_by(optarg, &opts.group_by) < 0)
+         if (parse_group_by(optarg, &o->group_by) < 0)
             return usage_error("--group-by wants process, graph, shape or "
                                "none, not", optarg);
          break;
       case OPT_GROUP:
-         if (add_user_group(&opts, optarg, why, sizeof why) < 0)
+         if (add_user_group(o, optarg, why, sizeof why) < 0)
             return usage_error(why, NULL);
          break;
       case OPT_TOP: {
          uint64_t v;
          if (pl_parse_u64(optarg, &v) < 0 || v > SIZE_MAX)
             return usage_error("--top wants a number, not", optarg);
-         opts.top = (size_t)v;
+         o->top = (size_t)v;
          break;
       }
       case 'h':
@@ -397,30 +390,43 @@ int main(int argc, char **argv)
       case 'V':
          return pl_print_version(PROG, PACKAGE_VERSION);
       case ':':
-         return usage_error("option needs an argument:", argv[optind - 1]);
       case '?':
-         if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 0
-             && optopt < 0x80) {
-            char opt[3] = { '-', (char)optopt, 0 };
-            return usage_error("unknown option", opt);
-         }
-         return usage_error("unknown option", argv[optind - 1]);
+         return pl_option_error(PROG, c, argv);
       default:
-         if (mode && mode != &modes[c - OPT_MODE])
+         if (*mode && *mode != &modes[c - OPT_MODE])
             return usage_error("only one mode may be given", NULL);
-         mode = &modes[c - OPT_MODE];
-         if (mode->program == &pl_mode_path_of
-             && pl_parse_u64(optarg, &opts.tag) < 0)
+         *mode = &modes[c - OPT_MODE];
+         if ((*mode)->program == &pl_mode_path_of
+             && pl_parse_u64(optarg, &o->tag) < 0)
             return usage_error("--path-of wants a tag (0x... or decimal), "
                                "not", optarg);
          break;
       }
    }
-   if (!mode)
+   if (!*mode)
       return usage_error("no mode given, e.g. --events", NULL);
    if (optind == argc)
       return usage_error("no trace file given", NULL);
+   return -1;
+}
 
+int main(int argc, char **argv)
+{
+   const struct mode *mode = NULL;
+   const char *out_path = NULL;
+   static pl_decode_opts opts;   /* static: still reachable when a usage
+                                    error returns early (no leak report) */
+   outbuf out;
+   pl_inputs inputs;
+   int status, bad;
+
+   opts.demangle = 1;
+   opts.group_by = PL_GROUP_PROCESS;
+   opts.top = 20;
+   opts.prog = PROG;
+   status = parse_options(argc, argv, &mode, &out_path, &opts);
+   if (status >= 0)
+      return status;
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0)

@@ -154,7 +154,9 @@ fail_out:
    return -1;
 }
 
-int main(int argc, char **argv)
+/* Parse the command line into *out (the inputs are argv[optind..]): -1
+   to go on, else the exit status (help, version, a usage error). */
+static int parse_options(int argc, char **argv, const char **out)
 {
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
@@ -162,88 +164,90 @@ int main(int argc, char **argv)
       { "version", no_argument, NULL, 'V' },
       { NULL, 0, NULL, 0 }
    };
-   const char *out = NULL;
-   pl_inputs ins;
-   entry *es = NULL, *sorted = NULL;
-   char *tmp = NULL;
-   size_t i;
-   int c, n, fd = -1, status = PL_EXIT_DATA, bad;
+   int c;
 
    opterr = 0;
    while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
       switch (c) {
       case 'o':
-         out = optarg;
+         *out = optarg;
          break;
       case 'h':
          usage(stdout);
          return fflush(stdout) == 0 ? 0 : PL_EXIT_DATA;
       case 'V':
          return pl_print_version(PROG, PACKAGE_VERSION);
-      case ':':
-         return pl_usage_error(PROG, "option needs an argument:",
-                               argv[optind - 1]);
       default:
-         if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 0
-             && optopt < 0x80) {
-            char opt[3] = { '-', (char)optopt, 0 };
-            return pl_usage_error(PROG, "unknown option", opt);
-         }
-         return pl_usage_error(PROG, "unknown option", argv[optind - 1]);
+         return pl_option_error(PROG, c, argv);
       }
    }
-   if (!out)
+   if (!*out)
       return pl_usage_error(PROG, "no output archive given (-o ARCHIVE)",
                             NULL);
    if (optind == argc)
       return pl_usage_error(PROG, "no trace file given", NULL);
-   n = argc - optind;
-   if (pl_is_an_input(out, argv + optind, n)) {
-      fprintf(stderr, PROG ": %s: output file is also an input\n", out);
+   if (pl_is_an_input(*out, argv + optind, argc - optind)) {
+      fprintf(stderr, PROG ": %s: output file is also an input\n", *out);
       return PL_EXIT_USAGE;
    }
+   return -1;
+}
 
-   /* check every input before writing anything */
-   memset(&ins, 0, sizeof ins);
-   bad = pl_cli_inputs(PROG, &ins, argv + optind, n);
-   if (bad != 0)
-      goto out;
-   es = malloc((ins.n ? ins.n : 1) * sizeof *es);
-   sorted = malloc((ins.n ? ins.n : 1) * sizeof *sorted);
-   if (!es || !sorted) {
+/* The archive's entries, es[i] for ins->v[i], every loose trace checked
+   and the member names valid and distinct; 0, or -1 (said on stderr). */
+static int name_members(const pl_inputs *ins, entry *es)
+{
+   entry *sorted = malloc((ins->n ? ins->n : 1) * sizeof *sorted);
+   size_t i;
+   int r = -1;
+
+   if (!sorted) {
       fprintf(stderr, PROG ": out of memory\n");
-      goto out;
+      return -1;
    }
-   for (i = 0; i < ins.n; i++) {
-      es[i].in = &ins.v[i];
-      es[i].member = ins.v[i].member ? ins.v[i].member
-                                     : base_name(ins.v[i].path);
-      if (!ins.v[i].member) {
-         if (check_trace(ins.v[i].path) < 0)
+   for (i = 0; i < ins->n; i++) {
+      es[i].in = &ins->v[i];
+      es[i].member = ins->v[i].member ? ins->v[i].member
+                                      : base_name(ins->v[i].path);
+      if (!ins->v[i].member) {
+         if (check_trace(ins->v[i].path) < 0)
             goto out;
          if (!pl_archive_name_ok(es[i].member, strlen(es[i].member))) {
             fprintf(stderr, PROG ": %s: unsupported member name (control "
-                    "characters, or longer than %u bytes)\n", ins.v[i].path,
-                    PL_AR_NAME_MAX);
+                    "characters, or longer than %u bytes)\n",
+                    ins->v[i].path, PL_AR_NAME_MAX);
             goto out;
          }
       }
    }
-   memcpy(sorted, es, ins.n * sizeof *es);
-   qsort(sorted, ins.n, sizeof *sorted, cmp_entries);
-   for (i = 1; i < ins.n; i++)
+   memcpy(sorted, es, ins->n * sizeof *es);
+   qsort(sorted, ins->n, sizeof *sorted, cmp_entries);
+   for (i = 1; i < ins->n; i++)
       if (strcmp(sorted[i - 1].member, sorted[i].member) == 0) {
          fprintf(stderr, PROG ": %s: same name '%s' as %s (members are "
                  "named by base name)\n", sorted[i].in->name,
                  sorted[i].member, sorted[i - 1].in->name);
          goto out;
       }
+   r = 0;
+out:
+   free(sorted);
+   return r;
+}
 
-   /* write ARCHIVE.XXXXXX, rename it to ARCHIVE */
-   tmp = malloc(strlen(out) + 8);
+/* Write the archive to OUT.XXXXXX and rename it to OUT, so that OUT is
+   never half-written (the temporary file goes on error or a signal).
+   0, or -1 (said on stderr). */
+static int write_atomically(const char *out, const pl_inputs *ins,
+                            const entry *es)
+{
+   char *tmp = malloc(strlen(out) + 8);
+   int fd = -1, r = -1;
+   mode_t um;
+
    if (!tmp) {
       fprintf(stderr, PROG ": out of memory\n");
-      goto out;
+      return -1;
    }
    strcpy(tmp, out);
    strcat(tmp, ".XXXXXX");
@@ -256,29 +260,28 @@ int main(int argc, char **argv)
       goto out;
    }
    tmp_path = tmp;
-   {
-      mode_t um = umask(0);
-      umask(um);
-      if (fchmod(fd, 0666 & ~um) < 0) {
-         fprintf(stderr, PROG ": %s: %s\n", tmp, strerror(errno));
-         goto out;
-      }
-   }
-   if (write_archive(fd, &ins, es) < 0)
+   um = umask(0);               /* mkstemp's 0600 -> the usual mode */
+   umask(um);
+   if (fchmod(fd, 0666 & ~um) < 0) {
+      fprintf(stderr, PROG ": %s: %s\n", tmp, strerror(errno));
       goto out;
-   if (close(fd) < 0) {
-      fd = -1;
+   }
+   if (write_archive(fd, ins, es) < 0)
+      goto out;
+   r = close(fd);
+   fd = -1;
+   if (r < 0) {
       fprintf(stderr, PROG ": %s: write error: %s\n", out, strerror(errno));
       goto out;
    }
-   fd = -1;
+   r = -1;
    if (rename(tmp, out) < 0) {
       fprintf(stderr, PROG ": %s: cannot rename %s to it: %s\n", out, tmp,
               strerror(errno));
       goto out;
    }
    tmp_path = NULL;
-   status = 0;
+   r = 0;
 out:
    if (fd >= 0)
       close(fd);
@@ -287,8 +290,33 @@ out:
       tmp_path = NULL;
    }
    free(tmp);
+   return r;
+}
+
+int main(int argc, char **argv)
+{
+   const char *out = NULL;
+   pl_inputs ins;
+   entry *es;
+   int status;
+
+   status = parse_options(argc, argv, &out);
+   if (status >= 0)
+      return status;
+   /* check every input before writing anything */
+   memset(&ins, 0, sizeof ins);
+   status = PL_EXIT_DATA;
+   if (pl_cli_inputs(PROG, &ins, argv + optind, argc - optind) != 0) {
+      pl_inputs_free(&ins);
+      return status;
+   }
+   es = malloc((ins.n ? ins.n : 1) * sizeof *es);
+   if (!es)
+      fprintf(stderr, PROG ": out of memory\n");
+   else if (name_members(&ins, es) == 0 &&
+            write_atomically(out, &ins, es) == 0)
+      status = 0;
    free(es);
-   free(sorted);
    pl_inputs_free(&ins);
    return status;
 }

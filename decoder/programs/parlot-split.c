@@ -220,7 +220,10 @@ static int list(const pl_archive *a)
    return 0;
 }
 
-int main(int argc, char **argv)
+/* Parse the command line (the archive is argv[optind]): -1 to go on, else
+   the exit status (help, version, a usage error). */
+static int parse_options(int argc, char **argv, const char **dir,
+                         int *force, int *listing)
 {
    static const struct option longopts[] = {
       { "directory", required_argument, NULL, 'C' },
@@ -230,39 +233,27 @@ int main(int argc, char **argv)
       { "version", no_argument, NULL, 'V' },
       { NULL, 0, NULL, 0 }
    };
-   const char *dir = ".";
-   int c, force = 0, listing = 0, status;
-   pl_archive *a;
-   pl_error err;
-   struct stat st;
+   int c;
 
    opterr = 0;
    while ((c = getopt_long(argc, argv, ":C:flhV", longopts, NULL)) != -1) {
       switch (c) {
       case 'C':
-         dir = optarg;
+         *dir = optarg;
          break;
       case 'f':
-         force = 1;
+         *force = 1;
          break;
       case 'l':
-         listing = 1;
+         *listing = 1;
          break;
       case 'h':
          usage(stdout);
          return fflush(stdout) == 0 ? 0 : PL_EXIT_DATA;
       case 'V':
          return pl_print_version(PROG, PACKAGE_VERSION);
-      case ':':
-         return pl_usage_error(PROG, "option needs an argument:",
-                               argv[optind - 1]);
       default:
-         if (strncmp(argv[optind - 1], "--", 2) != 0 && optopt > 0
-             && optopt < 0x80) {
-            char opt[3] = { '-', (char)optopt, 0 };
-            return pl_usage_error(PROG, "unknown option", opt);
-         }
-         return pl_usage_error(PROG, "unknown option", argv[optind - 1]);
+         return pl_option_error(PROG, c, argv);
       }
    }
    if (optind == argc)
@@ -270,9 +261,22 @@ int main(int argc, char **argv)
    if (argc - optind > 1)
       return pl_usage_error(PROG, "one archive at a time; extra argument",
                             argv[optind + 1]);
-   if (!*dir)
-      return pl_usage_error(PROG, "-C wants a directory, not", dir);
+   if (!**dir)
+      return pl_usage_error(PROG, "-C wants a directory, not", *dir);
+   return -1;
+}
 
+int main(int argc, char **argv)
+{
+   const char *dir = ".";
+   int force = 0, listing = 0, status;
+   pl_archive *a;
+   pl_error err;
+   struct stat st;
+
+   status = parse_options(argc, argv, &dir, &force, &listing);
+   if (status >= 0)
+      return status;
    a = pl_archive_open(argv[optind], &err);
    if (!a) {
       pl_report(PROG, argv[optind], &err);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,19 @@ int pl_usage_error(const char *prog, const char *what, const char *arg)
    fprintf(stderr, "%s: %s%s%s%s (try '%s --help')\n", prog, what,
            arg ? " '" : "", arg ? arg : "", arg ? "'" : "", prog);
    return PL_EXIT_USAGE;
+}
+
+int pl_option_error(const char *prog, int c, char **argv)
+{
+   const char *arg = argv[optind - 1];
+
+   if (c == ':')
+      return pl_usage_error(prog, "option needs an argument:", arg);
+   if (strncmp(arg, "--", 2) != 0 && optopt > 0 && optopt < 0x80) {
+      char opt[3] = { '-', (char)optopt, 0 };   /* in a group: -xq */
+      return pl_usage_error(prog, "unknown option", opt);
+   }
+   return pl_usage_error(prog, "unknown option", arg);
 }
 
 void pl_report(const char *prog, const char *path, const pl_error *e)

@@ -22,6 +22,10 @@ enum { PL_EXIT_DATA = 1, PL_EXIT_USAGE = 2 };
 /* Print the usage-error line (arg quoted, if not NULL); returns
    PL_EXIT_USAGE. */
 int  pl_usage_error(const char *prog, const char *what, const char *arg);
+/* The usage error for what getopt_long returned, c ':' (a missing
+   argument) or anything else (an unknown option), with opterr = 0 and the
+   optstring starting with ':'. */
+int  pl_option_error(const char *prog, int c, char **argv);
 /* Print "prog: path: offset N: message". */
 void pl_report(const char *prog, const char *path, const pl_error *e);
 /* Print "prog (ParLoT) VERSION, trace format M.m" on stdout; the exit

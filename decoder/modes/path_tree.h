@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* --paths and --folded build the calling-context tree of all the threads
+   (pl_cct.h) while the traces are read, then write it in path order. */
+#ifndef PATH_TREE_H
+#define PATH_TREE_H
+
+#include <stdint.h>
+
+#include "path_labels.h"
+#include "pl_cct.h"
+#include "pl_modes.h"
+
+typedef struct {
+   pl_cct   *cct;
+   uint32_t *path;      /* a node's functions, for writing */
+   size_t    path_cap;
+} path_tree;
+
+/* The pl_program_mode create, visitor and destroy of both modes. */
+void *path_tree_create(const pl_decode_opts *o);
+void  path_tree_visitor(void *state, pl_visitor *v);
+void  path_tree_destroy(void *state);
+
+/* The functions of node into s->path, outermost first; its depth, or -1
+   if out of memory. */
+long path_tree_path(path_tree *s, uint32_t node);
+
+/* The nodes in path order (a path before its extensions, siblings by
+   label): a preorder walk with each node's children sorted by the rank of
+   their function's label.  *out gets all the nodes, the root first; 0, or
+   -1 if out of memory. */
+int path_tree_order(const pl_cct *c, const path_labels *l, uint32_t **out);
+
+#endif

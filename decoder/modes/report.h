@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-annotate's report, in the shape of callgrind_annotate's: what
+   its parts share.  The parts, one file each:
+     report.c            the whole report, part after part (report_write)
+     report_table.c      numbers with separators and percentages, columns
+     report_header.c     what was read, the groups, the totals
+     report_objects.c    calls into each object
+     report_functions.c  the functions by calls and by inclusive events,
+                         with callers and callees (--tree)
+     report_ranks.c      the program across its ranks (pl_outliers.h)
+   The exact meaning of every column is in docs/parlot-annotate.1. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_names.h"
+#include "pl_outbuf.h"
+#include "pl_outliers.h"
+#include "pl_program.h"
+#include "pl_select.h"
+
+#define RULE "--------------------------------------------------------------" \
+             "------------------\n"
+#define HEAD_WIDTH   18      /* "Trace files:      " */
+#define LIST_MAX     6       /* files, pids, ranks, members shown by name */
+#define PCT_SCALE    10000u  /* thresholds are in hundredths of a percent */
+
+enum { TREE_NONE = 0, TREE_CALLER = 1, TREE_CALLING = 2,
+       TREE_BOTH = TREE_CALLER | TREE_CALLING };
+
+typedef struct {
+   pl_select select;
+   char     *select_text;  /* the --select specs, joined by ',' */
+   int       group_by;     /* enum pl_group_kind, or -1: no groups */
+   uint64_t  group;        /* --group: 1-based, 0 = the whole program */
+   unsigned  threshold;    /* in hundredths of a percent, 0..PCT_SCALE */
+   uint64_t  top;          /* at most this many functions; 0 = no limit */
+   int       tree;
+   int       demangle;
+   unsigned  jobs;         /* -j: threads reading traces, 0 = all cores */
+   int       ranks;        /* --ranks: RANKS_* */
+} report_opts;
+
+enum { RANKS_AUTO, RANKS_YES, RANKS_NO };
+
+/* What was read, for the header. */
+typedef struct {
+   int      nfiles, unreadable, damaged;
+   char   **files;
+   uint64_t returns;
+} read_info;
+
+/* ---- report_table.c ------------------------------------------------------ */
+
+#define CELL_MAX 48
+
+#define MAX_COLS 4
+
+/* Columns of numbers, right-aligned, two spaces apart, followed by a
+   label. */
+typedef struct {
+   int         ncols;
+   const char *head[MAX_COLS];
+   int         pct[MAX_COLS];       /* with percentages ... */
+   uint64_t    base[MAX_COLS];      /* ... of this */
+   size_t      width[MAX_COLS];
+} table;
+
+char *report_put_commas(char *p, uint64_t v);
+void  report_table_init(table *t, int ncols);
+void  report_table_col(table *t, int k, const char *head, int pct,
+                       uint64_t base);
+void  report_table_measure(table *t, const uint64_t *v);
+void  report_put_spaces(outbuf *o, size_t n);
+void  report_table_cells(outbuf *o, const table *t, const uint64_t *v);
+void  report_table_head(outbuf *o, const table *t, const char *label);
+void  report_put_name(outbuf *o, const char *s);
+
+/* ---- report_functions.c -------------------------------------------------- */
+
+typedef struct {
+   const pl_program *p;
+   const report_opts    *opt;
+   const pl_graph   *g;          /* what is reported: program or group */
+   const pl_fstat  **fns;        /* g's functions, in list order */
+   size_t            nfns;
+   const pl_edge   **callers;    /* g's edges by (callee, caller) */
+   table             t;
+   int               sort_incl;  /* the list being written: by inclusive
+                                    events (1) or by calls (0) */
+} report;
+
+void report_sort_context(const pl_program *p);
+int  report_cmp_fn_ids(uint32_t a, uint32_t b);
+int  report_cmp_u64_desc(uint64_t x, uint64_t y);
+int  report_by_callee(const void *a, const void *b);
+void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
+                   uint64_t times);
+int  report_write_list(report *r, outbuf *o, int sort_incl);
+
+/* ---- report_objects.c, report_header.c, report_ranks.c, report.c -------- */
+
+int  report_write_objects(report *r, outbuf *o);
+int  report_parse_group_by(const char *s, int *kind);
+const char *report_group_kind_name(int kind);
+void report_head_key(outbuf *o, const char *key);
+void report_put_u64(outbuf *o, uint64_t v);
+int  report_write_header(outbuf *o, const pl_program *p,
+                         const report_opts *opt, const read_info *ri,
+                         size_t ngroups, const pl_group *chosen);
+void report_write_groups(outbuf *o, const pl_program *p, const pl_graph *all,
+                         const pl_group *gs, size_t n);
+void report_write_totals(outbuf *o, const pl_graph *g, const char *label);
+int  report_write_ranks(outbuf *o, const pl_program *p,
+                        const report_opts *opt);
+/* The whole report.  0; 2 for a --group beyond the groups, with the
+   reason in why (nothing written); -1 if out of memory. */
+int  report_write(outbuf *o, const pl_program *p, const report_opts *opt,
+                  const read_info *ri, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-annotate's function lists (by calls, by inclusive events), cut
+   by --threshold and --top, with callers and callees (--tree). */
+#define _XOPEN_SOURCE 700
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- The report --------------------------------------------------------- */
+
+
+static const char *fn_label(const pl_program *p, uint32_t fn)
+{
+   return p->fns[fn].label;
+}
+
+/* Tie-breaks shared by every sort: label, then object, then ID. */
+static const pl_program *cmp_prog;
+
+/* The program whose functions the comparisons below order: qsort has no
+   context argument. */
+void report_sort_context(const pl_program *p)
+{
+   cmp_prog = p;
+}
+
+int report_cmp_fn_ids(uint32_t a, uint32_t b)
+{
+   int c;
+   if (a == b)
+      return 0;
+   if (a == 0 || b == 0)           /* "(no caller)" first */
+      return a == 0 ? -1 : 1;
+   c = strcmp(cmp_prog->fns[a].label, cmp_prog->fns[b].label);
+   if (c == 0)
+      c = strcmp(cmp_prog->fns[a].object, cmp_prog->fns[b].object);
+   return c ? c : (a < b ? -1 : 1);
+}
+
+int report_cmp_u64_desc(uint64_t x, uint64_t y)
+{
+   return x > y ? -1 : x < y;
+}
+
+static int by_calls(const void *a, const void *b)
+{
+   const pl_fstat *x = *(const pl_fstat *const *)a;
+   const pl_fstat *y = *(const pl_fstat *const *)b;
+   int c = report_cmp_u64_desc(x->calls, y->calls);
+   if (c == 0)
+      c = report_cmp_u64_desc(x->incl_events, y->incl_events);
+   return c ? c : report_cmp_fn_ids(x->fn, y->fn);
+}
+
+static int by_incl(const void *a, const void *b)
+{
+   const pl_fstat *x = *(const pl_fstat *const *)a;
+   const pl_fstat *y = *(const pl_fstat *const *)b;
+   int c = report_cmp_u64_desc(x->incl_events, y->incl_events);
+   if (c == 0)
+      c = report_cmp_u64_desc(x->calls, y->calls);
+   return c ? c : report_cmp_fn_ids(x->fn, y->fn);
+}
+
+int report_by_callee(const void *a, const void *b)
+{
+   const pl_edge *x = *(const pl_edge *const *)a;
+   const pl_edge *y = *(const pl_edge *const *)b;
+   if (x->callee != y->callee)
+      return x->callee < y->callee ? -1 : 1;
+   return x->caller < y->caller ? -1 : x->caller > y->caller;
+}
+
+/* Tree lines: by the list's first column, then by the other function. */
+static int tree_other_is_caller;
+static int tree_sort_incl;
+
+static int tree_order(const void *a, const void *b)
+{
+   const pl_edge *x = *(const pl_edge *const *)a;
+   const pl_edge *y = *(const pl_edge *const *)b;
+   int c = tree_sort_incl ? report_cmp_u64_desc(x->incl_events, y->incl_events)
+                          : report_cmp_u64_desc(x->incl_calls, y->incl_calls);
+   if (c == 0)
+      c = tree_sort_incl ? report_cmp_u64_desc(x->incl_calls, y->incl_calls)
+                         : report_cmp_u64_desc(x->incl_events, y->incl_events);
+   if (c == 0)
+      c = report_cmp_u64_desc(x->calls, y->calls);
+   if (c == 0)
+      c = tree_other_is_caller ? report_cmp_fn_ids(x->caller, y->caller)
+                               : report_cmp_fn_ids(x->callee, y->callee);
+   return c;
+}
+
+/* x * y as 128 bits: *hi, *lo. */
+static void mul128(uint64_t x, uint64_t y, uint64_t *hi, uint64_t *lo)
+{
+   uint64_t xl = x & 0xffffffffu, xh = x >> 32;
+   uint64_t yl = y & 0xffffffffu, yh = y >> 32;
+   uint64_t ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+   uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+   *lo = mid << 32 | (ll & 0xffffffffu);
+   *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* a * PCT_SCALE compared with h * b, exactly: -1, 0 or 1. */
+static int scaled_cmp(uint64_t a, uint64_t h, uint64_t b)
+{
+   uint64_t lh, ll, rh, rl;
+   mul128(a, PCT_SCALE, &lh, &ll);
+   mul128(h, b, &rh, &rl);
+   if (lh != rh)
+      return lh < rh ? -1 : 1;
+   return ll < rl ? -1 : ll > rl;
+}
+
+/* How many functions of the sorted list to show.
+   By calls, as callgrind_annotate: functions in list order until those
+   shown account for at least THRESHOLD% of all calls.
+   By inclusive events (which overlap, so cannot be summed): the functions
+   whose inclusive events are more than (100 - THRESHOLD)% of all events.
+   100% shows every function; --top caps the count. */
+static size_t list_length(const report *r)
+{
+   uint64_t h = r->opt->threshold, sum = 0;
+   size_t n = 0;
+
+   if (h >= PCT_SCALE) {
+      n = r->nfns;
+   } else if (!r->sort_incl) {
+      while (n < r->nfns && scaled_cmp(sum, h, r->g->calls) < 0)
+         sum += r->fns[n++]->calls;
+   } else {
+      while (n < r->nfns
+             && scaled_cmp(r->fns[n]->incl_events, PCT_SCALE - h,
+                           r->g->events) > 0)
+         n++;
+   }
+   if (r->opt->top && n > r->opt->top)
+      n = (size_t)r->opt->top;
+   return n;
+}
+
+/* "label (Nx) [object]" of fn ("(no caller)" for 0); no "(Nx)" if
+   times is 0. */
+void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
+                   uint64_t times)
+{
+   if (fn == 0) {
+      outbuf_str(o, "(no caller)");
+   } else {
+      report_put_name(o, fn_label(p, fn));
+   }
+   if (times) {
+      char num[CELL_MAX];
+      report_put_commas(num, times);
+      outbuf_printf(o, " (%sx)", num);
+   }
+   if (fn != 0) {
+      outbuf_str(o, " [");
+      report_put_name(o, p->fns[fn].object);
+      outbuf_str(o, "]");
+   }
+}
+
+/* Edges with callee fn (callers), or with caller fn (callees), sorted for
+   the tree: a malloc'ed array in *out.  Returns how many; -1 if out of
+   memory. */
+static long tree_edges(const report *r, uint32_t fn, int callers,
+                       const pl_edge ***out)
+{
+   const pl_graph *g = r->g;
+   size_t lo = 0, hi = g->nedges, n = 0, i;
+   const pl_edge **e;
+
+   /* first edge whose key (callee or caller) is >= fn */
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      uint32_t key = callers ? r->callers[mid]->callee : g->edges[mid].caller;
+      if (key < fn)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   for (i = lo; i < g->nedges; i++) {
+      uint32_t key = callers ? r->callers[i]->callee : g->edges[i].caller;
+      if (key != fn)
+         break;
+      n++;
+   }
+   e = malloc((n ? n : 1) * sizeof *e);
+   if (!e)
+      return -1;
+   for (i = 0; i < n; i++)
+      e[i] = callers ? r->callers[lo + i] : &g->edges[lo + i];
+   tree_other_is_caller = callers;
+   tree_sort_incl = r->sort_incl;
+   qsort(e, n, sizeof *e, tree_order);
+   *out = e;
+   return (long)n;
+}
+
+/* A row of the list: measured (o NULL: widen the table's columns) or
+   written. */
+static void list_row(report *r, outbuf *o, uint64_t calls, uint64_t events,
+                     const char *marker, uint32_t fn, uint64_t times)
+{
+   uint64_t v[2];
+   v[0] = r->sort_incl ? events : calls;
+   v[1] = r->sort_incl ? calls : events;
+   if (!o) {
+      report_table_measure(&r->t, v);
+      return;
+   }
+   report_table_cells(o, &r->t, v);
+   outbuf_str(o, marker);
+   report_put_fn(o, r->p, fn, times);
+   outbuf_str(o, "\n");
+}
+
+/* The callers ("<") or the callees (">") of f. */
+static int tree_rows(report *r, outbuf *o, const pl_fstat *f, int callers)
+{
+   const pl_edge **e = NULL;
+   long n = tree_edges(r, f->fn, callers, &e), k;
+   if (n < 0)
+      return -1;
+   for (k = 0; k < n; k++)
+      list_row(r, o, e[k]->incl_calls, e[k]->incl_events,
+               callers ? "< " : ">   ",
+               callers ? e[k]->caller : e[k]->callee, e[k]->calls);
+   free(e);
+   return 0;
+}
+
+/* The first n functions, with their trees. */
+static int list_rows(report *r, outbuf *o, size_t n)
+{
+   size_t i;
+   for (i = 0; i < n; i++) {
+      const pl_fstat *f = r->fns[i];
+      if (o && r->opt->tree)
+         outbuf_str(o, "\n");
+      if ((r->opt->tree & TREE_CALLER) && tree_rows(r, o, f, 1) < 0)
+         return -1;
+      list_row(r, o, f->calls, f->incl_events, r->opt->tree ? "*  " : "",
+               f->fn, 0);
+      if ((r->opt->tree & TREE_CALLING) && tree_rows(r, o, f, 0) < 0)
+         return -1;
+   }
+   return 0;
+}
+
+int report_write_list(report *r, outbuf *o, int sort_incl)
+{
+   static const char *const heads[2] = { "Calls", "Inclusive events" };
+   size_t n;
+
+   r->sort_incl = sort_incl;
+   report_sort_context(r->p);
+   qsort(r->fns, r->nfns, sizeof *r->fns, sort_incl ? by_incl : by_calls);
+   n = list_length(r);
+   report_table_init(&r->t, 2);
+   report_table_col(&r->t, 0, heads[sort_incl], 1,
+             sort_incl ? r->g->events : r->g->calls);
+   report_table_col(&r->t, 1, heads[!sort_incl], 1,
+             sort_incl ? r->g->calls : r->g->events);
+   if (list_rows(r, NULL, n) < 0)
+      return -1;
+   report_table_head(o, &r->t, "function [object]");
+   if (list_rows(r, o, n) < 0)
+      return -1;
+   outbuf_str(o, "\n");
+   return 0;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-annotate's view across ranks: calls per rank (min / median /
+   max) and the outlier ranks with what differs (pl_outliers.h). */
+#define _XOPEN_SOURCE 700
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- Ranks: the program across its processes ----------------------------- */
+
+/* By median, then max, then min (all descending), then label. */
+static int by_median(const void *a, const void *b)
+{
+   const pl_rank_fn *x = *(const pl_rank_fn *const *)a;
+   const pl_rank_fn *y = *(const pl_rank_fn *const *)b;
+   int c = report_cmp_u64_desc(x->median, y->median);
+   if (c == 0)
+      c = report_cmp_u64_desc(x->max, y->max);
+   if (c == 0)
+      c = report_cmp_u64_desc(x->min, y->min);
+   return c ? c : report_cmp_fn_ids(x->fn, y->fn);
+}
+
+static const char *const reason_names[] = {
+   "only here: ", "missing here: ", "only here: ", "missing here: ",
+   "calls differ: "
+};
+
+static void put_reason(outbuf *o, const pl_program *p, const pl_reason *r)
+{
+   outbuf_str(o, reason_names[r->kind]);
+   if (r->kind == PL_REASON_ONLY_EDGE || r->kind == PL_REASON_MISSING_EDGE) {
+      report_put_fn(o, p, r->caller, 0);
+      outbuf_str(o, " > ");
+   }
+   report_put_fn(o, p, r->fn, 0);
+}
+
+/* The Ranks section (docs/parlot-annotate.1): per function min / median /
+   max calls per process, then each outlier with its reasons.  0, or -1 if
+   out of memory. */
+int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
+{
+   pl_ranks r;
+   const pl_rank_fn **fs;
+   const char *unit;
+   char name[64];
+   table t;
+   size_t i, n, k;
+   int pass;
+
+   if (pl_ranks_analyse(p, &r) < 0)
+      return -1;
+   if (opt->ranks == RANKS_AUTO && r.nprocs < 2) {
+      pl_ranks_free(&r);
+      return 0;
+   }
+   unit = r.by_rank ? "rank" : "process";
+   fs = malloc((r.nfns + 1) * sizeof *fs);
+   if (!fs) {
+      pl_ranks_free(&r);
+      return -1;
+   }
+   for (i = 0; i < r.nfns; i++)
+      fs[i] = &r.fns[i];
+   report_sort_context(p);
+   qsort(fs, r.nfns, sizeof *fs, by_median);
+   n = r.nfns;
+   if (opt->top && n > opt->top)
+      n = (size_t)opt->top;
+
+   outbuf_str(o, RULE);
+   report_head_key(o, "Ranks:");
+   report_put_u64(o, r.nprocs);
+   outbuf_str(o, r.by_rank ? " (processes with an MPI rank)\n"
+                           : " (processes; no MPI ranks recorded)\n");
+   report_head_key(o, "Classes:");
+   report_put_u64(o, r.nclasses);
+   outbuf_str(o, r.class_kind == PL_CLASS_SHAPE ? ", by call-graph shape"
+                                                : ", by call graph");
+   if (r.has_majority)
+      outbuf_printf(o, "; majority: class %zu, %zu %s%s\n", r.majority + 1,
+                    r.majority_size, unit, r.majority_size == 1 ? "" : "s");
+   else
+      outbuf_str(o, r.nclasses > 1 ? "; no majority\n" : "\n");
+   report_head_key(o, "Outliers:");
+   report_put_u64(o, r.noutliers);
+   for (i = 0; i < r.noutliers; i++) {
+      outbuf_str(o, i ? ", " : " (");
+      report_put_name(o, pl_ranks_proc_name(p, &r, r.outliers[i].proc, name,
+                                     sizeof name));
+   }
+   outbuf_str(o, r.noutliers ? ")\n" : "\n");
+
+   report_table_init(&t, 4);
+   report_table_col(&t, 0, "Min", 0, 0);
+   report_table_col(&t, 1, "Median", 0, 0);
+   report_table_col(&t, 2, "Max", 0, 0);
+   report_table_col(&t, 3, r.by_rank ? "Ranks" : "Procs", 0, 0);
+   for (pass = 0; pass < 2; pass++) {
+      if (pass == 1)
+         report_table_head(o, &t, "function [object]  (calls per process)");
+      for (i = 0; i < n; i++) {
+         uint64_t v[4] = { fs[i]->min, fs[i]->median, fs[i]->max,
+                           fs[i]->nprocs };
+         if (pass == 0) {
+            report_table_measure(&t, v);
+            continue;
+         }
+         report_table_cells(o, &t, v);
+         report_put_fn(o, p, fs[i]->fn, 0);
+         outbuf_str(o, "\n");
+      }
+   }
+   outbuf_str(o, "\n");
+
+   for (k = 0; k < r.noutliers; k++) {
+      const pl_outlier *ol = &r.outliers[k];
+      const pl_process *pr = &p->procs[ol->proc];
+      size_t nr = ol->nreasons;
+      if (opt->top && nr > opt->top)
+         nr = (size_t)opt->top;
+      report_table_init(&t, 2);
+      report_table_col(&t, 0, "Calls", 0, 0);
+      report_table_col(&t, 1, "Majority", 0, 0);
+      for (i = 0; i < nr; i++) {
+         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
+         report_table_measure(&t, v);
+      }
+      outbuf_str(o, RULE);
+      outbuf_str(o, "Outlier ");
+      report_put_name(o, pl_ranks_proc_name(p, &r, ol->proc, name, sizeof name));
+      outbuf_str(o, " (pid ");
+      report_put_name(o, pr->pid);
+      outbuf_printf(o, ", class %zu): %zu difference%s", ol->cls + 1,
+                    ol->nreasons, ol->nreasons == 1 ? "" : "s");
+      if (nr < ol->nreasons)
+         outbuf_printf(o, ", %zu shown", nr);
+      outbuf_str(o, "\n");
+      report_table_head(o, &t, "difference: function [object]");
+      for (i = 0; i < nr; i++) {
+         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
+         report_table_cells(o, &t, v);
+         put_reason(o, p, &ol->reasons[i]);
+         outbuf_str(o, "\n");
+      }
+      outbuf_str(o, "\n");
+   }
+   free(fs);
+   pl_ranks_free(&r);
+   return 0;
+}
