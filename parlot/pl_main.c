@@ -41,6 +41,7 @@ static Bool clo_images_main = False;
 static Int  clo_codec = PL_CODEC_LZRC;
 static Bool clo_keep_plt = False;
 static Int  clo_flush_ms = 1000;
+static Bool clo_flush_on_block = True;
 static pl_buf tool_options;                /* as given, for the trace */
 
 static Bool pl_process_cmd_line_option(const HChar *arg)
@@ -71,6 +72,7 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
       clo_codec = compress ? PL_CODEC_LZRC : PL_CODEC_RAW;
    else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
+   else if VG_BOOL_CLO(arg, "--flush-on-block", clo_flush_on_block) {}
    else
       return False;
 
@@ -94,6 +96,10 @@ static void pl_print_usage(void)
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"
 "                              often, 0 = only when buffers fill [1000]\n"
+"    --flush-on-block=yes|no   write a thread's stream data before a system\n"
+"                              call that may block (a hung run killed with\n"
+"                              SIGKILL then shows where each thread\n"
+"                              waits) [yes]\n"
    );
 }
 
@@ -420,11 +426,65 @@ static void exec_path(Addr a, HChar *out, SizeT n)
    out[i] = 0;
 }
 
-/* Before exec, put every event so far in the file: if the exec succeeds,
+/* Whether a system call may wait for another thread or process (a lock,
+   a message, a child, time): a thread blocked in one forever runs no more
+   client code, so the periodic flush (pl_start_client_code) would never
+   write its last events. */
+static Bool may_block(UInt sysno, const UWord *args)
+{
+   switch (sysno) {
+   case __NR_futex: {
+      UWord op = args[1] & 0x7f;     /* without FUTEX_PRIVATE_FLAG and
+                                        FUTEX_CLOCK_REALTIME */
+      return op == 0 /* WAIT */ || op == 6 /* LOCK_PI */
+             || op == 9 /* WAIT_BITSET */ || op == 11 /* WAIT_REQUEUE_PI */
+             || op == 13 /* LOCK_PI2 */;
+   }
+   case __NR_read: case __NR_readv: case __NR_pread64:
+   case __NR_poll: case __NR_ppoll: case __NR_pselect6:
+   case __NR_nanosleep: case __NR_clock_nanosleep:
+   case __NR_wait4: case __NR_waitid:
+   case __NR_rt_sigsuspend: case __NR_rt_sigtimedwait:
+   case __NR_epoll_pwait: case __NR_flock:
+#if defined(__NR_select)
+   case __NR_select:
+#endif
+#if defined(__NR_pause)
+   case __NR_pause:
+#endif
+#if defined(__NR_epoll_wait)
+   case __NR_epoll_wait:
+#endif
+#if defined(__NR_recvfrom)
+   case __NR_recvfrom: case __NR_recvmsg: case __NR_accept: case __NR_connect:
+#endif
+#if defined(__NR_recvmmsg)
+   case __NR_recvmmsg:
+#endif
+#if defined(__NR_accept4)
+   case __NR_accept4:
+#endif
+#if defined(__NR_msgrcv)
+   case __NR_msgrcv: case __NR_semop: case __NR_semtimedop:
+#endif
+      return True;
+   default:
+      return False;
+   }
+}
+
+/* Before a call that may block, put the thread's events in the file.
+   Before exec, put every event so far in the file: if the exec succeeds,
    nothing of this process image runs again.  If it fails (execvp tries
    each directory of PATH), the streams simply go on. */
 static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 {
+   if (clo_flush_on_block && may_block(sysno, args)) {
+      pl_thread *t = thread_of(tid);
+      if (t)
+         pl_thread_sync(t);
+      return;
+   }
    if (!is_exec(sysno))
       return;
    HChar path[4096];

@@ -12,52 +12,9 @@
 
 #include "pl_modes.h"
 #include "pl_names.h"
+#include "trace_labels.h"
 
 #define PREFIX_MAX   32   /* "pid\tthread\t" */
-
-/* ---- Function names ------------------------------------------------------- */
-
-/* The names a mode prints, per function ID: the demangled name if there
-   is one (and demangling is on), else the raw name from the trace. */
-typedef struct {
-   const pl_trace *t;
-   pl_name *shown;       /* [id], 1..n */
-   uint32_t n;
-} fn_names;
-
-static void free_names(fn_names *nm)
-{
-   uint32_t id;
-   if (!nm->shown)
-      return;
-   for (id = 1; id <= nm->n; id++)
-      if (nm->shown[id].str != pl_trace_function(nm->t, id)->name.str)
-         free((char *)nm->shown[id].str);
-   free(nm->shown);
-   nm->shown = NULL;
-}
-
-static int load_names(const pl_trace *t, fn_names *nm, int demangle)
-{
-   uint32_t id;
-
-   nm->t = t;
-   nm->n = pl_trace_nfunctions(t);
-   nm->shown = calloc((size_t)nm->n + 1, sizeof *nm->shown);
-   if (!nm->shown)
-      return -1;
-   for (id = 1; id <= nm->n; id++) {
-      const pl_function *f = pl_trace_function(t, id);
-      char *d = demangle ? pl_demangle(f->name.str, f->name.len) : NULL;
-      if (d) {
-         nm->shown[id].str = d;
-         nm->shown[id].len = strlen(d);
-      } else {
-         nm->shown[id] = f->name;
-      }
-   }
-   return 0;
-}
 
 /* ---- Event lines ---------------------------------------------------------- */
 
@@ -68,7 +25,8 @@ typedef struct {
    size_t *at;          /* [id]: offset of the tail in arena, [n+1]: end */
 } tails;
 
-static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
+static int build_tails(const pl_trace *t, const trace_labels *nm,
+                       tails *tl)
 {
    uint32_t n = pl_trace_nfunctions(t), id;
    size_t total = 0;
@@ -80,8 +38,7 @@ static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
    for (id = 1; id <= n; id++) {
       const pl_function *f = pl_trace_function(t, id);
       const pl_name *o = pl_trace_object(t, f->obj);
-      total += 3 + pl_escaped_len(o->str, o->len)
-               + pl_escaped_len(nm->shown[id].str, nm->shown[id].len);
+      total += 3 + pl_escaped_len(o->str, o->len) + trace_label_len(nm, id);
    }
    tl->arena = malloc(total + 16);    /* +16: print_events reads ahead */
    if (!tl->arena) {
@@ -96,7 +53,8 @@ static int build_tails(const pl_trace *t, const fn_names *nm, tails *tl)
       *p++ = '\t';
       p = pl_put_escaped(p, o->str, o->len);
       *p++ = '\t';
-      p = pl_put_escaped(p, nm->shown[id].str, nm->shown[id].len);
+      memcpy(p, trace_label(nm, id), trace_label_len(nm, id));
+      p += trace_label_len(nm, id);
       *p++ = '\n';
    }
    tl->at[n + 1] = (size_t)(p - tl->arena);
@@ -169,19 +127,20 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
    uint64_t done = 0;
    const char *pid = pl_trace_process_get(t, "pid");
    size_t i, nthreads = pl_trace_nthreads(t);
-   fn_names nm;
+   trace_labels nm;
    tails tl;
    int ret = 0;
 
    if (nthreads == 0)
       return 0;
-   if (load_names(t, &nm, opts->demangle) < 0 || build_tails(t, &nm, &tl) < 0) {
-      free_names(&nm);
+   if (trace_labels_load(&nm, t, opts->demangle) < 0
+       || build_tails(t, &nm, &tl) < 0) {
+      trace_labels_free(&nm);
       err->offset = 0;
       snprintf(err->msg, sizeof err->msg, "out of memory");
       return -1;
    }
-   free_names(&nm);            /* the tails hold copies */
+   trace_labels_free(&nm);     /* the tails hold copies */
    for (i = 0; i < nthreads && ret == 0; i++) {
       char prefix[PREFIX_MAX] = { 0 };
       uint32_t number = pl_trace_thread(t, i)->number;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* parlot-decode's output modes, one file each (mode_*.c).
 
-   A per-file mode (--events) writes each trace as it is decoded.  A
+   A per-file mode (--events, --replay) writes each trace as it is
+   decoded; a collecting mode (--stacks) keeps a little of each and writes
+   at the end.  A
    whole-program mode summarises all the traces given: the driver reads
    every trace into a pl_program, passing the events to the mode's visitor
    if it has one, then the mode writes its output. */
@@ -14,6 +16,7 @@
 #include "pl_outbuf.h"
 #include "pl_program.h"
 #include "pl_select.h"
+#include "pl_view.h"
 
 /* A user-defined group: --group=NAME=SPEC. */
 typedef struct {
@@ -30,6 +33,9 @@ typedef struct {
    uint64_t       tag;         /* --path-of's argument */
    const char    *prog;        /* program name for messages */
    int            demangle;    /* show C++ names demangled (--no-demangle) */
+   pl_filter      filter;      /* --images, --only, --hide, --depth, --range */
+   size_t         window;      /* --loops: longest loop body; 0 = no loops */
+   int            dot;         /* --stacks --dot: Graphviz output */
    const pl_progress_hooks *progress;   /* per-file modes; NULL: none */
 } pl_decode_opts;
 
@@ -37,6 +43,11 @@ typedef struct {
    -1 with *err set for bad data (what was decoded before it is written);
    output errors are left in o->err. */
 int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
+                        const pl_decode_opts *opts);
+
+/* --replay (mode_replay.c): the selected threads of t as indented calls,
+   as pl_mode_events_file. */
+int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
                         const pl_decode_opts *opts);
 
 typedef struct {
@@ -51,6 +62,20 @@ typedef struct {
                   const pl_decode_opts *opts);
    void  (*destroy)(void *state);
 } pl_program_mode;
+
+/* A mode that reads each trace in turn, keeping what it needs, and writes
+   once all are read. */
+typedef struct {
+   void *(*create)(const pl_decode_opts *o);    /* NULL if out of memory */
+   /* Read trace t: 0, or -1 with *err set (bad data or out of memory). */
+   int   (*file)(void *state, pl_trace *t, pl_error *err,
+                 const pl_decode_opts *opts);
+   /* 0, or -1 if out of memory. */
+   int   (*write)(void *state, outbuf *o, const pl_decode_opts *opts);
+   void  (*destroy)(void *state);
+} pl_collect_mode;
+
+extern const pl_collect_mode pl_mode_stacks;     /* mode_stacks.c */
 
 extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */
 extern const pl_program_mode pl_mode_callgrind;  /* mode_callgrind.c */

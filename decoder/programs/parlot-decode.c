@@ -54,6 +54,8 @@ struct mode {
       bad data.  Output errors are left in o->err. */
    int (*file)(pl_trace *t, outbuf *o, pl_error *err,
                const pl_decode_opts *opts);
+   /* Collecting modes (pl_modes.h). */
+   const pl_collect_mode *collect;
    /* Whole-program modes (pl_modes.h). */
    const pl_program_mode *program;
 };
@@ -62,23 +64,32 @@ static const struct mode modes[] = {
    { "events", no_argument,
      "one line per call and return, tab-separated:\n"
      "                       PID THREAD call|return DEPTH OBJECT FUNCTION",
-     pl_mode_events_file, NULL },
+     pl_mode_events_file, NULL, NULL },
+   { "replay", no_argument,
+     "each thread's calls in order, an indented line per call\n"
+     "                       (with --loops: repeats folded into loops)",
+     pl_mode_replay_file, NULL, NULL },
+   { "stacks", no_argument,
+     "the call stack of every thread where its trace ends,\n"
+     "                       merged into one tree, and its classes",
+     NULL, &pl_mode_stacks, NULL },
    { "xml", no_argument,
      "XML call-graph summary per thread, per group and for the\n"
      "                       whole program (schema: parlot-callgraph.rng)",
-     NULL, &pl_mode_xml },
+     NULL, NULL, &pl_mode_xml },
    { "callgrind", no_argument,
      "Callgrind profile (event: calls), for callgrind_annotate\n"
-     "                       and KCachegrind", NULL, &pl_mode_callgrind },
+     "                       and KCachegrind",
+     NULL, NULL, &pl_mode_callgrind },
    { "paths", no_argument,
      "the most frequent call paths, with counts and stack tags",
-     NULL, &pl_mode_paths },
+     NULL, NULL, &pl_mode_paths },
    { "path-of", required_argument,
      "=TAG  the call path(s) with this stack tag",
-     NULL, &pl_mode_path_of },
+     NULL, NULL, &pl_mode_path_of },
    { "folded", no_argument,
      "folded stacks (PATH COUNT per line) for flame graphs",
-     NULL, &pl_mode_folded },
+     NULL, NULL, &pl_mode_folded },
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -109,10 +120,27 @@ static void usage(FILE *f)
       "                       20; 0 = all)\n"
       "      --no-demangle    print C++ function names as recorded (mangled)\n"
       "  -j, --jobs=N         read traces with N threads (default: one per\n"
-      "                       core; --paths, --path-of, --folded and\n"
-      "                       --events use one); the output is the same\n"
+      "                       core; --paths, --path-of, --folded, --events,\n"
+      "                       --replay and --stacks use one); the output is\n"
+      "                       the same\n"
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
+      "\n"
+      "filters (--replay and --stacks):\n"
+      "      --images=main|all  show only the main executable's functions\n"
+      "                       (default: all)\n"
+      "      --only=GLOB      show only functions matching GLOB ('*', '?');\n"
+      "                       may be repeated\n"
+      "      --hide=GLOB      never show functions matching GLOB; may be\n"
+      "                       repeated (a hidden call's callees are shown)\n"
+      "      --depth=N        show N levels of calls at most\n"
+      "      --range=FIRST-LAST  --replay: only events FIRST..LAST of each\n"
+      "                       thread (numbers from 1; either may be left out)\n"
+      "      --loops          --replay: fold repeated sequences into loops\n"
+      "      --window=N       --loops: longest loop body, in calls (default\n"
+      "                       256; memory grows with it)\n"
+      "      --dot            --stacks: write the tree in Graphviz DOT\n"
+      "\n"
       "\n"
       "Threads are printed in thread-number order, files in command-line\n"
       "order.  Names are printed as recorded, except that mangled C++ names\n"
@@ -183,6 +211,7 @@ static void free_opts(pl_decode_opts *o)
 {
    size_t i;
    pl_select_free(&o->select);
+   pl_filter_free(&o->filter);
    for (i = 0; i < o->ngroups; i++) {
       free(o->groups[i].name);
       pl_select_free(&o->groups[i].sel);
@@ -190,14 +219,20 @@ static void free_opts(pl_decode_opts *o)
    free(o->groups);
 }
 
-/* Per-file modes: decode and write each file in turn. */
+/* Per-file and collecting modes: decode each file in turn. */
 static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
 {
    pl_decode_opts fo = *opts;
    pl_progress *pg = NULL;
+   void *state = NULL;
    int status = 0;
    size_t i;
+
+   if (mode->collect && !(state = mode->collect->create(opts))) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return EXIT_DATA;
+   }
 
    /* a status line would mix with events written to the terminal */
    if (!isatty(out->fd))
@@ -216,7 +251,8 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
          status = EXIT_DATA;
          continue;
       }
-      r = mode->file(t, out, &err, &fo);
+      r = mode->file ? mode->file(t, out, &err, &fo)
+                     : mode->collect->file(state, t, &err, &fo);
       pl_progress_clear(pg);
       /* what was decoded goes out before the message about the rest */
       if (outbuf_flush(out) < 0) {
@@ -233,6 +269,13 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
       pl_trace_close(t);
    }
    pl_progress_free(pg);
+   if (state) {
+      if (!out->err && mode->collect->write(state, out, opts) < 0) {
+         fprintf(stderr, PROG ": out of memory\n");
+         status = EXIT_DATA;
+      }
+      mode->collect->destroy(state);
+   }
    return status;
 }
 
@@ -324,8 +367,13 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                          const char **out_path, pl_decode_opts *o)
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_TOP };
-   struct option longopts[NMODES + 10];
+          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT };
+   static const char *const filters[] = { "images", "only", "hide", "depth",
+                                          "range" };
+   struct option longopts[NMODES + 20];
+   const char *filter_given = NULL, *loops_given = NULL;
+   uint64_t window = 256;
+   int index, loops = 0;
    char why[256];
    int c;
    size_t m;
@@ -349,11 +397,38 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                                     OPT_GROUP };
    longopts[m++] = (struct option){ "top", required_argument, NULL, OPT_TOP };
    longopts[m++] = (struct option){ "jobs", required_argument, NULL, 'j' };
+   longopts[m++] = (struct option){ "loops", no_argument, NULL, OPT_LOOPS };
+   longopts[m++] = (struct option){ "window", required_argument, NULL,
+                                    OPT_WINDOW };
+   longopts[m++] = (struct option){ "dot", no_argument, NULL, OPT_DOT };
+   for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++)
+      longopts[m++] = (struct option){ filters[k], required_argument, NULL,
+                                       OPT_FILTER };
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
 
    opterr = 0;
-   while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, NULL)) != -1) {
+   while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, &index)) != -1) {
       switch (c) {
+      case OPT_FILTER:
+         if (pl_filter_option(&o->filter, longopts[index].name, optarg, why,
+                              sizeof why) < 0)
+            return usage_error(why, NULL);
+         filter_given = longopts[index].name;
+         break;
+      case OPT_LOOPS:
+         loops = 1;
+         loops_given = "loops";
+         break;
+      case OPT_WINDOW:
+         if (pl_parse_u64(optarg, &window) < 0 || window == 0
+             || window > 65536)
+            return usage_error("--window wants a number from 1 to 65536, "
+                               "not", optarg);
+         loops_given = "window";
+         break;
+      case OPT_DOT:
+         o->dot = 1;
+         break;
       case 'o':
          *out_path = optarg;
          break;
@@ -405,6 +480,25 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    }
    if (!*mode)
       return usage_error("no mode given, e.g. --events", NULL);
+   if (filter_given && (*mode)->file != pl_mode_replay_file
+       && (*mode)->collect != &pl_mode_stacks) {
+      snprintf(why, sizeof why, "--%s applies to --replay and --stacks, "
+               "not to --%s", filter_given, (*mode)->option);
+      return usage_error(why, NULL);
+   }
+   if (loops_given && (*mode)->file != pl_mode_replay_file) {
+      snprintf(why, sizeof why, "--%s applies to --replay only", loops_given);
+      return usage_error(why, NULL);
+   }
+   if (loops_given && !loops)
+      return usage_error("--window needs --loops", NULL);
+   if (o->dot && (*mode)->collect != &pl_mode_stacks)
+      return usage_error("--dot applies to --stacks only", NULL);
+   if ((*mode)->collect == &pl_mode_stacks
+       && (o->filter.first > 1 || o->filter.last))
+      return usage_error("--range applies to --replay only (--stacks "
+                         "shows where each thread's trace ends)", NULL);
+   o->window = loops ? (size_t)window : 0;
    if (optind == argc)
       return usage_error("no trace file given", NULL);
    return -1;
@@ -437,7 +531,7 @@ int main(int argc, char **argv)
    bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
    if (bad < 0)
       status = EXIT_DATA;
-   else if (mode->file)
+   else if (mode->file || mode->collect)
       status = run_per_file(mode, inputs.v, inputs.n, &out, &opts);
    else
       status = run_program(mode->program, inputs.v, inputs.n, &out, &opts);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Command-line conventions shared by the decoder's programs (pl_cli.h). */
 #define _FILE_OFFSET_BITS 64
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE              /* asprintf, scandir */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -113,13 +114,83 @@ int pl_output_close(const char *prog, outbuf *o)
    return err ? PL_EXIT_DATA : 0;
 }
 
+/* Whether the file at path starts as a trace or an archive does. */
+static int looks_like_trace(const char *path)
+{
+   char head[PL_MAGIC_LEN];
+   int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+   if (fd < 0)
+      return 0;
+   if (read(fd, head, sizeof head) == (ssize_t)sizeof head)
+      ok = memcmp(head, PL_MAGIC, PL_MAGIC_LEN) == 0
+           || memcmp(head, PL_AR_MAGIC, PL_AR_MAGIC_LEN) == 0;
+   close(fd);
+   return ok;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+   return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* The traces and archives in directory dir, by name: other files are
+   left out, a directory without any is an error.  As pl_cli_inputs. */
+static int add_directory(const char *prog, pl_inputs *in, const char *dir)
+{
+   struct dirent **ents;
+   int n = scandir(dir, &ents, NULL, by_name), i, bad = 0, found = 0;
+
+   if (n < 0) {
+      fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+      return 1;
+   }
+   for (i = 0; i < n; i++) {
+      char *path = NULL;
+      struct stat st;
+      if (bad >= 0 && ents[i]->d_name[0] != '.'
+          && asprintf(&path, "%s/%s", dir, ents[i]->d_name) >= 0
+          && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+          && looks_like_trace(path)) {
+         pl_error err;
+         int r = pl_inputs_add(in, path, &err);
+         found++;
+         if (r < 0) {
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            bad = -1;
+         } else if (r > 0) {
+            pl_report(prog, path, &err);
+            bad++;
+         }
+      }
+      free(path);
+      free(ents[i]);
+   }
+   free(ents);
+   if (bad >= 0 && !found) {
+      fprintf(stderr, "%s: %s: no trace or archive in this directory\n",
+              prog, dir);
+      bad++;
+   }
+   return bad;
+}
+
 int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
 {
    int bad = 0, i;
 
    for (i = 0; i < n; i++) {
       pl_error err;
-      int r = pl_inputs_add(in, paths[i], &err);
+      struct stat st;
+      int r;
+
+      if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+         r = add_directory(prog, in, paths[i]);
+         if (r < 0)
+            return -1;
+         bad += r;
+         continue;
+      }
+      r = pl_inputs_add(in, paths[i], &err);
       if (r < 0) {
          fprintf(stderr, "%s: %s\n", prog, err.msg);
          return -1;

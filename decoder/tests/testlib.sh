@@ -18,7 +18,8 @@
 #                  parlot-decode.c);
 #   tool_sources NAME   the sources of a tool (for special builds);
 #   need_tool NAME...   builds each tool whose variable (PARLOT_DECODE,
-#                  PARLOT_ANNOTATE, PARLOT_MERGE, PARLOT_SPLIT, MAKE_TRACE,
+#                  PARLOT_ANNOTATE, PARLOT_MERGE, PARLOT_SPLIT, PARLOT_DIFF,
+#                  MAKE_TRACE,
 #                  SCRIPT_TRACE) is unset or empty into $tmp, and sets it;
 #   TIMEOUT        "timeout N" (N: $TEST_TIMEOUT, default 120) if the
 #                  timeout command exists, else empty;
@@ -85,7 +86,7 @@ cc_build() {
 # library.
 tool_sources() {
    case $1 in
-   parlot-decode|parlot-annotate|parlot-merge|parlot-split)
+   parlot-decode|parlot-annotate|parlot-merge|parlot-split|parlot-diff)
       echo "$top/decoder/programs/$1.c" "$top"/decoder/programs/pl_*.c \
          "$top"/decoder/modes/*.c "$top"/decoder/lib/*.c ;;
    make_trace|script_trace)

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/* Comparing two threads' lines (diff_pair.h). */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_pair.h"
+#include "pl_alloc.h"
+#include "pl_hash.h"
+
+#define SYNC_LINES  3      /* equal lines that end a hunk */
+#define HUNK_LINES  100    /* lines written per side of a hunk */
+
+/* One side's look-ahead: lines [head, n) of v. */
+typedef struct {
+   diff_side *s;
+   pl_line   *v;
+   uint64_t  *key;
+   size_t     head, n, cap;
+   int        ended;
+   uint64_t   last;        /* event number of the last line passed */
+} side_buf;
+
+static uint64_t line_key(const diff_side *s, const pl_line *l, int ignore)
+{
+   uint64_t h = pl_fnv1a_step(PL_FNV1A_INIT, l->kind);
+   h = pl_fnv1a_step(h, l->depth);
+   h = pl_fnv1a_step(h, l->indent);
+   if (l->kind == PL_LINE_CALL)
+      h = pl_fnv1a_step(h, s->ident[l->fn]);
+   else if (!ignore)
+      h = pl_fnv1a_step(h, l->count);
+   return h;
+}
+
+/* Have at least want lines buffered, or all that are left: 0, or -1. */
+static int fill(side_buf *b, size_t want, int ignore, pl_error *err)
+{
+   if (b->head > 0 && b->head == b->n)
+      b->head = b->n = 0;
+   while (!b->ended && b->n - b->head < want) {
+      const pl_line *l;
+      int r = thread_lines_next(b->s->src, &l, err);
+      if (r < 0)
+         return -1;
+      if (r == 0) {
+         b->ended = 1;
+         break;
+      }
+      if (b->n == b->cap && b->head > 0) {
+         memmove(b->v, b->v + b->head, (b->n - b->head) * sizeof *b->v);
+         memmove(b->key, b->key + b->head, (b->n - b->head) * sizeof *b->key);
+         b->n -= b->head;
+         b->head = 0;
+      }
+      if (b->n == b->cap) {
+         size_t cap = b->cap;
+         if (pl_grow(&b->v, &cap, b->n + 1, sizeof *b->v) < 0)
+            goto oom;
+         cap = b->cap;
+         if (pl_grow(&b->key, &cap, b->n + 1, sizeof *b->key) < 0)
+            goto oom;
+         b->cap = cap;
+      }
+      b->v[b->n] = *l;
+      b->key[b->n++] = line_key(b->s, l, ignore);
+   }
+   return 0;
+oom:
+   pl_error_set(err, 0, "out of memory");
+   return -1;
+}
+
+static size_t avail(const side_buf *b)
+{
+   return b->n - b->head;
+}
+
+static int same(const side_buf *a, size_t i, const side_buf *b, size_t j)
+{
+   return a->key[a->head + i] == b->key[b->head + j];
+}
+
+/* Whether A from i and B from j agree again: for SYNC_LINES lines, or
+   up to the end of both. */
+static int agree(const side_buf *a, size_t i, const side_buf *b, size_t j)
+{
+   size_t na = avail(a), nb = avail(b), k;
+   for (k = 0; k < SYNC_LINES && i + k < na && j + k < nb
+               && same(a, i + k, b, j + k); k++)
+      ;
+   return k == SYNC_LINES
+          || (i + k == na && j + k == nb && a->ended && b->ended);
+}
+
+/* The nearest re-synchronisation point: *ri lines of A and *rj of B to
+   skip.  Nearest: the fewest lines skipped on the side that skips more
+   (max(i, j)); then the two sides skipping alike (|i - j| least: a call
+   replaced, or two swapped, stays one hunk instead of an insertion here
+   and a deletion further on); then the fewest in all.  Found: 1; none
+   within the look-ahead: 0; -1 if out of memory.  B's positions are
+   chained by key, so each line of A visits only the lines of B that equal
+   it. */
+static int resync(const side_buf *a, const side_buf *b, size_t *ri,
+                  size_t *rj)
+{
+   size_t na = avail(a), nb = avail(b), i, j, mask;
+   size_t best = SIZE_MAX, best_d = SIZE_MAX, best_sum = SIZE_MAX;
+   size_t *slot, *next;
+   unsigned bits = 4;
+
+   while (((size_t)1 << bits) < 2 * nb + 2)
+      bits++;
+   mask = ((size_t)1 << bits) - 1;
+   slot = malloc(((size_t)1 << bits) * sizeof *slot);
+   next = malloc((nb + 1) * sizeof *next);
+   if (!slot || !next) {
+      free(slot);
+      free(next);
+      return -1;
+   }
+   memset(slot, 0xff, ((size_t)1 << bits) * sizeof *slot);
+   for (j = nb; j-- > 0;) {          /* chains in increasing order */
+      uint64_t key = b->key[b->head + j];
+      size_t s = (size_t)pl_golden_slot(key, bits);
+      while (slot[s] != SIZE_MAX && b->key[b->head + slot[s]] != key)
+         s = (s + 1) & mask;
+      next[j] = slot[s];
+      slot[s] = j;
+   }
+   for (i = 0; i < na && i <= best; i++) {
+      uint64_t key = a->key[a->head + i];
+      size_t s = (size_t)pl_golden_slot(key, bits);
+      while (slot[s] != SIZE_MAX && b->key[b->head + slot[s]] != key)
+         s = (s + 1) & mask;
+      for (j = slot[s]; j != SIZE_MAX && j <= best; j = next[j]) {
+         size_t mx = i > j ? i : j, d = i > j ? i - j : j - i;
+         if ((mx < best || (mx == best && (d < best_d
+                                           || (d == best_d
+                                               && i + j < best_sum))))
+             && agree(a, i, b, j)) {
+            best = mx;
+            best_d = d;
+            best_sum = i + j;
+            *ri = i;
+            *rj = j;
+         }
+      }
+   }
+   free(slot);
+   free(next);
+   if (best != SIZE_MAX)
+      return 1;
+   if (a->ended && b->ended) {     /* nothing agrees again: all differs */
+      *ri = na;
+      *rj = nb;
+      return 1;
+   }
+   return 0;
+}
+
+/* ---- Output -------------------------------------------------------------- */
+
+typedef struct {
+   pl_line  *ring;         /* last equal lines of A, for context */
+   size_t    n, next, cap;
+   uint32_t *path;         /* A's calls open at each depth */
+   size_t    path_len, path_cap;
+} context;
+
+static int remember(context *c, const pl_line *l)
+{
+   if (l->kind == PL_LINE_CALL) {
+      if (pl_grow(&c->path, &c->path_cap, l->depth, sizeof *c->path) < 0)
+         return -1;
+      c->path[l->depth - 1] = l->fn;
+      c->path_len = l->depth;
+   }
+   if (!c->cap)
+      return 0;
+   c->ring[c->next] = *l;
+   c->next = (c->next + 1) % c->cap;
+   if (c->n < c->cap)
+      c->n++;
+   return 0;
+}
+
+static void put_side(outbuf *o, const char *sign, const side_buf *b,
+                     size_t n)
+{
+   size_t i;
+   for (i = 0; i < n && i < HUNK_LINES; i++) {
+      outbuf_str(o, sign);
+      thread_line_put(o, &b->v[b->head + i], b->s->nm);
+   }
+   if (n > HUNK_LINES)
+      outbuf_printf(o, "%s ... %zu more lines\n", sign, n - HUNK_LINES);
+}
+
+/* Pass n lines of b. */
+static void skip(side_buf *b, size_t n)
+{
+   size_t i;
+   for (i = 0; i < n; i++)
+      if (b->v[b->head + i].number)
+         b->last = b->v[b->head + i].number;
+   b->head += n;
+}
+
+/* Where side b's part of a hunk (n lines) is: "A event 1234" at its first
+   line, or "A after event 1230" when it has none. */
+static void put_where(outbuf *o, const char *side, const side_buf *b,
+                      size_t n)
+{
+   if (n && b->v[b->head].number)
+      outbuf_printf(o, "%s event %llu", side,
+                    (unsigned long long)b->v[b->head].number);
+   else if (b->last)
+      outbuf_printf(o, "%s after event %llu", side,
+                    (unsigned long long)b->last);
+   else
+      outbuf_printf(o, "%s at its start", side);
+}
+
+static void put_hunk(outbuf *o, const context *c, const side_buf *a,
+                     const side_buf *b, size_t na, size_t nb)
+{
+   const pl_line *first = na ? &a->v[a->head] : nb ? &b->v[b->head] : NULL;
+   size_t depth = first ? first->depth : 1, i, k;
+
+   outbuf_str(o, "@@ ");
+   put_where(o, "A", a, na);
+   outbuf_str(o, ", ");
+   put_where(o, "B", b, nb);
+   outbuf_str(o, " @@");
+   /* the calls open in both at that point, outermost first */
+   for (k = 0; k < c->path_len && k + 1 < depth; k++) {
+      outbuf_str(o, k ? " > " : " ");
+      outbuf_str(o, trace_label(a->s->nm, c->path[k]));
+   }
+   if (na == 1 && nb == 1 && a->v[a->head].kind == PL_LINE_LOOP
+       && b->v[b->head].kind == PL_LINE_LOOP)
+      outbuf_printf(o, "  (loop ran %llu times in A, %llu in B)",
+                    (unsigned long long)a->v[a->head].count,
+                    (unsigned long long)b->v[b->head].count);
+   outbuf_str(o, "\n");
+   for (i = 0; i < c->n; i++) {
+      outbuf_str(o, "  ");
+      thread_line_put(o, &c->ring[(c->next + c->cap - c->n + i) % c->cap],
+                      a->s->nm);
+   }
+   put_side(o, "- ", a, na);
+   put_side(o, "+ ", b, nb);
+}
+
+/* ---- The comparison ------------------------------------------------------ */
+
+int diff_pair(outbuf *o, const char *title, diff_side *sa, diff_side *sb,
+              const diff_opts *opts, diff_result *res, pl_error *err)
+{
+   side_buf a, b;
+   context c;
+   int ret = -1, ig = opts->ignore_counts;
+
+   memset(res, 0, sizeof *res);
+   memset(&a, 0, sizeof a);
+   memset(&b, 0, sizeof b);
+   memset(&c, 0, sizeof c);
+   a.s = sa;
+   b.s = sb;
+   c.cap = opts->context;
+   if (c.cap && !(c.ring = malloc(c.cap * sizeof *c.ring)))
+      goto oom;
+   for (;;) {
+      size_t i = 0, j = 0;
+      int r;
+
+      if (fill(&a, 1, ig, err) < 0) {
+         res->bad_side = 0;
+         goto out;
+      }
+      if (fill(&b, 1, ig, err) < 0) {
+         res->bad_side = 1;
+         goto out;
+      }
+      if (!avail(&a) && !avail(&b))
+         break;
+      if (avail(&a) && avail(&b) && same(&a, 0, &b, 0)) {
+         if (remember(&c, &a.v[a.head]) < 0)
+            goto oom;
+         skip(&a, 1);
+         skip(&b, 1);
+         res->lines_a++;
+         res->lines_b++;
+         continue;
+      }
+      /* a difference: look ahead on both sides */
+      if (fill(&a, opts->lookahead, ig, err) < 0) {
+         res->bad_side = 0;
+         goto out;
+      }
+      if (fill(&b, opts->lookahead, ig, err) < 0) {
+         res->bad_side = 1;
+         goto out;
+      }
+      r = resync(&a, &b, &i, &j);
+      if (r < 0)
+         goto oom;
+      if (res->hunks == 0)
+         outbuf_printf(o, "=== %s\n", title);
+      if (res->hunks < opts->max_hunks)
+         put_hunk(o, &c, &a, &b, r ? i : avail(&a), r ? j : avail(&b));
+      res->hunks++;
+      if (!r) {
+         res->gave_up = 1;
+         if ((a.ended && !avail(&a)) || (b.ended && !avail(&b)))
+            outbuf_printf(o, "!! %s ends here, %s goes on for more than %zu "
+                          "lines\n", avail(&a) ? "B" : "A",
+                          avail(&a) ? "A" : "B", opts->lookahead);
+         else
+            outbuf_printf(o, "!! no re-synchronisation within %zu lines: "
+                          "the rest of this pair is not compared\n",
+                          opts->lookahead);
+         break;
+      }
+      skip(&a, i);
+      skip(&b, j);
+      res->lines_a += i;
+      res->lines_b += j;
+      c.n = 0;          /* context after a hunk starts afresh */
+   }
+   if (res->hunks > opts->max_hunks)
+      outbuf_printf(o, "... %llu more differences in %s\n",
+                    (unsigned long long)(res->hunks - opts->max_hunks),
+                    title);
+   ret = 0;
+   goto out;
+oom:
+   pl_error_set(err, 0, "out of memory");
+out:
+   free(a.v);
+   free(a.key);
+   free(b.v);
+   free(b.key);
+   free(c.ring);
+   free(c.path);
+   return ret;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-decode --replay: each selected thread's calls in event order, one
+   indented line per call (thread_lines.h), repeated sequences folded into
+   loops with --loops.  Threads are written as they are decoded: memory
+   does not grow with the trace. */
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pl_modes.h"
+#include "thread_lines.h"
+
+/* "== rank 2 (pid 1234, thread 1) of ./app: 1912 events [images=main]" */
+static void put_header(outbuf *o, const pl_trace *t, size_t i,
+                       const pl_decode_opts *opts)
+{
+   const pl_thread_info *ti = pl_trace_thread(t, i);
+   const char *pid = pl_trace_process_get(t, "pid");
+   const char *rank = pl_trace_process_get(t, "mpi_rank");
+   const char *exe = pl_trace_process_get(t, "exe");
+   const char *filt = pl_filter_describe(&opts->filter);
+   char name[96];
+
+   thread_label(name, sizeof name, pid, rank, ti->number);
+   outbuf_printf(o, "== %s", name);
+   if (rank)
+      outbuf_printf(o, " (pid %s, thread %u)", pid, ti->number);
+   outbuf_printf(o, " of %s:", exe && *exe ? exe : "?");
+   if (ti->ended)
+      outbuf_printf(o, " %llu events", (unsigned long long)ti->events);
+   else
+      outbuf_str(o, " trace ends with the thread running");
+   if (*filt)
+      outbuf_printf(o, " [%s]", filt);
+   outbuf_str(o, "\n" THREAD_LINE_HEADER);
+}
+
+int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
+                        const pl_decode_opts *opts)
+{
+   const char *pid = pl_trace_process_get(t, "pid");
+   size_t i, nthreads = pl_trace_nthreads(t);
+   trace_labels nm;
+   uint8_t *keep;
+   int ret = 0;
+
+   if (nthreads == 0)
+      return 0;
+   keep = pl_filter_functions(&opts->filter, t, opts->demangle);
+   if (!keep || trace_labels_load(&nm, t, opts->demangle) < 0) {
+      free(keep);
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   for (i = 0; i < nthreads && ret == 0 && !o->err; i++) {
+      thread_lines src;
+      const pl_line *l;
+      int r;
+
+      if (!pl_select_match(&opts->select, pid, pl_trace_thread(t, i)->number))
+         continue;
+      if (thread_lines_open(&src, t, i, &opts->filter, keep, opts->window,
+                            NULL, err) < 0) {
+         ret = -1;
+         break;
+      }
+      put_header(o, t, i, opts);
+      while ((r = thread_lines_next(&src, &l, err)) > 0 && !o->err)
+         thread_line_put(o, l, &nm);
+      if (r < 0)
+         ret = -1;
+      thread_lines_close(&src);
+   }
+   trace_labels_free(&nm);
+   free(keep);
+   return ret;
+}

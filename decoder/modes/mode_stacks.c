@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-decode --stacks: where each thread was when its trace ended.
+
+   Every selected thread of every trace is decoded to its end (through the
+   filter: frames it hides are left out of the stack), and its call stack
+   there is added to one call-prefix tree, as STAT merges stack traces:
+   a node is a call path, and it lists the threads whose stack starts with
+   that path.  The threads whose stack is exactly a node's path form an
+   equivalence class; the classes are listed after the tree.  Threads are
+   written in STAT's range notation: MPI ranks ("[0-3,5]"), "R.T" for a
+   rank's thread T other than its first, "pPID" and "pPID.T" where there
+   is no rank.
+
+   Functions are the same across traces when their object and name are
+   (pl_program.h).  Memory: the tree and one stack at a time. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_alloc.h"
+#include "pl_hash.h"
+#include "pl_modes.h"
+#include "trace_labels.h"
+
+typedef struct {
+   char    *label;          /* escaped shown name */
+   char    *key;            /* object "\0" raw name */
+   size_t   keylen;
+} sfn;
+
+typedef struct {
+   uint32_t fn;             /* sfn index; 0: the root */
+   size_t   parent;
+   size_t  *kids;
+   size_t   nkids, kids_cap;
+   size_t  *threads;        /* thread indices, increasing */
+   size_t   nthreads, threads_cap;
+   size_t   ends;           /* threads whose stack ends here */
+} snode;
+
+typedef struct {
+   char    *pid;
+   char    *rank;           /* NULL if none */
+   uint32_t number;
+   size_t   leaf;           /* node where its stack ends */
+} sthread;
+
+typedef struct {
+   sfn      *fns;           /* [1..nfns] */
+   uint32_t  nfns;
+   size_t    fns_cap;
+   uint32_t *fn_slot;       /* hash index of fns: 0 = empty */
+   unsigned  fn_bits;
+   snode    *nodes;         /* [0] the root */
+   size_t    nnodes, nodes_cap;
+   sthread  *threads;
+   size_t    nthreads, threads_cap;
+   size_t    ntraces;
+} stacks;
+
+/* ---- Functions across traces --------------------------------------------- */
+
+static uint64_t key_hash(const char *k, size_t n)
+{
+   return pl_fnv1a(PL_FNV1A_INIT, k, n);
+}
+
+static int fn_index_grow(stacks *s)
+{
+   unsigned bits = s->fn_bits ? s->fn_bits + 1 : 10;
+   uint32_t *slot = calloc((size_t)1 << bits, sizeof *slot), id;
+   if (!slot)
+      return -1;
+   for (id = 1; id <= s->nfns; id++) {
+      uint64_t i = pl_golden_slot(key_hash(s->fns[id].key, s->fns[id].keylen),
+                                  bits);
+      while (slot[i])
+         i = (i + 1) & (((uint64_t)1 << bits) - 1);
+      slot[i] = id;
+   }
+   free(s->fn_slot);
+   s->fn_slot = slot;
+   s->fn_bits = bits;
+   return 0;
+}
+
+/* The ID of function id of t, added if new; 0 if out of memory. */
+static uint32_t intern(stacks *s, const pl_trace *t, uint32_t id,
+                       const trace_labels *nm)
+{
+   const pl_function *f = pl_trace_function(t, id);
+   const pl_name *o = pl_trace_object(t, f->obj);
+   size_t klen = o->len + 1 + f->name.len;
+   uint64_t mask, i;
+   char *key;
+   sfn *e;
+
+   if (!s->fn_slot || 2 * ((size_t)s->nfns + 1) > ((size_t)1 << s->fn_bits))
+      if (fn_index_grow(s) < 0)
+         return 0;
+   mask = ((uint64_t)1 << s->fn_bits) - 1;
+   key = malloc(klen);
+   if (!key)
+      return 0;
+   memcpy(key, o->str, o->len + 1);
+   memcpy(key + o->len + 1, f->name.str, f->name.len);
+   for (i = pl_golden_slot(key_hash(key, klen), s->fn_bits); s->fn_slot[i];
+        i = (i + 1) & mask) {
+      e = &s->fns[s->fn_slot[i]];
+      if (e->keylen == klen && memcmp(e->key, key, klen) == 0) {
+         free(key);
+         return s->fn_slot[i];
+      }
+   }
+   if (pl_grow(&s->fns, &s->fns_cap, (size_t)s->nfns + 2, sizeof *s->fns) < 0
+       || !(s->fns[s->nfns + 1].label = strdup(trace_label(nm, id)))) {
+      free(key);
+      return 0;
+   }
+   e = &s->fns[++s->nfns];
+   e->key = key;
+   e->keylen = klen;
+   s->fn_slot[i] = s->nfns;
+   return s->nfns;
+}
+
+/* ---- The tree ------------------------------------------------------------ */
+
+/* Child fn of node p (created if new): its index, or (size_t)-1. */
+static size_t child(stacks *s, size_t p, uint32_t fn)
+{
+   size_t i, c;
+   snode *n;
+
+   for (i = 0; i < s->nodes[p].nkids; i++)
+      if (s->nodes[s->nodes[p].kids[i]].fn == fn)
+         return s->nodes[p].kids[i];
+   if (pl_grow(&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof *s->nodes) < 0)
+      return (size_t)-1;
+   c = s->nnodes++;
+   n = &s->nodes[c];
+   memset(n, 0, sizeof *n);
+   n->fn = fn;
+   n->parent = p;
+   if (pl_grow(&s->nodes[p].kids, &s->nodes[p].kids_cap, s->nodes[p].nkids + 1,
+               sizeof *s->nodes[p].kids) < 0)
+      return (size_t)-1;
+   s->nodes[p].kids[s->nodes[p].nkids++] = c;
+   return c;
+}
+
+static int add_thread_to(snode *n, size_t th)
+{
+   if (pl_grow(&n->threads, &n->threads_cap, n->nthreads + 1,
+               sizeof *n->threads) < 0)
+      return -1;
+   n->threads[n->nthreads++] = th;
+   return 0;
+}
+
+/* Add thread th's stack (global function IDs, outermost first). */
+static int add_stack(stacks *s, size_t th, const uint32_t *fns, size_t depth)
+{
+   size_t node = 0, i;
+
+   if (add_thread_to(&s->nodes[0], th) < 0)
+      return -1;
+   for (i = 0; i < depth; i++) {
+      node = child(s, node, fns[i]);
+      if (node == (size_t)-1 || add_thread_to(&s->nodes[node], th) < 0)
+         return -1;
+   }
+   s->nodes[node].ends++;
+   s->threads[th].leaf = node;
+   return 0;
+}
+
+/* ---- Reading ------------------------------------------------------------- */
+
+static void *stacks_create(const pl_decode_opts *o)
+{
+   stacks *s = calloc(1, sizeof *s);
+   (void)o;
+   if (!s)
+      return NULL;
+   if (pl_grow(&s->nodes, &s->nodes_cap, 1, sizeof *s->nodes) < 0) {
+      free(s);
+      return NULL;
+   }
+   memset(&s->nodes[0], 0, sizeof s->nodes[0]);
+   s->nnodes = 1;
+   return s;
+}
+
+static void stacks_destroy(void *state)
+{
+   stacks *s = state;
+   size_t i;
+   uint32_t f;
+
+   for (f = 1; f <= s->nfns; f++) {
+      free(s->fns[f].label);
+      free(s->fns[f].key);
+   }
+   for (i = 0; i < s->nnodes; i++) {
+      free(s->nodes[i].kids);
+      free(s->nodes[i].threads);
+   }
+   for (i = 0; i < s->nthreads; i++) {
+      free(s->threads[i].pid);
+      free(s->threads[i].rank);
+   }
+   free(s->fns);
+   free(s->fn_slot);
+   free(s->nodes);
+   free(s->threads);
+   free(s);
+}
+
+/* Decode thread i of t to its end; its shown stack there into s. */
+static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
+                       const trace_labels *nm, uint32_t *map,
+                       const pl_decode_opts *opts, pl_error *err)
+{
+   const pl_filter *f = &opts->filter;
+   pl_view *v = pl_view_open(t, i, f, keep, err);
+   const pl_vevent *ev;
+   const uint32_t *stack;
+   uint32_t *shown = NULL;
+   size_t depth, d, n = 0, th;
+   const char *rank = pl_trace_process_get(t, "mpi_rank");
+   sthread *st;
+   long r;
+   int ret = -1;
+
+   if (!v)
+      return -1;
+   while ((r = pl_view_next(v, &ev, err)) > 0)
+      ;
+   if (r < 0)
+      goto out;
+   stack = pl_view_stack(v, &depth);
+   shown = malloc((depth + 1) * sizeof *shown);
+   if (!shown)
+      goto oom;
+   for (d = 0; d < depth; d++) {
+      uint32_t id = stack[d];
+      if (!keep[id])
+         continue;
+      if (f->max_depth && n == f->max_depth)
+         break;
+      if (!map[id] && !(map[id] = intern(s, t, id, nm)))
+         goto oom;
+      shown[n++] = map[id];
+   }
+   if (pl_grow(&s->threads, &s->threads_cap, s->nthreads + 1,
+               sizeof *s->threads) < 0)
+      goto oom;
+   th = s->nthreads++;
+   st = &s->threads[th];
+   memset(st, 0, sizeof *st);
+   st->number = pl_trace_thread(t, i)->number;
+   st->pid = strdup(pl_trace_process_get(t, "pid"));
+   st->rank = rank ? strdup(rank) : NULL;
+   if (!st->pid || (rank && !st->rank) || add_stack(s, th, shown, n) < 0)
+      goto oom;
+   ret = 0;
+   goto out;
+oom:
+   pl_error_set(err, 0, "out of memory");
+out:
+   free(shown);
+   pl_view_close(v);
+   return ret;
+}
+
+static int stacks_file(void *state, pl_trace *t, pl_error *err,
+                       const pl_decode_opts *opts)
+{
+   stacks *s = state;
+   const char *pid = pl_trace_process_get(t, "pid");
+   size_t i, nthreads = pl_trace_nthreads(t);
+   uint8_t *keep = pl_filter_functions(&opts->filter, t, opts->demangle);
+   uint32_t *map = calloc((size_t)pl_trace_nfunctions(t) + 1, sizeof *map);
+   trace_labels nm;
+   int ret = 0;
+
+   s->ntraces++;
+   if (!keep || !map || trace_labels_load(&nm, t, opts->demangle) < 0) {
+      free(keep);
+      free(map);
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   for (i = 0; i < nthreads && ret == 0; i++)
+      if (pl_select_match(&opts->select, pid, pl_trace_thread(t, i)->number))
+         ret = read_thread(s, t, i, keep, &nm, map, opts, err);
+   trace_labels_free(&nm);
+   free(keep);
+   free(map);
+   return ret;
+}
+
+/* ---- Thread sets in range notation --------------------------------------- */
+
+/* The thread set th[0..n-1] in range notation (trace_labels.h). */
+static int put_set(outbuf *o, const stacks *s, const size_t *th, size_t n)
+{
+   thread_key *k = malloc((n + 1) * sizeof *k);
+   size_t i;
+
+   if (!k)
+      return -1;
+   for (i = 0; i < n; i++) {
+      const sthread *t = &s->threads[th[i]];
+      thread_key_set(&k[i], t->pid, t->rank, t->number);
+   }
+   put_thread_set(o, k, n);
+   free(k);
+   return 0;
+}
+
+/* ---- Output -------------------------------------------------------------- */
+
+static const stacks *sort_ctx;
+
+static int by_label(const void *a, const void *b)
+{
+   const snode *x = &sort_ctx->nodes[*(const size_t *)a];
+   const snode *y = &sort_ctx->nodes[*(const size_t *)b];
+   int c = strcmp(sort_ctx->fns[x->fn].label, sort_ctx->fns[y->fn].label);
+   return c ? c : (x->fn < y->fn ? -1 : x->fn > y->fn);
+}
+
+static void sort_kids(stacks *s)
+{
+   size_t i;
+   sort_ctx = s;
+   for (i = 0; i < s->nnodes; i++)
+      qsort(s->nodes[i].kids, s->nodes[i].nkids, sizeof (size_t), by_label);
+}
+
+/* The tree, depth first, with an explicit stack (stacks can be deep). */
+static int put_tree(outbuf *o, const stacks *s)
+{
+   size_t *todo = malloc((s->nnodes + 1) * sizeof *todo), n = 0, i;
+   uint32_t *depth = malloc((s->nnodes + 1) * sizeof *depth);
+
+   if (!todo || !depth) {
+      free(todo);
+      free(depth);
+      return -1;
+   }
+   for (i = s->nodes[0].nkids; i > 0; i--) {
+      todo[n] = s->nodes[0].kids[i - 1];
+      depth[todo[n++]] = 0;
+   }
+   while (n > 0 && !o->err) {
+      const snode *x = &s->nodes[todo[--n]];
+      uint32_t d = depth[x - s->nodes], k;
+      for (k = 0; k < d; k++)
+         outbuf_str(o, "  ");
+      outbuf_printf(o, "%s  %zu:", s->fns[x->fn].label, x->nthreads);
+      if (put_set(o, s, x->threads, x->nthreads) < 0)
+         goto oom;
+      outbuf_str(o, "\n");
+      for (i = x->nkids; i > 0; i--) {
+         todo[n] = x->kids[i - 1];
+         depth[todo[n++]] = d + 1;
+      }
+   }
+   free(todo);
+   free(depth);
+   return 0;
+oom:
+   free(todo);
+   free(depth);
+   return -1;
+}
+
+/* "main > solve > exchange" for node x. */
+static int put_path(outbuf *o, const stacks *s, size_t x)
+{
+   size_t n = 0, node, *path;
+   for (node = x; node != 0; node = s->nodes[node].parent)
+      n++;
+   path = malloc((n + 1) * sizeof *path);
+   if (!path)
+      return -1;
+   n = 0;
+   for (node = x; node != 0; node = s->nodes[node].parent)
+      path[n++] = node;
+   while (n > 0) {
+      outbuf_str(o, s->fns[s->nodes[path[--n]].fn].label);
+      if (n)
+         outbuf_str(o, " > ");
+   }
+   free(path);
+   return 0;
+}
+
+typedef struct {
+   size_t leaf, size, first;
+} sclass;
+
+static int by_size(const void *a, const void *b)
+{
+   const sclass *x = a, *y = b;
+   if (x->size != y->size)
+      return x->size > y->size ? -1 : 1;
+   return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* The classes: threads whose stacks end at the same node. */
+static int put_classes(outbuf *o, const stacks *s)
+{
+   sclass *c = malloc((s->nnodes + 1) * sizeof *c);
+   size_t *members = malloc((s->nthreads + 1) * sizeof *members);
+   size_t nc = 0, i, j, m;
+
+   if (!c || !members)
+      goto oom;
+   for (i = 0; i < s->nnodes; i++)
+      if (s->nodes[i].ends) {
+         c[nc].leaf = i;
+         c[nc].size = s->nodes[i].ends;
+         c[nc].first = s->nthreads;
+         nc++;
+      }
+   for (i = 0; i < nc; i++)
+      for (j = 0; j < s->nthreads; j++)
+         if (s->threads[j].leaf == c[i].leaf) {
+            c[i].first = j;
+            break;
+         }
+   qsort(c, nc, sizeof *c, by_size);
+   outbuf_printf(o, "\n== %zu class%s (threads whose stacks end alike)\n",
+                 nc, nc == 1 ? "" : "es");
+   for (i = 0; i < nc && !o->err; i++) {
+      for (m = 0, j = c[i].first; j < s->nthreads; j++)
+         if (s->threads[j].leaf == c[i].leaf)
+            members[m++] = j;
+      outbuf_printf(o, "%zu: %zu:", i + 1, m);
+      if (put_set(o, s, members, m) < 0)
+         goto oom;
+      outbuf_str(o, "  ");
+      if (c[i].leaf == 0)
+         outbuf_str(o, "(no call open)");
+      else if (put_path(o, s, c[i].leaf) < 0)
+         goto oom;
+      outbuf_str(o, "\n");
+   }
+   free(c);
+   free(members);
+   return 0;
+oom:
+   free(c);
+   free(members);
+   return -1;
+}
+
+/* DOT string contents: the label with '"' and '\' escaped. */
+static void put_dot_str(outbuf *o, const char *s)
+{
+   for (; *s; s++) {
+      if (*s == '"' || *s == '\\')
+         outbuf_str(o, "\\");
+      outbuf_write(o, s, 1);
+   }
+}
+
+static int put_dot(outbuf *o, const stacks *s)
+{
+   size_t i;
+   outbuf_str(o, "digraph stacks {\n"
+                 "  node [shape=box, fontname=\"monospace\"];\n");
+   outbuf_printf(o, "  n0 [label=\"%zu threads\\n", s->nodes[0].nthreads);
+   if (put_set(o, s, s->nodes[0].threads, s->nodes[0].nthreads) < 0)
+      return -1;
+   outbuf_str(o, "\"];\n");
+   for (i = 1; i < s->nnodes && !o->err; i++) {
+      const snode *x = &s->nodes[i];
+      outbuf_printf(o, "  n%zu [label=\"", i);
+      put_dot_str(o, s->fns[x->fn].label);
+      outbuf_printf(o, "\\n%zu:", x->nthreads);
+      if (put_set(o, s, x->threads, x->nthreads) < 0)
+         return -1;
+      outbuf_printf(o, "\"];\n  n%zu -> n%zu;\n", x->parent, i);
+   }
+   outbuf_str(o, "}\n");
+   return 0;
+}
+
+static int stacks_write(void *state, outbuf *o, const pl_decode_opts *opts)
+{
+   stacks *s = state;
+   const char *filt = pl_filter_describe(&opts->filter);
+
+   sort_kids(s);
+   if (opts->dot)
+      return put_dot(o, s);
+   outbuf_printf(o, "== call stacks at the end of %zu thread%s of %zu "
+                 "trace%s", s->nthreads, s->nthreads == 1 ? "" : "s",
+                 s->ntraces, s->ntraces == 1 ? "" : "s");
+   if (*filt)
+      outbuf_printf(o, " [%s]", filt);
+   outbuf_str(o, "\n");
+   if (put_tree(o, s) < 0 || put_classes(o, s) < 0)
+      return -1;
+   return 0;
+}
+
+const pl_collect_mode pl_mode_stacks = {
+   stacks_create, stacks_file, stacks_write, stacks_destroy
+};

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/* Filters and the filtered event iterator (pl_view.h). */
+
+#define _XOPEN_SOURCE 700
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_alloc.h"
+#include "pl_glob.h"
+#include "pl_names.h"
+#include "pl_view.h"
+
+/* A whole decimal number, no sign: 0, or -1. */
+static int parse_num(const char *s, const char **end, uint64_t *v)
+{
+   uint64_t x = 0;
+   const char *p = s;
+   if (*p < '0' || *p > '9')
+      return -1;
+   for (; *p >= '0' && *p <= '9'; p++) {
+      if (x > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+         return -1;
+      x = x * 10 + (uint64_t)(*p - '0');
+   }
+   *end = p;
+   *v = x;
+   return 0;
+}
+
+static int add_glob(char ***v, size_t *n, const char *arg, char *why,
+                    size_t whylen)
+{
+   char **nv;
+   if (!*arg) {
+      snprintf(why, whylen, "empty pattern");
+      return -1;
+   }
+   nv = realloc(*v, (*n + 1) * sizeof *nv);
+   if (!nv || !(nv[*n] = strdup(arg))) {
+      if (nv)
+         *v = nv;
+      snprintf(why, whylen, "out of memory");
+      return -1;
+   }
+   *v = nv;
+   (*n)++;
+   return 0;
+}
+
+/* --range=A-B, A-, -B or A (one event): event numbers from 1. */
+static int parse_range(pl_filter *f, const char *arg, char *why,
+                       size_t whylen)
+{
+   const char *p = arg;
+   uint64_t a = 1, b = 0;
+
+   if (*p != '-' && parse_num(p, &p, &a) < 0)
+      goto bad;
+   if (*p == '\0') {
+      b = a;
+   } else {
+      if (*p++ != '-')
+         goto bad;
+      if (*p && (parse_num(p, &p, &b) < 0 || *p))
+         goto bad;
+   }
+   if (a == 0 || (b != 0 && b < a))
+      goto bad;
+   f->first = a;
+   f->last = b;
+   return 0;
+bad:
+   snprintf(why, whylen, "--range wants event numbers FIRST-LAST (from 1; "
+            "either may be left out), not '%s'", arg);
+   return -1;
+}
+
+int pl_filter_option(pl_filter *f, const char *name, const char *arg,
+                     char *why, size_t whylen)
+{
+   if (strcmp(name, "images") == 0) {
+      if (strcmp(arg, "main") == 0 || strcmp(arg, "all") == 0) {
+         f->main_only = strcmp(arg, "main") == 0;
+         return 0;
+      }
+      snprintf(why, whylen, "--images wants main or all, not '%s'", arg);
+      return -1;
+   }
+   if (strcmp(name, "only") == 0)
+      return add_glob(&f->only, &f->nonly, arg, why, whylen);
+   if (strcmp(name, "hide") == 0)
+      return add_glob(&f->hide, &f->nhide, arg, why, whylen);
+   if (strcmp(name, "depth") == 0) {
+      const char *end;
+      uint64_t d;
+      if (parse_num(arg, &end, &d) < 0 || *end || d == 0 || d > UINT32_MAX) {
+         snprintf(why, whylen, "--depth wants a number from 1, not '%s'",
+                  arg);
+         return -1;
+      }
+      f->max_depth = (uint32_t)d;
+      return 0;
+   }
+   if (strcmp(name, "range") == 0)
+      return parse_range(f, arg, why, whylen);
+   snprintf(why, whylen, "unknown filter '%s'", name);
+   return -1;
+}
+
+void pl_filter_free(pl_filter *f)
+{
+   size_t i;
+   for (i = 0; i < f->nonly; i++)
+      free(f->only[i]);
+   for (i = 0; i < f->nhide; i++)
+      free(f->hide[i]);
+   free(f->only);
+   free(f->hide);
+   memset(f, 0, sizeof *f);
+}
+
+int pl_filter_active(const pl_filter *f)
+{
+   return f->main_only || f->nonly || f->nhide || f->max_depth
+          || f->first > 1 || f->last;
+}
+
+/* Append " key=value" to buf (size n) if it fits; "..." once it does not. */
+static void describe_add(char *buf, size_t n, const char *key,
+                         const char *val)
+{
+   size_t len = strlen(buf);
+   int w = snprintf(buf + len, n - len, "%s%s=%s", len ? " " : "", key, val);
+   if (w < 0 || (size_t)w >= n - len)
+      snprintf(buf + (len < n - 4 ? len : n - 4), 4, "...");
+}
+
+const char *pl_filter_describe(const pl_filter *f)
+{
+   static char buf[512];
+   char num[64];
+   size_t i;
+
+   buf[0] = '\0';
+   if (f->main_only)
+      describe_add(buf, sizeof buf, "images", "main");
+   for (i = 0; i < f->nonly; i++)
+      describe_add(buf, sizeof buf, "only", f->only[i]);
+   for (i = 0; i < f->nhide; i++)
+      describe_add(buf, sizeof buf, "hide", f->hide[i]);
+   if (f->max_depth) {
+      snprintf(num, sizeof num, "%u", f->max_depth);
+      describe_add(buf, sizeof buf, "depth", num);
+   }
+   if (f->first > 1 || f->last) {
+      if (f->last)
+         snprintf(num, sizeof num, "%llu-%llu",
+                  (unsigned long long)(f->first ? f->first : 1),
+                  (unsigned long long)f->last);
+      else
+         snprintf(num, sizeof num, "%llu-", (unsigned long long)f->first);
+      describe_add(buf, sizeof buf, "range", num);
+   }
+   return buf;
+}
+
+uint32_t pl_main_object(const pl_trace *t)
+{
+   uint32_t n = pl_trace_nfunctions(t), id, nobj = pl_trace_nobjects(t);
+   const char *exe = pl_trace_process_get(t, "exe"), *base;
+
+   for (id = 1; id <= n; id++) {
+      const pl_function *fn = pl_trace_function(t, id);
+      if (fn->obj && strcmp(fn->name.str, "main") == 0)
+         return fn->obj;
+   }
+   if (!exe || !*exe)
+      return 0;
+   base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+   for (id = 1; id <= nobj; id++) {
+      const char *path = pl_trace_object(t, id)->str;
+      const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+      if (strcmp(b, base) == 0)
+         return id;
+   }
+   return 0;
+}
+
+static int any_match(char *const *pats, size_t n, const char *a,
+                     const char *b)
+{
+   size_t i;
+   for (i = 0; i < n; i++)
+      if (pl_glob_match(pats[i], a) || (b && pl_glob_match(pats[i], b)))
+         return 1;
+   return 0;
+}
+
+uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
+                             int demangle)
+{
+   uint32_t n = pl_trace_nfunctions(t), id;
+   uint32_t main_obj = f->main_only ? pl_main_object(t) : 0;
+   uint8_t *keep = malloc((size_t)n + 1);
+
+   if (!keep)
+      return NULL;
+   keep[0] = 0;
+   for (id = 1; id <= n; id++) {
+      const pl_function *fn = pl_trace_function(t, id);
+      char *d = NULL;
+      int k = 1;
+
+      if (f->main_only && (!main_obj || fn->obj != main_obj))
+         k = 0;
+      if (k && (f->nonly || f->nhide) && demangle)
+         d = pl_demangle(fn->name.str, fn->name.len);
+      if (k && f->nonly && !any_match(f->only, f->nonly, fn->name.str, d))
+         k = 0;
+      if (k && any_match(f->hide, f->nhide, fn->name.str, d))
+         k = 0;
+      free(d);
+      keep[id] = (uint8_t)k;
+   }
+   return keep;
+}
+
+/* ---- The iterator ---------------------------------------------------------- */
+
+struct pl_view {
+   pl_events      *it;
+   const pl_filter *f;
+   const uint8_t  *keep;
+   uint8_t        *shown;      /* [raw depth]: that frame is shown */
+   size_t          shown_cap;
+   uint32_t        depth;      /* shown frames open */
+   uint64_t        number;     /* events read */
+   pl_vevent      *out;
+   size_t          out_cap;
+   int             done;
+};
+
+pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
+                      const uint8_t *keep, pl_error *err)
+{
+   pl_view *v = calloc(1, sizeof *v);
+   if (!v) {
+      pl_error_set(err, 0, "out of memory");
+      return NULL;
+   }
+   v->f = f;
+   v->keep = keep;
+   v->it = pl_events_open(t, index, err);
+   if (!v->it) {
+      free(v);
+      return NULL;
+   }
+   return v;
+}
+
+void pl_view_close(pl_view *v)
+{
+   if (!v)
+      return;
+   pl_events_close(v->it);
+   free(v->shown);
+   free(v->out);
+   free(v);
+}
+
+long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
+{
+   const pl_filter *f = v->f;
+   uint64_t last = f->last ? f->last : UINT64_MAX;
+
+   while (!v->done) {
+      const pl_event *e;
+      long n = pl_events_next(v->it, &e, err), i;
+      size_t k = 0;
+
+      if (n < 0)
+         return -1;
+      if (n == 0)
+         break;
+      if (pl_grow(&v->out, &v->out_cap, (size_t)n, sizeof *v->out) < 0) {
+         pl_error_set(err, 0, "out of memory");
+         return -1;
+      }
+      for (i = 0; i < n; i++) {
+         uint64_t num = ++v->number;
+         uint32_t d = e[i].depth;
+         int show;
+
+         if (e[i].kind == PL_EV_CALL) {
+            if (pl_grow(&v->shown, &v->shown_cap, (size_t)d + 1, 1) < 0) {
+               pl_error_set(err, 0, "out of memory");
+               return -1;
+            }
+            show = v->keep[e[i].fn] && num >= f->first && num <= last
+                   && (!f->max_depth || v->depth < f->max_depth);
+            v->shown[d] = (uint8_t)show;
+            if (show)
+               v->depth++;
+         } else {
+            /* a return ends the frame its call opened (d <= depth seen) */
+            show = v->shown[d] && num <= last;
+            if (v->shown[d])
+               v->depth--;
+            v->shown[d] = 0;
+         }
+         if (show) {
+            pl_vevent *o = &v->out[k++];
+            o->fn = e[i].fn;
+            o->kind = e[i].kind;
+            o->depth = e[i].kind == PL_EV_CALL ? v->depth : v->depth + 1;
+            o->number = num;
+         }
+      }
+      if (v->number >= last)
+         v->done = 1;
+      if (k) {
+         *ev = v->out;
+         return (long)k;
+      }
+   }
+   return 0;
+}
+
+const uint32_t *pl_view_stack(const pl_view *v, size_t *depth)
+{
+   return pl_events_stack(v->it, depth);
+}
+
+uint64_t pl_view_events(const pl_view *v)
+{
+   return v->number;
+}

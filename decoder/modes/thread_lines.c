@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* A thread's lines, one at a time (thread_lines.h). */
+
+#include <string.h>
+
+#include "thread_lines.h"
+
+int thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
+                      const pl_filter *f, const uint8_t *keep,
+                      size_t window, uint64_t *calls, pl_error *err)
+{
+   memset(s, 0, sizeof *s);
+   s->calls = calls;
+   s->fold = pl_fold_new(window);
+   if (!s->fold) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   s->view = pl_view_open(t, index, f, keep, err);
+   if (!s->view) {
+      pl_fold_free(s->fold);
+      s->fold = NULL;
+      return -1;
+   }
+   return 0;
+}
+
+int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
+{
+   while (s->i == s->n) {
+      const pl_vevent *ev;
+      long n, i;
+
+      if (s->ended)
+         return 0;
+      n = pl_view_next(s->view, &ev, err);
+      if (n < 0)
+         return -1;
+      if (s->calls)
+         for (i = 0; i < n; i++)
+            if (ev[i].kind == PL_EV_CALL)
+               s->calls[ev[i].fn]++;
+      if ((n > 0 ? pl_fold_events(s->fold, ev, (size_t)n)
+                 : pl_fold_end(s->fold)) < 0) {
+         pl_error_set(err, 0, "out of memory");
+         return -1;
+      }
+      if (n == 0)
+         s->ended = 1;
+      s->buf = pl_fold_take(s->fold, &s->n);
+      s->i = 0;
+   }
+   *line = &s->buf[s->i++];
+   return 1;
+}
+
+void thread_lines_close(thread_lines *s)
+{
+   pl_view_close(s->view);
+   pl_fold_free(s->fold);
+   memset(s, 0, sizeof *s);
+}
+
+/* v right-aligned in a field of width characters ending at end (wider
+   values take more); returns the start. */
+static char *put_right(char *end, uint64_t v, int blank, size_t width)
+{
+   char *p = end;
+   if (!blank)
+      do
+         *--p = (char)('0' + v % 10);
+      while (v /= 10);
+   while ((size_t)(end - p) < width)
+      *--p = ' ';
+   return p;
+}
+
+void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm)
+{
+   static const char spaces[] = "                                        ";
+   char head[48], *end = head + sizeof head, *p;
+   int ends = l->kind == PL_LINE_LOOP_END || l->kind == PL_LINE_VARIANT_END;
+   uint32_t k = l->indent;
+
+   /* "%10llu %5u  " from the right */
+   end[-1] = ' ';
+   end[-2] = ' ';
+   p = put_right(end - 2, l->depth, 0, 5);
+   *--p = ' ';
+   p = put_right(p, l->number, ends, 10);
+   outbuf_write(o, p, (size_t)(end - p));
+   for (; k > 20; k -= 20)
+      outbuf_write(o, spaces, 40);
+   outbuf_write(o, spaces, 2 * (size_t)k);
+   switch (l->kind) {
+   case PL_LINE_CALL:
+      outbuf_write(o, trace_label(nm, l->fn), trace_label_len(nm, l->fn));
+      break;
+   case PL_LINE_LOOP:
+      outbuf_u64(o, l->count);
+      outbuf_str(o, " \xc3\x97 {");
+      break;
+   case PL_LINE_VARIANT:
+      outbuf_str(o, "iteration ");
+      outbuf_u64(o, l->count);
+      outbuf_str(o, " instead: {");
+      break;
+   default:
+      outbuf_str(o, "}");
+      break;
+   }
+   outbuf_write(o, "\n", 1);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* One thread's readable lines (pl_fold.h), pulled one at a time: the
+   events are read through a filter (pl_view.h) and folded as needed.
+   --replay prints them; parlot-diff compares two such sources. */
+#ifndef THREAD_LINES_H
+#define THREAD_LINES_H
+
+#include <stdint.h>
+
+#include "pl_fold.h"
+#include "pl_outbuf.h"
+#include "pl_view.h"
+#include "trace_labels.h"
+
+typedef struct {
+   pl_view       *view;
+   pl_fold       *fold;
+   const pl_line *buf;      /* lines taken from fold, not yet returned */
+   size_t         n, i;
+   int            ended;
+   uint64_t      *calls;    /* if not NULL: [fn] += each shown call */
+} thread_lines;
+
+/* Open thread `index` of t; window as pl_fold_new() (0: no loops).
+   0, or -1 with *err filled. */
+int  thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
+                       const pl_filter *f, const uint8_t *keep,
+                       size_t window, uint64_t *calls, pl_error *err);
+/* The next line at *line (valid until the next call): 1, 0 at the end,
+   -1 with *err filled (the lines before the error were returned). */
+int  thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err);
+void thread_lines_close(thread_lines *s);
+
+/* Write line l as --replay does: the event number (blank for the end of a
+   loop or variant), the depth, then the line indented two spaces per
+   level: a call's function, "N × {" for a loop, "iteration N instead: {"
+   for a variant, "}" for their ends. */
+#define THREAD_LINE_HEADER "#    event depth  call\n"
+void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm);
+
+#endif

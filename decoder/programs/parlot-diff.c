@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-diff: compare the ordered calls of two runs, thread by thread.
+
+   A and B are each a trace, an archive or a directory of traces.  The
+   threads are paired (run_threads.h), each pair's lines are compared in
+   step (diff_pair.h), and a summary ends the output: pairs identical and
+   different, threads only one run has, the ranks that differ and the
+   functions whose call counts differ.  Exit status as diff(1): 0 the runs
+   are alike, 1 they differ, 2 trouble (a usage error, a bad or damaged
+   trace). */
+
+#ifdef HAVE_CONFIG_H
+#  include "config.h"
+#endif
+
+#define _FILE_OFFSET_BITS 64
+#define _XOPEN_SOURCE 700
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_pair.h"
+#include "pl_alloc.h"
+#include "pl_archive.h"
+#include "pl_cli.h"
+#include "pl_hash.h"
+#include "pl_outbuf.h"
+#include "pl_view.h"
+#include "run_threads.h"
+#include "trace_labels.h"
+
+#ifndef PACKAGE_VERSION
+#  define PACKAGE_VERSION "dev"
+#endif
+
+#define PROG "parlot-diff"
+
+enum { EXIT_SAME = 0, EXIT_DIFFER = 1, EXIT_TROUBLE = 2 };
+
+typedef struct {
+   pl_select  select;
+   pl_filter  filter;
+   size_t     window;        /* --loops: longest body; 0 = no loops */
+   int        demangle;
+   diff_opts  diff;
+   const char *out_path;
+} options;
+
+static void report(const char *name, const pl_error *e)
+{
+   pl_report(PROG, name, e);
+}
+
+/* ---- One run: its inputs, threads and the trace being read ------------- */
+
+typedef struct {
+   const char  *path;          /* as given */
+   pl_inputs    in;
+   run_threads  threads;
+   /* the trace of the last pair, kept open for the next one */
+   size_t       open_input;    /* (size_t)-1: none */
+   pl_trace    *t;
+   uint8_t     *keep;
+   trace_labels nm;
+   uint64_t    *ident;
+   uint64_t    *calls;
+} run;
+
+/* Per function identity, its shown calls in A and B (the summary). */
+typedef struct {
+   uint64_t ident;
+   char    *label;
+   uint64_t calls[2];
+} fn_total;
+
+typedef struct {
+   fn_total *v;               /* open addressing, ident 0 = empty */
+   size_t    n, cap;          /* cap a power of two */
+} fn_totals;
+
+/* The identity of a function across runs: its name, and its object's
+   file name unless it is the main executable (two builds of a program
+   have different names, their libraries the same). */
+static uint64_t identity(const pl_trace *t, uint32_t id, uint32_t main_obj)
+{
+   const pl_function *f = pl_trace_function(t, id);
+   const char *obj = "", *slash;
+   uint64_t h;
+
+   if (f->obj != main_obj) {
+      obj = pl_trace_object(t, f->obj)->str;
+      slash = strrchr(obj, '/');
+      obj = slash ? slash + 1 : obj;
+   }
+   h = pl_fnv1a(PL_FNV1A_INIT, f->name.str, f->name.len + 1);
+   h = pl_fnv1a(h, obj, strlen(obj));
+   return h ? h : 1;
+}
+
+static fn_total *total_of(fn_totals *tt, uint64_t ident)
+{
+   size_t i, mask;
+
+   if (2 * (tt->n + 1) > tt->cap) {
+      size_t cap = tt->cap ? 2 * tt->cap : 1024;
+      fn_total *v = calloc(cap, sizeof *v);
+      if (!v)
+         return NULL;
+      for (i = 0; i < tt->cap; i++)
+         if (tt->v[i].ident) {
+            size_t s = (size_t)(tt->v[i].ident * PL_GOLDEN64) & (cap - 1);
+            while (v[s].ident)
+               s = (s + 1) & (cap - 1);
+            v[s] = tt->v[i];
+         }
+      free(tt->v);
+      tt->v = v;
+      tt->cap = cap;
+   }
+   mask = tt->cap - 1;
+   for (i = (size_t)(ident * PL_GOLDEN64) & mask; tt->v[i].ident;
+        i = (i + 1) & mask)
+      if (tt->v[i].ident == ident)
+         return &tt->v[i];
+   tt->v[i].ident = ident;
+   tt->n++;
+   return &tt->v[i];
+}
+
+/* Add the calls counted in r's open trace to side `side` of tt. */
+static int flush_calls(run *r, int side, fn_totals *tt)
+{
+   uint32_t id, n;
+   if (!r->t)
+      return 0;
+   n = pl_trace_nfunctions(r->t);
+   for (id = 1; id <= n; id++) {
+      fn_total *e;
+      if (!r->calls[id])
+         continue;
+      e = total_of(tt, r->ident[id]);
+      if (!e || (!e->label && !(e->label = strdup(trace_label(&r->nm, id)))))
+         return -1;
+      e->calls[side] += r->calls[id];
+      r->calls[id] = 0;
+   }
+   return 0;
+}
+
+static void close_trace(run *r)
+{
+   pl_trace_close(r->t);
+   trace_labels_free(&r->nm);
+   free(r->keep);
+   free(r->ident);
+   free(r->calls);
+   r->t = NULL;
+   r->keep = NULL;
+   r->ident = r->calls = NULL;
+   r->open_input = (size_t)-1;
+}
+
+/* Make input i of r the open trace.  0, or -1 with *err filled. */
+static int open_trace(run *r, int side, size_t i, const options *o,
+                      fn_totals *tt, pl_error *err)
+{
+   uint32_t n, id, main_obj;
+
+   if (r->open_input == i)
+      return 0;
+   if (flush_calls(r, side, tt) < 0)
+      goto oom;
+   close_trace(r);
+   r->t = pl_input_open(&r->in.v[i], err);
+   if (!r->t)
+      return -1;
+   r->open_input = i;
+   n = pl_trace_nfunctions(r->t);
+   main_obj = pl_main_object(r->t);
+   r->keep = pl_filter_functions(&o->filter, r->t, o->demangle);
+   r->ident = malloc(((size_t)n + 1) * sizeof *r->ident);
+   r->calls = calloc((size_t)n + 1, sizeof *r->calls);
+   if (!r->keep || !r->ident || !r->calls
+       || trace_labels_load(&r->nm, r->t, o->demangle) < 0)
+      goto oom;
+   r->ident[0] = 0;
+   for (id = 1; id <= n; id++)
+      r->ident[id] = identity(r->t, id, main_obj);
+   return 0;
+oom:
+   pl_error_set(err, 0, "out of memory");
+   return -1;
+}
+
+/* ---- Comparing ----------------------------------------------------------- */
+
+typedef struct {
+   size_t     same, differ, only[2];
+   thread_key *differing;     /* threads of A that differ */
+   size_t     ndiffering, differing_cap;
+   int        trouble;
+} tally;
+
+/* Read the rest of a side's lines (their calls count in the summary). */
+static int drain(thread_lines *s, pl_error *err)
+{
+   const pl_line *l;
+   int r;
+   while ((r = thread_lines_next(s, &l, err)) > 0)
+      ;
+   return r;
+}
+
+static int compare_pair(run *ra, run *rb, const run_thread *ta,
+                        const run_thread *tb, const options *o,
+                        fn_totals *tt, outbuf *out, tally *ty)
+{
+   thread_lines la, lb;
+   diff_side a = { &la, NULL, NULL }, b = { &lb, NULL, NULL };
+   diff_result res;
+   pl_error err;
+   char title[200];
+   int r;
+
+   if (open_trace(ra, 0, ta->input, o, tt, &err) < 0) {
+      report(ra->in.v[ta->input].name, &err);
+      return -1;
+   }
+   if (open_trace(rb, 1, tb->input, o, tt, &err) < 0) {
+      report(rb->in.v[tb->input].name, &err);
+      return -1;
+   }
+   if (thread_lines_open(&la, ra->t, ta->index, &o->filter, ra->keep,
+                         o->window, ra->calls, &err) < 0) {
+      report(ra->in.v[ta->input].name, &err);
+      return -1;
+   }
+   if (thread_lines_open(&lb, rb->t, tb->index, &o->filter, rb->keep,
+                         o->window, rb->calls, &err) < 0) {
+      report(rb->in.v[tb->input].name, &err);
+      thread_lines_close(&la);
+      return -1;
+   }
+   a.nm = &ra->nm;
+   a.ident = ra->ident;
+   b.nm = &rb->nm;
+   b.ident = rb->ident;
+   if (strcmp(ta->label, tb->label) == 0)
+      snprintf(title, sizeof title, "%s", ta->label);
+   else
+      snprintf(title, sizeof title, "%s (A) and %s (B)", ta->label,
+               tb->label);
+   r = diff_pair(out, title, &a, &b, &o->diff, &res, &err);
+   if (r < 0)
+      report(res.bad_side ? rb->in.v[tb->input].name
+                          : ra->in.v[ta->input].name, &err);
+   else if (drain(&la, &err) < 0) {
+      report(ra->in.v[ta->input].name, &err);
+      r = -1;
+   } else if (drain(&lb, &err) < 0) {
+      report(rb->in.v[tb->input].name, &err);
+      r = -1;
+   }
+   thread_lines_close(&la);
+   thread_lines_close(&lb);
+   if (r < 0)
+      return -1;
+   if (res.hunks == 0) {
+      ty->same++;
+      return 0;
+   }
+   ty->differ++;
+   if (pl_grow(&ty->differing, &ty->differing_cap, ty->ndiffering + 1,
+               sizeof *ty->differing) < 0)
+      return -1;
+   thread_key_set(&ty->differing[ty->ndiffering++], ta->pid, ta->rank,
+                  ta->number);
+   return 0;
+}
+
+/* ---- Summary ------------------------------------------------------------- */
+
+static int by_change(const void *x, const void *y)
+{
+   const fn_total *a = *(const fn_total *const *)x;
+   const fn_total *b = *(const fn_total *const *)y;
+   uint64_t da = a->calls[0] > a->calls[1] ? a->calls[0] - a->calls[1]
+                                           : a->calls[1] - a->calls[0];
+   uint64_t db = b->calls[0] > b->calls[1] ? b->calls[0] - b->calls[1]
+                                           : b->calls[1] - b->calls[0];
+   if (da != db)
+      return da > db ? -1 : 1;
+   return strcmp(a->label, b->label);
+}
+
+/* 0, or -1 if out of memory. */
+static int put_summary(outbuf *o, tally *ty, const fn_totals *tt)
+{
+   const fn_total **v = malloc((tt->n + 1) * sizeof *v);
+   size_t i, n = 0;
+
+   if (!v)
+      return -1;
+   outbuf_printf(o, "== summary: %zu thread pair%s compared, %zu identical, "
+                 "%zu different; %zu thread%s only in A, %zu only in B\n",
+                 ty->same + ty->differ, ty->same + ty->differ == 1 ? "" : "s",
+                 ty->same, ty->differ, ty->only[0],
+                 ty->only[0] == 1 ? "" : "s", ty->only[1]);
+   if (ty->ndiffering) {
+      outbuf_str(o, "== threads that differ: ");
+      put_thread_set(o, ty->differing, ty->ndiffering);
+      outbuf_str(o, "\n");
+   }
+   for (i = 0; i < tt->cap; i++)
+      if (tt->v[i].ident && tt->v[i].calls[0] != tt->v[i].calls[1])
+         v[n++] = &tt->v[i];
+   if (n == 0) {
+      outbuf_str(o, "== calls per function: the same in A and B\n");
+      free(v);
+      return 0;
+   }
+   qsort(v, n, sizeof *v, by_change);
+   outbuf_printf(o, "== calls per function that differ (%zu function%s):\n"
+                 "%14s %14s %14s  function\n", n, n == 1 ? "" : "s",
+                 "A", "B", "B-A");
+   for (i = 0; i < n; i++)
+      outbuf_printf(o, "%14llu %14llu %+14lld  %s\n",
+                    (unsigned long long)v[i]->calls[0],
+                    (unsigned long long)v[i]->calls[1],
+                    (long long)(v[i]->calls[1] - v[i]->calls[0]),
+                    v[i]->label);
+   free(v);
+   return 0;
+}
+
+/* ---- Command line -------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+   fprintf(f,
+      "usage: " PROG " [OPTION]... A B\n"
+      "Compare the ordered calls of two traced runs, thread by thread.\n"
+      "A and B are each a trace file, an archive or a directory of traces.\n"
+      "Threads are paired by MPI rank and thread number, else by process\n"
+      "creation order and thread number.\n"
+      "\n"
+      "options:\n"
+      "  -o, --output=FILE    write to FILE instead of standard output\n"
+      "      --select=SPEC    compare only these processes/threads (as\n"
+      "                       parlot-decode --select); may be repeated\n"
+      "      --images=main|all  compare only the main executable's\n"
+      "                       functions (default: all)\n"
+      "      --only=GLOB      compare only functions matching GLOB ('*',\n"
+      "                       '?'), e.g. 'MPI_*'; may be repeated\n"
+      "      --hide=GLOB      leave out functions matching GLOB; may be\n"
+      "                       repeated (their callees are kept)\n"
+      "      --depth=N        compare N levels of calls at most\n"
+      "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
+      "      --loops          fold repeated sequences into loops first\n"
+      "      --window=N       --loops: longest loop body, in calls (256)\n"
+      "      --ignore-loop-counts  --loops: a loop that ran a different\n"
+      "                       number of times is no difference\n"
+      "  -U, --context=N      equal lines shown before a difference (3)\n"
+      "      --lookahead=N    lines read ahead to find where the runs agree\n"
+      "                       again (10000)\n"
+      "      --max-hunks=N    differences written per thread pair (10)\n"
+      "      --no-demangle    print C++ function names as recorded\n"
+      "  -h, --help           show this help and exit\n"
+      "  -V, --version        show the version and exit\n"
+      "\n"
+      "Exit status: 0 if the runs are alike, 1 if they differ, 2 on trouble\n"
+      "(a usage error, an unreadable or damaged trace).\n");
+}
+
+static int parse_size(const char *arg, size_t lo, size_t hi, size_t *v,
+                      const char *what)
+{
+   uint64_t x;
+   if (pl_parse_u64(arg, &x) < 0 || x < lo || x > hi)
+      return pl_usage_error(PROG, what, arg);
+   *v = (size_t)x;
+   return -1;
+}
+
+/* Parse the command line into *o (A and B are argv[optind..]): -1 to go
+   on, else the exit status. */
+static int parse_options(int argc, char **argv, options *o)
+{
+   enum { OPT_NO_DEMANGLE = 0x100, OPT_SELECT, OPT_FILTER, OPT_LOOPS,
+          OPT_WINDOW, OPT_IGNORE, OPT_LOOKAHEAD, OPT_HUNKS };
+   static const struct option longopts[] = {
+      { "output", required_argument, NULL, 'o' },
+      { "select", required_argument, NULL, OPT_SELECT },
+      { "images", required_argument, NULL, OPT_FILTER },
+      { "only", required_argument, NULL, OPT_FILTER },
+      { "hide", required_argument, NULL, OPT_FILTER },
+      { "depth", required_argument, NULL, OPT_FILTER },
+      { "range", required_argument, NULL, OPT_FILTER },
+      { "loops", no_argument, NULL, OPT_LOOPS },
+      { "window", required_argument, NULL, OPT_WINDOW },
+      { "ignore-loop-counts", no_argument, NULL, OPT_IGNORE },
+      { "context", required_argument, NULL, 'U' },
+      { "lookahead", required_argument, NULL, OPT_LOOKAHEAD },
+      { "max-hunks", required_argument, NULL, OPT_HUNKS },
+      { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+      { "help", no_argument, NULL, 'h' },
+      { "version", no_argument, NULL, 'V' },
+      { NULL, 0, NULL, 0 }
+   };
+   size_t window = 256;
+   int c, index, loops = 0, window_given = 0, r;
+   char why[256];
+
+   opterr = 0;
+   while ((c = getopt_long(argc, argv, ":o:U:hV", longopts, &index)) != -1) {
+      switch (c) {
+      case 'o':
+         o->out_path = optarg;
+         break;
+      case OPT_SELECT:
+         if (pl_select_parse(&o->select, optarg, why, sizeof why) < 0)
+            return pl_usage_error(PROG, why, NULL);
+         break;
+      case OPT_FILTER:
+         if (pl_filter_option(&o->filter, longopts[index].name, optarg, why,
+                              sizeof why) < 0)
+            return pl_usage_error(PROG, why, NULL);
+         break;
+      case OPT_LOOPS:
+         loops = 1;
+         break;
+      case OPT_WINDOW:
+         if ((r = parse_size(optarg, 1, 65536, &window, "--window wants a "
+                             "number from 1 to 65536, not")) >= 0)
+            return r;
+         window_given = 1;
+         break;
+      case OPT_IGNORE:
+         o->diff.ignore_counts = 1;
+         break;
+      case 'U':
+         if ((r = parse_size(optarg, 0, 1000, &o->diff.context, "--context "
+                             "wants a number from 0 to 1000, not")) >= 0)
+            return r;
+         break;
+      case OPT_LOOKAHEAD:
+         if ((r = parse_size(optarg, 1, (size_t)1 << 26, &o->diff.lookahead,
+                             "--lookahead wants a number from 1 to "
+                             "67108864, not")) >= 0)
+            return r;
+         break;
+      case OPT_HUNKS:
+         if ((r = parse_size(optarg, 0, SIZE_MAX, &o->diff.max_hunks,
+                             "--max-hunks wants a number, not")) >= 0)
+            return r;
+         break;
+      case OPT_NO_DEMANGLE:
+         o->demangle = 0;
+         break;
+      case 'h':
+         usage(stdout);
+         return fflush(stdout) == 0 ? EXIT_SAME : EXIT_TROUBLE;
+      case 'V':
+         return pl_print_version(PROG, PACKAGE_VERSION) ? EXIT_TROUBLE : 0;
+      default:
+         return pl_option_error(PROG, c, argv);
+      }
+   }
+   if (argc - optind != 2)
+      return pl_usage_error(PROG, argc - optind < 2
+                            ? "two runs to compare are needed"
+                            : "only two runs can be compared", NULL);
+   if (window_given && !loops)
+      return pl_usage_error(PROG, "--window needs --loops", NULL);
+   if (o->diff.ignore_counts && !loops)
+      return pl_usage_error(PROG, "--ignore-loop-counts needs --loops", NULL);
+   o->window = loops ? window : 0;
+   return -1;
+}
+
+/* ---- Main ---------------------------------------------------------------- */
+
+static int read_run(run *r, const char *path, const options *o)
+{
+   char *paths[1];
+   int bad;
+
+   memset(r, 0, sizeof *r);
+   r->path = path;
+   r->open_input = (size_t)-1;
+   paths[0] = (char *)path;
+   bad = pl_cli_inputs(PROG, &r->in, paths, 1);
+   if (bad < 0 || run_threads_read(&r->threads, PROG, &r->in, &o->select) < 0)
+      return -1;
+   return bad > 0 || r->threads.damaged;
+}
+
+static void free_run(run *r)
+{
+   close_trace(r);
+   run_threads_free(&r->threads);
+   pl_inputs_free(&r->in);
+}
+
+static int compare_runs(run *ra, run *rb, const options *o, outbuf *out,
+                        tally *ty, fn_totals *tt)
+{
+   run_pair *pairs;
+   size_t np, i;
+
+   if (run_threads_match(&ra->threads, &rb->threads, &pairs, &np) < 0)
+      return -1;
+   for (i = 0; i < np && !out->err; i++) {
+      const run_pair *p = &pairs[i];
+      if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {
+         int side = p->ia == (size_t)-1;
+         const run_thread *t = side ? &rb->threads.t[p->ib]
+                                    : &ra->threads.t[p->ia];
+         outbuf_printf(out, "=== %s: only in %s (%s)\n", t->label,
+                       side ? "B" : "A", side ? rb->path : ra->path);
+         ty->only[side]++;
+         continue;
+      }
+      if (compare_pair(ra, rb, &ra->threads.t[p->ia], &rb->threads.t[p->ib],
+                       o, tt, out, ty) < 0)
+         ty->trouble = 1;
+   }
+   free(pairs);
+   if (flush_calls(ra, 0, tt) < 0 || flush_calls(rb, 1, tt) < 0)
+      return -1;
+   return 0;
+}
+
+int main(int argc, char **argv)
+{
+   static options o;            /* static: reachable at an early return */
+   run ra, rb;
+   tally ty;
+   fn_totals tt;
+   outbuf out;
+   int status, ba, bb;
+   size_t i;
+
+   o.demangle = 1;
+   o.diff.context = 3;
+   o.diff.lookahead = 10000;
+   o.diff.max_hunks = 10;
+   status = parse_options(argc, argv, &o);
+   if (status >= 0)
+      return status;
+   status = pl_output_open(PROG, &out, o.out_path, argv + optind, 2);
+   if (status != 0)
+      return EXIT_TROUBLE;
+   memset(&ty, 0, sizeof ty);
+   memset(&tt, 0, sizeof tt);
+   ba = read_run(&ra, argv[optind], &o);
+   bb = read_run(&rb, argv[optind + 1], &o);
+   if (ba < 0 || bb < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = EXIT_TROUBLE;
+   } else {
+      const char *filt = pl_filter_describe(&o.filter);
+      outbuf_printf(&out, "--- A: %s (%zu threads)\n+++ B: %s (%zu threads)\n",
+                    ra.path, ra.threads.n, rb.path, rb.threads.n);
+      if (*filt || o.window)
+         outbuf_printf(&out, "== compared: %s%s%s%s\n", filt,
+                       *filt && o.window ? " " : "",
+                       o.window ? "loops folded" : "",
+                       o.diff.ignore_counts ? ", loop counts ignored" : "");
+      if (compare_runs(&ra, &rb, &o, &out, &ty, &tt) < 0) {
+         fprintf(stderr, PROG ": out of memory\n");
+         ty.trouble = 1;
+      }
+      if (put_summary(&out, &ty, &tt) < 0) {
+         fprintf(stderr, PROG ": out of memory\n");
+         ty.trouble = 1;
+      }
+      if (ba || bb || ty.trouble)
+         status = EXIT_TROUBLE;
+      else if (ty.differ || ty.only[0] || ty.only[1])
+         status = EXIT_DIFFER;
+      else
+         status = EXIT_SAME;
+   }
+   for (i = 0; i < tt.cap; i++)
+      free(tt.v[i].label);
+   free(tt.v);
+   free(ty.differing);
+   free_run(&ra);
+   free_run(&rb);
+   pl_select_free(&o.select);
+   pl_filter_free(&o.filter);
+   if (pl_output_close(PROG, &out) != 0)
+      return EXIT_TROUBLE;
+   return status;
+}

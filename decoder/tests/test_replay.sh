@@ -1,0 +1,409 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Tests of the ordered views: parlot-decode --replay (with and without
+# --loops, with the filters), --stacks, and parlot-diff.
+#
+#   decoder/tests/test_replay.sh [-q]
+#
+# Uses $PARLOT_DECODE, $PARLOT_DIFF and $SCRIPT_TRACE if set, else builds
+# them.  Needs python3.
+#
+# The oracle is an independent Python model of a solver: a main thread
+# that calls init, then N iterations of {exchange {MPI_Send, MPI_Recv},
+# smooth, apply_boundary}, one iteration possibly with an extra call, then
+# finalize; and a worker thread.  The model writes the script_trace
+# script (so every event and its number is known) and computes what each
+# view must show:
+#  - --replay: every call, in order, with its event number and depth,
+#    byte for byte; with --images=main, --only, --hide, --depth: the same
+#    rules applied by the model (a hidden call's callees one level up);
+#  - --replay --loops: the lines, once loops and variant iterations are
+#    expanded again, are exactly the unfolded calls (folding loses
+#    nothing), and the folding is real: the main loop is one "N × {" line
+#    and the iteration with the extra call is a variant at its number;
+#  - --stacks on a killed run: each thread's stack where the trace ends,
+#    the tree's thread sets and the classes;
+#  - parlot-diff: identical runs (other pids) exit 0 without differences;
+#    an extra call in one iteration is one hunk at the model's event
+#    numbers, with the call path, and the summary's call counts; with
+#    --loops the hunk is the variant; a loop that ran once less is one
+#    line with both counts, and --ignore-loop-counts drops it; threads
+#    only one run has are reported; bad input exits 2.
+# Exit status: 0 if all passed, 1 otherwise.
+
+. "$(dirname "$0")/testlib.sh"
+
+command -v python3 >/dev/null 2>&1 || { echo "# python3 is needed"; exit 1; }
+
+need_tool parlot-decode parlot-diff script_trace
+
+cat >"$tmp/model.py" <<'EOF'
+"""The solver model of test_replay.sh.
+
+model.py script OUT PID ITERS EXTRA [kill]
+    writes the script_trace script to OUT and the expected calls to
+    OUT.calls: per thread, lines "THREAD NUMBER DEPTH OBJECT NAME".
+model.py replay CALLS THREAD FILTER...
+    prints the expected --replay lines of thread THREAD (after the two
+    header lines), FILTER as parlot-decode's options.
+model.py unfold REPLAY
+    prints the calls of a --replay --loops output with loops expanded:
+    "DEPTH NAME" per line, headers left out.
+"""
+import fnmatch
+import sys
+
+MAIN = "/opt/app/solver"
+LIB = "/usr/lib/libmpi.so.12"
+
+
+def script(out, pid, iters, extra, kill):
+    fns = [("main", MAIN), ("init", MAIN), ("exchange", MAIN),
+           ("smooth", MAIN), ("apply_boundary", MAIN), ("extra", MAIN),
+           ("finalize", MAIN), ("worker", MAIN), ("MPI_Send", LIB),
+           ("MPI_Recv", LIB), ("MPIDI_progress", LIB)]
+    lines = ["process pid=%d exe=%s arg0=solver" % (pid, MAIN),
+             "object " + MAIN, "object " + LIB]
+    lines += ["function %s %s" % f for f in fns]
+    obj = dict(fns)
+    calls = []          # (thread, number, depth, object, name)
+    count = {1: 0, 2: 0}
+    depth = {1: 0, 2: 0}
+
+    def call(t, *names):
+        for n in names:
+            count[t] += 1
+            depth[t] += 1
+            calls.append((t, count[t], depth[t], obj[n], n))
+        lines.append("call %d %s" % (t, " ".join(names)))
+
+    def ret(t, k=1):
+        count[t] += k
+        depth[t] -= k
+        lines.append("return %d %d" % (t, k))
+
+    lines.append("thread 1")
+    call(1, "main")
+    call(1, "init")
+    ret(1)
+    lines.append("thread 2")
+    call(2, "worker")
+    for i in range(1, iters + 1):
+        call(1, "exchange", "MPI_Send", "MPIDI_progress")
+        ret(1, 2)
+        call(1, "MPI_Recv")
+        ret(1, 2)
+        call(1, "smooth")
+        ret(1)
+        if i == extra:
+            call(1, "extra")
+            ret(1)
+        call(1, "apply_boundary")
+        ret(1)
+        if i % 10 == 0:
+            call(2, "MPI_Recv")
+            ret(2)
+    if kill:
+        # rank killed while waiting: thread 1 in MPI_Recv under exchange,
+        # thread 2 in worker
+        call(1, "exchange", "MPI_Recv")
+        lines += ["sync", "kill"]
+    else:
+        call(1, "finalize")
+        ret(1)
+        lines += ["exit 2", "end"]
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(out + ".calls", "w") as f:
+        for c in calls:
+            f.write("%d %d %d %s %s\n" % c)
+
+
+def replay(calls_path, thread, filters):
+    only, hide, main_only, max_depth = [], [], False, 0
+    for a in filters:
+        k, v = a[2:].split("=", 1)
+        if k == "only":
+            only.append(v)
+        elif k == "hide":
+            hide.append(v)
+        elif k == "images":
+            main_only = v == "main"
+        elif k == "depth":
+            max_depth = int(v)
+    shown = []          # per raw depth: shown?
+    for line in open(calls_path):
+        t, num, d, o, name = line.split()
+        if int(t) != thread:
+            continue
+        d = int(d)
+        del shown[d - 1:]
+        keep = (not main_only or o == MAIN) \
+            and (not only or any(fnmatch.fnmatchcase(name, p) for p in only)) \
+            and not any(fnmatch.fnmatchcase(name, p) for p in hide)
+        vd = sum(shown) + 1
+        if keep and max_depth and vd > max_depth:
+            keep = False
+        shown.append(keep)
+        if keep:
+            print("%10d %5d  %s%s" % (int(num), vd, "  " * (vd - 1), name))
+
+
+def unfold(path):
+    """Expand loops: a LOOP's body repeats count times, a VARIANT replaces
+    iteration N of its loop."""
+    rows = []
+    for line in open(path):
+        if line.startswith("==") or line.startswith("#"):
+            continue
+        depth = int(line[11:16])
+        rows.append((depth, line[18:].rstrip("\n")))
+
+    def block(i, indent):
+        """Items at this indent from i: returns (calls, next index)."""
+        out = []
+        while i < len(rows):
+            d, text = rows[i]
+            ind = (len(text) - len(text.lstrip(" "))) // 2
+            body = text.strip()
+            if ind < indent or body == "}" or (
+                    body.startswith("iteration ")
+                    and body.endswith(" instead: {")):
+                return out, i
+            if body.endswith("\u00d7 {"):
+                n = int(body.split()[0])
+                inner, i = block(i + 1, ind + 1)
+                variants = {}
+                while rows[i][1].strip().startswith("iteration"):
+                    it = int(rows[i][1].split()[1])
+                    v, i = block(i + 1, ind + 2)
+                    variants[it] = v
+                    i += 1          # the variant's "}"
+                for k in range(1, n + 1):
+                    out += variants.get(k, inner)
+                i += 1              # the loop's "}"
+            else:
+                out.append((d, body))
+                i += 1
+        return out, i
+
+    calls, _ = block(0, 0)
+    for d, name in calls:
+        print("%d %s" % (d, name))
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "script":
+        script(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+               int(sys.argv[5]), len(sys.argv) > 6)
+    elif cmd == "replay":
+        replay(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+    elif cmd == "unfold":
+        unfold(sys.argv[2])
+EOF
+
+model() { python3 "$tmp/model.py" "$@"; }
+
+# trace NAME PID ITERS EXTRA [kill]: the model's script, written as a trace
+trace() {
+   model script "$tmp/$1.script" "$2" "$3" "$4" ${5:+kill} &&
+   "$SCRIPT_TRACE" "$tmp/$1.script" "$tmp/$1.trace" 2>"$tmp/st.err" ||
+      { fail "script_trace $1" "$(head -c 300 "$tmp/st.err")"; return 1; }
+}
+
+trace a 100 100 0
+trace a2 200 100 0
+trace b 300 100 57
+trace c 400 99 0
+trace k 500 30 0 kill
+
+# ---- --replay ----------------------------------------------------------------
+
+# replay_case NAME THREAD FILTER...: --replay against the model
+replay_case() {
+   name=$1 th=$2
+   shift 2
+   run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --replay --select="*:$th" \
+      "$@" "$tmp/b.trace"
+   model replay "$tmp/b.script.calls" "$th" "$@" >"$tmp/want"
+   tail -n +3 "$tmp/out" >"$tmp/got"
+   if [ $rc -ne 0 ] || [ -s "$tmp/err" ]; then
+      fail "replay $name: exit $rc" "$(head -c 300 "$tmp/err")"
+   elif ! cmp -s "$tmp/got" "$tmp/want"; then
+      fail "replay $name" "$(diff "$tmp/want" "$tmp/got" | head -5)"
+   else
+      pass "replay $name ($(wc -l <"$tmp/want") lines)"
+   fi
+}
+
+replay_case all 1
+replay_case worker 2
+replay_case images-main 1 --images=main
+replay_case only-mpi 1 --only='MPI_*'
+replay_case hide 1 --hide=exchange --hide='MPIDI_*'
+replay_case depth 1 --depth=2
+replay_case only-and-hide 1 --only='*e*' --hide=smooth
+
+# the header names the thread and the filter
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --replay --images=main \
+   "$tmp/b.trace"
+if head -1 "$tmp/out" | grep -q '^== pid 300 thread 1 of /opt/app/solver: .* events \[images=main\]$' \
+   && grep -q '^== pid 300 thread 2 of' "$tmp/out"; then
+   pass "replay headers"
+else
+   fail "replay headers" "$(grep '^==' "$tmp/out" | head -3)"
+fi
+
+# --range: the events of a range only, depths counted within it
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --replay --select='*:1' \
+   --range=20-40 "$tmp/b.trace"
+nums=$(tail -n +3 "$tmp/out" | awk '{print $1}' | tr '\n' ' ')
+if [ $rc -eq 0 ] && [ -n "$nums" ] && \
+   tail -n +3 "$tmp/out" | awk '$1 < 20 || $1 > 40 { bad = 1 } END { exit bad }'
+then
+   pass "replay --range=20-40 ($nums)"
+else
+   fail "replay --range" "exit $rc: $nums"
+fi
+
+# ---- --replay --loops --------------------------------------------------------
+
+for n in a b c; do
+   run "$PARLOT_DECODE" "$tmp/loops" "$tmp/err" --replay --loops \
+      --select='*:1' "$tmp/$n.trace"
+   model unfold "$tmp/loops" >"$tmp/unfolded"
+   awk '$1 == 1 { print $3, $5 }' "$tmp/$n.script.calls" >"$tmp/want"
+   lines=$(wc -l <"$tmp/loops")
+   if [ $rc -ne 0 ]; then
+      fail "loops $n: exit $rc" "$(head -c 300 "$tmp/err")"
+   elif ! cmp -s "$tmp/unfolded" "$tmp/want"; then
+      fail "loops $n: unfolded lines are not the calls" \
+         "$(diff "$tmp/want" "$tmp/unfolded" | head -5)"
+   elif [ "$lines" -gt 30 ]; then
+      fail "loops $n: $lines lines, the loop is not folded"
+   else
+      pass "loops $n: $lines lines, exactly the $(wc -l <"$tmp/want") calls"
+   fi
+done
+run "$PARLOT_DECODE" "$tmp/loops" "$tmp/err" --replay --loops \
+   --select='*:1' "$tmp/b.trace"
+want_it=$(awk '$1 == 1 && $5 == "extra" { print $2 }' "$tmp/b.script.calls")
+if grep -Eq '^ +[0-9]+ +2    100 × \{$' "$tmp/loops" &&
+   grep -Eq '^ +[0-9]+ +2      iteration 57 instead: \{$' "$tmp/loops" &&
+   grep -Eq "^ +$want_it +2 +extra$" "$tmp/loops"; then
+   pass "loops: 100 iterations, iteration 57 a variant with extra (event $want_it)"
+else
+   fail "loops: no '100 × {' with a variant at iteration 57" \
+      "$(head -12 "$tmp/loops")"
+fi
+
+# ---- --stacks ----------------------------------------------------------------
+
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --stacks "$tmp/k.trace" "$tmp/a.trace"
+if [ $rc -eq 1 ] && grep -q 'k.trace: .*truncated' "$tmp/err" &&
+   grep -q '^== call stacks at the end of 4 threads of 2 traces$' "$tmp/out" &&
+   grep -q '^main  1:\[p500\]$' "$tmp/out" &&
+   grep -q '^  exchange  1:\[p500\]$' "$tmp/out" &&
+   grep -q '^    MPI_Recv  1:\[p500\]$' "$tmp/out" &&
+   grep -q '^worker  1:\[p500.2\]$' "$tmp/out" &&
+   grep -q '^== 3 classes' "$tmp/out" &&
+   grep -q '^1: 2:\[p100,p100.2\]  (no call open)$' "$tmp/out" &&
+   grep -q '^[23]: 1:\[p500\]  main > exchange > MPI_Recv$' "$tmp/out" &&
+   grep -q '^[23]: 1:\[p500.2\]  worker$' "$tmp/out"; then
+   pass "stacks: the killed run's stacks, tree and classes"
+else
+   fail "stacks" "exit $rc" "$(cat "$tmp/out" "$tmp/err" | head -20)"
+fi
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --stacks --dot --only='MPI_*' \
+   "$tmp/k.trace"
+if grep -q '^digraph stacks {$' "$tmp/out" &&
+   grep -q 'label="MPI_Recv\\n1:\[p500\]"' "$tmp/out" &&
+   ! grep -q 'exchange' "$tmp/out" && tail -1 "$tmp/out" | grep -q '^}$'; then
+   pass "stacks --dot --only"
+else
+   fail "stacks --dot --only" "$(head -12 "$tmp/out")"
+fi
+
+# ---- parlot-diff -------------------------------------------------------------
+
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/a.trace" "$tmp/a2.trace"
+if [ $rc -eq 0 ] && ! grep -q '^@@' "$tmp/out" &&
+   grep -q '2 thread pairs compared, 2 identical, 0 different' "$tmp/out"; then
+   pass "diff: identical runs, exit 0"
+else
+   fail "diff: identical runs" "exit $rc" "$(head -8 "$tmp/out" "$tmp/err")"
+fi
+
+# the extra call: B's event number of it, A's event just before
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/a.trace" "$tmp/b.trace"
+eb=$(awk '$1 == 1 && $5 == "extra" { print $2 }' "$tmp/b.script.calls")
+ea=$(awk -v e="$eb" '$1 == 1 && $2 < e { n = $2 } END { print n }' \
+   "$tmp/a.script.calls")
+if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&
+   grep -q "^@@ A after event $ea, B event $eb @@ main\$" "$tmp/out" &&
+   grep -Eq "^\+ +$eb +2    extra\$" "$tmp/out" &&
+   grep -Eq '^ +0 +1 +\+1  extra$' "$tmp/out" &&
+   grep -q '1 identical, 1 different' "$tmp/out"; then
+   pass "diff: one extra call, one hunk at A $ea / B $eb"
+else
+   fail "diff: extra call" "exit $rc, want A after $ea, B $eb" \
+      "$(grep -A3 '^@@' "$tmp/out" | head -8)"
+fi
+
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/b.trace"
+if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&
+   grep -Eq '^\+ +[0-9]+ +2      iteration 57 instead: \{$' "$tmp/out"; then
+   pass "diff --loops: the variant iteration"
+else
+   fail "diff --loops" "exit $rc" "$(grep -A6 '^@@' "$tmp/out" | head -10)"
+fi
+
+# 99 iterations instead of 100: main's loop, and the worker's (one call
+# every 10 iterations) ran once less
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/c.trace"
+if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 2 ] &&
+   grep -q '^@@ A event 4, B event 4 @@ main  (loop ran 100 times in A, 99 in B)$' "$tmp/out" &&
+   grep -q '^@@ A event 2, B event 2 @@ worker  (loop ran 10 times in A, 9 in B)$' "$tmp/out"; then
+   pass "diff --loops: loop counts, one line each"
+else
+   fail "diff --loops: loop counts" "exit $rc" "$(grep -A4 '^@@' "$tmp/out")"
+fi
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops --ignore-loop-counts \
+   "$tmp/a.trace" "$tmp/c.trace"
+if [ $rc -eq 0 ] && ! grep -q '^@@' "$tmp/out"; then
+   pass "diff --ignore-loop-counts"
+else
+   fail "diff --ignore-loop-counts" "exit $rc" "$(grep -A4 '^@@' "$tmp/out")"
+fi
+
+# a directory against a trace: processes without a rank pair in creation
+# order (here by pid: 100 with 200), the killed one is only in A
+mkdir "$tmp/dir"
+cp "$tmp/a.trace" "$tmp/k.trace" "$tmp/dir/"
+echo "not a trace" >"$tmp/dir/README"
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/dir" "$tmp/a2.trace"
+if [ $rc -eq 2 ] && grep -q 'k.trace: .*truncated' "$tmp/err" &&
+   grep -q '^=== pid 500 thread 1: only in A' "$tmp/out" &&
+   grep -q '^== summary: 2 thread pairs compared, 2 identical' "$tmp/out"; then
+   pass "diff: a directory, threads only in A, a killed trace (exit 2)"
+else
+   fail "diff: directory" "exit $rc" "$(cat "$tmp/out" "$tmp/err" | head)"
+fi
+
+# usage and bad input
+for args in "$tmp/a.trace" "--context=x $tmp/a.trace $tmp/b.trace" \
+            "--window=3 $tmp/a.trace $tmp/b.trace" "$tmp/a.trace $tmp/none"; do
+   # shellcheck disable=SC2086
+   run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" $args
+   if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -ge 1 ]; then
+      pass "diff: exit 2 for '$(echo "$args" | sed "s|$tmp/||g")'"
+   else
+      fail "diff: '$args' exits $rc" "$(head -3 "$tmp/err")"
+   fi
+done
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --events --loops "$tmp/a.trace"
+[ $rc -eq 2 ] && pass "decode: --loops without --replay is refused" ||
+   fail "decode: --loops with --events exits $rc"
+
+finish
