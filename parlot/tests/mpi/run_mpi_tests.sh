@@ -6,8 +6,9 @@
 #   form 2: mpirun -np 4 valgrind --tool=parlot ./app
 # and Debian's hpcc (Open MPI) on a tiny problem in form 2.  With MPICH in
 # form 2 also: diverge.c, where rank 2 deliberately takes a different path
-# (the outlier report must name it), and hybrid.c, MPI + OpenMP (2 ranks x 3
-# threads).
+# (the outlier report must name it), hang.c, where rank 2 waits forever and
+# the job is killed (--stacks must show where each rank was), and hybrid.c,
+# MPI + OpenMP (2 ranks x 3 threads).
 #
 # Checks, per run: exactly 4 traces of the program, labelled role=program
 # with mpi_rank 0..3 (each once), mpi_size 4 and the launcher's variable as
@@ -349,6 +350,52 @@ check_hybrid() {
     fi
 }
 
+# hang.c: 4 ranks (MPICH, form 2) in a ring; rank 2 waits for a message
+# nobody sends, the others then wait for rank 2 in exchange.  The ranks are
+# killed with SIGKILL after HANG_SECONDS; every rank's trace is truncated,
+# and parlot-decode --stacks on the traces (recorded with --images=main)
+# must put rank 2 alone in _start > main > stuck and ranks 0, 1, 3 together
+# in _start > main > exchange: the classes and rank sets follow from the
+# program's structure alone.
+HANG_SECONDS=${HANG_SECONDS:-30}
+check_hang() {
+    local name=$1 app=$2 dir pid errs=()
+    dir=$work/$name
+    mkdir -p "$dir"
+    (cd "$dir" && exec mpirun.mpich -np $NP "$VALGRIND" --tool=parlot -q \
+        --images=main "$app" > "$dir/out" 2> "$dir/err") &
+    pid=$!
+    sleep "$HANG_SECONDS"
+    # Hydra starts each rank in a session of its own: kill the ranks by
+    # their pids (a traced process keeps its pid: the trace's name) first
+    for f in "$dir"/parlot.out.*; do
+        [ -e "$f" ] && kill -KILL "${f##*.}" 2> /dev/null
+    done
+    kill -KILL "$pid" 2> /dev/null
+    wait "$pid" 2> /dev/null
+    echo "    $name: killed after $HANG_SECONDS s"
+    "$PARLOT_DECODE" --stacks "$dir"/parlot.out.* > "$dir/stacks" 2> "$dir/stacks.err"
+    [ "$(ls "$dir"/parlot.out.* 2> /dev/null | wc -l)" -eq $NP ] ||
+        errs+=("$(ls "$dir"/parlot.out.* 2> /dev/null | wc -l) traces, expected $NP")
+    [ "$(grep -c 'truncated' "$dir/stacks.err")" -eq $NP ] ||
+        errs+=("not every trace is reported truncated: $(head -2 "$dir/stacks.err")")
+    grep -qE '^[0-9]+: 1:\[2\]  _start > main > stuck$' "$dir/stacks" ||
+        errs+=("no class of rank 2 alone in _start > main > stuck")
+    grep -qE '^[0-9]+: 3:\[0-1,3\]  _start > main > exchange$' "$dir/stacks" ||
+        errs+=("no class of ranks [0-1,3] in _start > main > exchange")
+    grep -qE '^    stuck  1:\[2\]$' "$dir/stacks" ||
+        errs+=("the tree has no node 'stuck  1:[2]'")
+    grep -qE '^_start  4:\[0-3\]$' "$dir/stacks" ||
+        errs+=("the tree's root is not '_start  4:[0-3]'")
+    if [ ${#errs[@]} -eq 0 ]; then
+        pass "$name stacks"
+    else
+        fail "$name stacks"
+        printf '    %s\n' "${errs[@]}"
+        sed 's/^/    | /' "$dir/stacks" | head -20
+    fi
+}
+
 case " ${MPI_IMPLS:-mpich openmpi} " in
     *" mpich "*) with_mpich=yes ;;
     *)           with_mpich=no ;;
@@ -364,6 +411,11 @@ else
         fail "mpich: mpicc.mpich cannot build diverge.c"; cat "$bin/diverge.err"
     elif run_app mpich-diverge-form2 mpich 2 "$bin/diverge" --images=main; then
         check_diverge mpich-diverge-form2 "$work/mpich-diverge-form2"
+    fi
+    if ! mpicc.mpich -O0 -g -fno-inline -o "$bin/hang" "$here/hang.c" 2> "$bin/hang.err"; then
+        fail "mpich: mpicc.mpich cannot build hang.c"; cat "$bin/hang.err"
+    else
+        check_hang mpich-hang-form2 "$bin/hang"
     fi
     if ! mpicc.mpich -fopenmp -O0 -g -fno-inline -o "$bin/hybrid" "$here/hybrid.c" 2> "$bin/hybrid.err"; then
         fail "mpich: mpicc.mpich -fopenmp cannot build hybrid.c"; cat "$bin/hybrid.err"
