@@ -52,8 +52,12 @@ static const pl_edge *find_edge(const pl_graph *g, uint32_t caller,
 static int same_graph(const pl_graph *a, const pl_graph *b, int counts)
 {
    size_t i;
-   if (a->nedges != b->nedges)
+   if (a->nedges != b->nedges || a->nfns != b->nfns)
       return 0;
+   for (i = 0; i < a->nfns; i++)
+      if (a->fns[i].fn != b->fns[i].fn
+          || (counts && a->fns[i].calls != b->fns[i].calls))
+         return 0;
    for (i = 0; i < a->nedges; i++)
       if (a->edges[i].caller != b->edges[i].caller
           || a->edges[i].callee != b->edges[i].callee
@@ -188,6 +192,70 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
    return 0;
 }
 
+/* ---- What processes are compared on ------------------------------------ */
+
+/* The MPI interface: the C and Fortran bindings and their profiling
+   names (MPI_Send, PMPI_Send, mpi_send_, pmpi_send__), not the
+   libraries' internals (MPIR_, MPIDI_, ompi_, ...). */
+static int mpi_interface(const char *name)
+{
+   if (*name == 'P' || *name == 'p')
+      name++;
+   return (strncmp(name, "MPI_", 4) == 0 || strncmp(name, "mpi_", 4) == 0)
+          && name[4] != '\0';
+}
+
+/* Per program function, whether classes look at it: the functions of
+   the program's own executables (the objects that define "main") and the
+   MPI interface.  A library's internal calls differ from rank to rank
+   (rank 0 does more in MPI_Init, progress engines poll as they please) and
+   would drown the program's own behaviour.  If no object defines main,
+   every function counts.  NULL if out of memory. */
+static uint8_t *behaviour_functions(const pl_program *p)
+{
+   uint8_t *keep = calloc((size_t)p->nfns + 1, 1);
+   uint32_t f, g;
+   int found = 0;
+
+   if (!keep)
+      return NULL;
+   for (f = 1; f <= p->nfns; f++)
+      if (strcmp(p->fns[f].name, "main") == 0 && strcmp(p->fns[f].object, "???"))
+         for (g = 1, found = 1; g <= p->nfns; g++)
+            if (strcmp(p->fns[g].object, p->fns[f].object) == 0)
+               keep[g] = 1;
+   for (f = 1; f <= p->nfns; f++)
+      if (!found || mpi_interface(p->fns[f].name))
+         keep[f] = 1;
+   return keep;
+}
+
+/* g restricted to the functions keep says, and the edges between them
+   (and from no caller).  0, or -1 if out of memory. */
+static int behaviour_graph(const pl_graph *g, const uint8_t *keep,
+                           pl_graph *out)
+{
+   size_t i;
+   memset(out, 0, sizeof *out);
+   out->fns = malloc((g->nfns + 1) * sizeof *out->fns);
+   out->edges = malloc((g->nedges + 1) * sizeof *out->edges);
+   if (!out->fns || !out->edges) {
+      pl_graph_free(out);
+      return -1;
+   }
+   out->events = g->events;
+   out->calls = g->calls;
+   out->max_depth = g->max_depth;
+   for (i = 0; i < g->nfns; i++)
+      if (keep[g->fns[i].fn])
+         out->fns[out->nfns++] = g->fns[i];
+   for (i = 0; i < g->nedges; i++)
+      if (keep[g->edges[i].callee]
+          && (g->edges[i].caller == 0 || keep[g->edges[i].caller]))
+         out->edges[out->nedges++] = g->edges[i];
+   return 0;
+}
+
 void pl_ranks_free(pl_ranks *r)
 {
    size_t i;
@@ -207,6 +275,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    size_t *size = NULL, *rep = NULL, *members = NULL;
    uint64_t *tmp = NULL;
    uint32_t *seen = NULL;
+   uint8_t *keep = NULL;
    size_t i, j, n = 0, nm = 0, best;
    uint32_t f;
    int ret = -1;
@@ -271,10 +340,20 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       rf->max = tmp[n - 1];
    }
 
-   /* classes and the majority */
+   /* classes and the majority, on the program's own behaviour */
    if (n < 2) {
       ret = 0;
       goto out;
+   }
+   keep = behaviour_functions(p);
+   if (!keep)
+      goto out;
+   for (i = 0; i < n; i++) {
+      pl_graph b;
+      if (behaviour_graph(&gs[i], keep, &b) < 0)
+         goto out;
+      pl_graph_free(&gs[i]);
+      gs[i] = b;
    }
    r->class_kind = PL_CLASS_SHAPE;
    r->nclasses = classify(gs, n, 0, r->cls, size, rep);
@@ -327,6 +406,7 @@ out:
    free(members);
    free(tmp);
    free(seen);
+   free(keep);
    if (ret < 0)
       pl_ranks_free(r);
    return ret;

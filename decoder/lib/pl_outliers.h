@@ -12,8 +12,15 @@
    Medians are lower medians: the ((n+1)/2)-th smallest of n values
    (n = 4: the 2nd), so always a count that some process has.
 
-   Outliers.  Processes are classed by the shape of their graphs (the
-   same caller -> callee edges, however often taken).  The majority class
+   Outliers.  Processes are compared on their behaviour: the functions of
+   the program's own executables (the objects that define main) and the
+   MPI interface (MPI_*, PMPI_*, mpi_*, pmpi_*), with the edges between
+   them; the MPI libraries' internals are left out, because they differ
+   from rank to rank in any run (rank 0 does more in MPI_Init, progress
+   engines poll as often as they like).  Without a main, every function
+   counts.  Processes are classed by the shape of those graphs (the same
+   functions called, along the same caller -> callee edges, however
+   often).  The majority class
    is the largest one if no other class is as large; every process outside
    it is an outlier.  If all processes have the same shape, they are
    classed by their graphs with call counts, and the largest class is the
