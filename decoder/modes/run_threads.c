@@ -55,18 +55,20 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
       size_t k;
 
       if (!t) {
-         fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, in->v[i].name,
-                 (unsigned long long)err.offset, err.msg);
+         if (prog)
+            fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, in->v[i].name,
+                    (unsigned long long)err.offset, err.msg);
          r->damaged = 1;
          continue;
       }
-      if (pl_trace_damage(t)) {
+      if (pl_trace_damage(t) && prog) {
          /* read up to the damage, and said so once */
          const pl_error *d = pl_trace_damage(t);
          fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, in->v[i].name,
                  (unsigned long long)d->offset, d->msg);
-         r->damaged = 1;
       }
+      if (pl_trace_damage(t))
+         r->damaged = 1;
       pid = pl_trace_process_get(t, "pid");
       rank = pl_trace_process_get(t, "mpi_rank");
       start = pl_trace_process_get(t, "start_time_ms");
@@ -155,6 +157,50 @@ int run_threads_match(const run_threads *a, const run_threads *b,
       n++;
    }
    *pairs = p;
+   *npairs = n;
+   return 0;
+}
+
+/* The position in rk->procs of the process with this pid, or SIZE_MAX. */
+static size_t ranked_proc(const pl_program *p, const pl_ranks *rk,
+                          const char *pid)
+{
+   size_t i;
+   for (i = 0; i < rk->nprocs; i++)
+      if (strcmp(p->procs[rk->procs[i]].pid, pid) == 0)
+         return i;
+   return SIZE_MAX;
+}
+
+int run_threads_within(const run_threads *r, const pl_program *p,
+                       const pl_ranks *rk, run_pair **pairs,
+                       size_t *npairs)
+{
+   run_pair *v = malloc((r->n + 1) * sizeof *v);
+   size_t i, j, k, n = 0;
+
+   if (!v)
+      return -1;
+   for (i = 0; i < r->n; i++) {
+      size_t me = ranked_proc(p, rk, r->t[i].pid), ref, cls;
+      const char *ref_pid;
+      if (me == SIZE_MAX)
+         continue;                     /* a launcher: not a rank */
+      cls = rk->has_majority ? rk->majority : rk->cls[me];
+      for (ref = 0; rk->cls[ref] != cls; ref++)
+         ;
+      if (ref == me)
+         continue;
+      ref_pid = p->procs[rk->procs[ref]].pid;
+      for (j = 0, k = (size_t)-1; j < r->n && k == (size_t)-1; j++)
+         if (r->t[j].number == r->t[i].number
+             && strcmp(r->t[j].pid, ref_pid) == 0)
+            k = j;
+      v[n].ia = k;
+      v[n].ib = i;
+      n++;
+   }
+   *pairs = v;
    *npairs = n;
    return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "pl_archive.h"
+#include "pl_outliers.h"
 #include "pl_select.h"
 
 typedef struct {
@@ -36,8 +37,8 @@ typedef struct {
 
 /* Read the threads of every input that sel selects; an input that cannot
    be opened or is damaged is reported on stderr as "prog: NAME: offset N:
-   message" and sets damaged (a damaged trace's threads are read up to the
-   damage).  0, or -1 if out of memory. */
+   message" (unless prog is NULL) and sets damaged (a damaged trace's
+   threads are read up to the damage).  0, or -1 if out of memory. */
 int  run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
                       const pl_select *sel);
 void run_threads_free(run_threads *r);
@@ -52,5 +53,15 @@ typedef struct {
    creation order; threads by number): 0, or -1 if out of memory. */
 int run_threads_match(const run_threads *a, const run_threads *b,
                       run_pair **pairs, size_t *npairs);
+
+/* Pairs within one run (parlot-diff --within): each thread of a rank
+   (process) against the same-numbered thread of a reference rank, the
+   first rank of the majority class of rk (the classes of p, read from the
+   same inputs as r), or without a majority the first of its own class.
+   The reference's own threads are not paired; a thread its reference
+   lacks has ia (size_t)-1.  0, or -1 if out of memory. */
+int run_threads_within(const run_threads *r, const pl_program *p,
+                       const pl_ranks *rk, run_pair **pairs,
+                       size_t *npairs);
 
 #endif

@@ -27,6 +27,8 @@
 #include "pl_cli.h"
 #include "pl_hash.h"
 #include "pl_outbuf.h"
+#include "pl_outliers.h"
+#include "pl_program.h"
 #include "pl_view.h"
 #include "run_threads.h"
 #include "trace_labels.h"
@@ -45,6 +47,7 @@ typedef struct {
    size_t     window;        /* --loops: longest body; 0 = no loops */
    int        demangle;
    diff_opts  diff;
+   int        within;        /* --within: one run against itself */
    const char *out_path;
 } options;
 
@@ -247,7 +250,9 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    a.ident = ra->ident;
    b.nm = &rb->nm;
    b.ident = rb->ident;
-   if (strcmp(ta->label, tb->label) == 0)
+   if (o->within)
+      snprintf(title, sizeof title, "%s against %s", tb->label, ta->label);
+   else if (strcmp(ta->label, tb->label) == 0)
       snprintf(title, sizeof title, "%s", ta->label);
    else
       snprintf(title, sizeof title, "%s (A) and %s (B)", ta->label,
@@ -275,8 +280,11 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    if (pl_grow(&ty->differing, &ty->differing_cap, ty->ndiffering + 1,
                sizeof *ty->differing) < 0)
       return -1;
-   thread_key_set(&ty->differing[ty->ndiffering++], ta->pid, ta->rank,
-                  ta->number);
+   {
+      const run_thread *t = o->within ? tb : ta;   /* not the reference */
+      thread_key_set(&ty->differing[ty->ndiffering++], t->pid, t->rank,
+                     t->number);
+   }
    return 0;
 }
 
@@ -341,6 +349,7 @@ static void usage(FILE *f)
 {
    fprintf(f,
       "usage: " PROG " [OPTION]... A B\n"
+      "       " PROG " --within [OPTION]... RUN\n"
       "Compare the ordered calls of two traced runs, thread by thread.\n"
       "A and B are each a trace file, an archive or a directory of traces.\n"
       "Threads are paired by MPI rank and thread number, else by process\n"
@@ -366,6 +375,9 @@ static void usage(FILE *f)
       "      --lookahead=N    lines read ahead to find where the runs agree\n"
       "                       again (10000)\n"
       "      --max-hunks=N    differences written per thread pair (10)\n"
+      "      --within         one run RUN: compare each rank's threads with\n"
+      "                       those of the first rank of the majority class\n"
+      "                       (parlot-annotate's classes), in order\n"
       "      --no-demangle    print C++ function names as recorded\n"
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
@@ -389,7 +401,7 @@ static int parse_size(const char *arg, size_t lo, size_t hi, size_t *v,
 static int parse_options(int argc, char **argv, options *o)
 {
    enum { OPT_NO_DEMANGLE = 0x100, OPT_SELECT, OPT_FILTER, OPT_LOOPS,
-          OPT_WINDOW, OPT_IGNORE, OPT_LOOKAHEAD, OPT_HUNKS };
+          OPT_WINDOW, OPT_IGNORE, OPT_LOOKAHEAD, OPT_HUNKS, OPT_WITHIN };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "select", required_argument, NULL, OPT_SELECT },
@@ -405,6 +417,7 @@ static int parse_options(int argc, char **argv, options *o)
       { "lookahead", required_argument, NULL, OPT_LOOKAHEAD },
       { "max-hunks", required_argument, NULL, OPT_HUNKS },
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+      { "within", no_argument, NULL, OPT_WITHIN },
       { "help", no_argument, NULL, 'h' },
       { "version", no_argument, NULL, 'V' },
       { NULL, 0, NULL, 0 }
@@ -459,6 +472,9 @@ static int parse_options(int argc, char **argv, options *o)
       case OPT_NO_DEMANGLE:
          o->demangle = 0;
          break;
+      case OPT_WITHIN:
+         o->within = 1;
+         break;
       case 'h':
          usage(stdout);
          return fflush(stdout) == 0 ? EXIT_SAME : EXIT_TROUBLE;
@@ -468,7 +484,9 @@ static int parse_options(int argc, char **argv, options *o)
          return pl_option_error(PROG, c, argv);
       }
    }
-   if (argc - optind != 2)
+   if (o->within && argc - optind != 1)
+      return pl_usage_error(PROG, "--within takes one run", NULL);
+   if (!o->within && argc - optind != 2)
       return pl_usage_error(PROG, argc - optind < 2
                             ? "two runs to compare are needed"
                             : "only two runs can be compared", NULL);
@@ -482,7 +500,9 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* ---- Main ---------------------------------------------------------------- */
 
-static int read_run(run *r, const char *path, const options *o)
+/* Read run r's inputs and threads, saying what is wrong with them if
+   report.  0; 1 if some input is bad; -1 if out of memory. */
+static int read_run(run *r, const char *path, const options *o, int report)
 {
    char *paths[1];
    int bad;
@@ -491,8 +511,9 @@ static int read_run(run *r, const char *path, const options *o)
    r->path = path;
    r->open_input = (size_t)-1;
    paths[0] = (char *)path;
-   bad = pl_cli_inputs(PROG, &r->in, paths, 1);
-   if (bad < 0 || run_threads_read(&r->threads, PROG, &r->in, &o->select) < 0)
+   bad = pl_cli_inputs(report ? PROG : NULL, &r->in, paths, 1);
+   if (bad < 0 || run_threads_read(&r->threads, report ? PROG : NULL, &r->in,
+                                   &o->select) < 0)
       return -1;
    return bad > 0 || r->threads.damaged;
 }
@@ -504,16 +525,66 @@ static void free_run(run *r)
    pl_inputs_free(&r->in);
 }
 
+/* --within: the pairs of one run, each rank against its reference
+   (run_threads_within); *note says which classes were used.  0, or -1 if
+   out of memory. */
+static int within_pairs(run *r, const options *o, run_pair **pairs,
+                        size_t *np, char *note, size_t notelen)
+{
+   pl_program p;
+   pl_ranks rk;
+   size_t i;
+   int ret = -1;
+
+   pl_program_init(&p, o->demangle);
+   for (i = 0; i < r->in.n; i++) {
+      pl_error err;
+      /* errors were reported when the threads were read */
+      if (pl_program_read_input(&p, &r->in.v[i], &o->select, NULL, &err) < 0
+          && strcmp(err.msg, "out of memory") == 0)
+         goto out;
+   }
+   if (pl_ranks_analyse(&p, &rk) < 0)
+      goto out;
+   if (rk.nprocs < 2)
+      snprintf(note, notelen, "fewer than two ranks: nothing to compare");
+   else if (rk.has_majority)
+      snprintf(note, notelen, "%zu classes; each rank against the first "
+               "of the majority class (%zu of %zu ranks)", rk.nclasses,
+               rk.majority_size, rk.nprocs);
+   else
+      snprintf(note, notelen, "%zu classes, no majority; each rank against "
+               "the first of its own class", rk.nclasses);
+   ret = run_threads_within(&r->threads, &p, &rk, pairs, np);
+   pl_ranks_free(&rk);
+out:
+   pl_program_free(&p);
+   return ret;
+}
+
 static int compare_runs(run *ra, run *rb, const options *o, outbuf *out,
                         tally *ty, fn_totals *tt)
 {
    run_pair *pairs;
    size_t np, i;
+   char note[200];
 
-   if (run_threads_match(&ra->threads, &rb->threads, &pairs, &np) < 0)
+   if (o->within) {
+      if (within_pairs(ra, o, &pairs, &np, note, sizeof note) < 0)
+         return -1;
+      outbuf_printf(out, "== within %s: %s\n", ra->path, note);
+   } else if (run_threads_match(&ra->threads, &rb->threads, &pairs, &np) < 0) {
       return -1;
+   }
    for (i = 0; i < np && !out->err; i++) {
       const run_pair *p = &pairs[i];
+      if (o->within && p->ia == (size_t)-1) {
+         outbuf_printf(out, "=== %s: its reference has no thread %u\n",
+                       rb->threads.t[p->ib].label,
+                       rb->threads.t[p->ib].number);
+         ty->only[1]++;
+         continue;
+      }
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {
          int side = p->ia == (size_t)-1;
          const run_thread *t = side ? &rb->threads.t[p->ib]
@@ -550,20 +621,28 @@ int main(int argc, char **argv)
    status = parse_options(argc, argv, &o);
    if (status >= 0)
       return status;
-   status = pl_output_open(PROG, &out, o.out_path, argv + optind, 2);
+   status = pl_output_open(PROG, &out, o.out_path, argv + optind,
+                           argc - optind);
    if (status != 0)
       return EXIT_TROUBLE;
    memset(&ty, 0, sizeof ty);
    memset(&tt, 0, sizeof tt);
-   ba = read_run(&ra, argv[optind], &o);
-   bb = read_run(&rb, argv[optind + 1], &o);
+   /* --within: the run on both sides, each with a trace open of its own */
+   ba = read_run(&ra, argv[optind], &o, 1);
+   bb = read_run(&rb, argv[o.within ? optind : optind + 1], &o, !o.within);
    if (ba < 0 || bb < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;
    } else {
       const char *filt = pl_filter_describe(&o.filter);
-      outbuf_printf(&out, "--- A: %s (%zu threads)\n+++ B: %s (%zu threads)\n",
-                    ra.path, ra.threads.n, rb.path, rb.threads.n);
+      if (o.within)
+         outbuf_printf(&out, "--- A: the reference ranks of %s\n+++ B: the "
+                       "other ranks (%zu threads in all)\n", ra.path,
+                       ra.threads.n);
+      else
+         outbuf_printf(&out, "--- A: %s (%zu threads)\n+++ B: %s (%zu "
+                       "threads)\n", ra.path, ra.threads.n, rb.path,
+                       rb.threads.n);
       if (*filt || o.window)
          outbuf_printf(&out, "== compared: %s%s%s%s\n", filt,
                        *filt && o.window ? " " : "",

@@ -141,7 +141,8 @@ static int add_directory(const char *prog, pl_inputs *in, const char *dir)
    int n = scandir(dir, &ents, NULL, by_name), i, bad = 0, found = 0;
 
    if (n < 0) {
-      fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+      if (prog)
+         fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
       return 1;
    }
    for (i = 0; i < n; i++) {
@@ -155,10 +156,12 @@ static int add_directory(const char *prog, pl_inputs *in, const char *dir)
          int r = pl_inputs_add(in, path, &err);
          found++;
          if (r < 0) {
-            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            if (prog)
+               fprintf(stderr, "%s: %s\n", prog, err.msg);
             bad = -1;
          } else if (r > 0) {
-            pl_report(prog, path, &err);
+            if (prog)
+               pl_report(prog, path, &err);
             bad++;
          }
       }
@@ -167,8 +170,9 @@ static int add_directory(const char *prog, pl_inputs *in, const char *dir)
    }
    free(ents);
    if (bad >= 0 && !found) {
-      fprintf(stderr, "%s: %s: no trace or archive in this directory\n",
-              prog, dir);
+      if (prog)
+         fprintf(stderr, "%s: %s: no trace or archive in this directory\n",
+                 prog, dir);
       bad++;
    }
    return bad;
@@ -192,11 +196,13 @@ int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
       }
       r = pl_inputs_add(in, paths[i], &err);
       if (r < 0) {
-         fprintf(stderr, "%s: %s\n", prog, err.msg);
+         if (prog)
+            fprintf(stderr, "%s: %s\n", prog, err.msg);
          return -1;
       }
       if (r > 0) {
-         pl_report(prog, paths[i], &err);
+         if (prog)
+            pl_report(prog, paths[i], &err);
          bad++;
       }
    }

@@ -20,6 +20,7 @@
 # by trace_process.py, which shares no code with the decoder.
 #
 # Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE,
+# PARLOT_DIFF (optional: the --within check),
 # PARLOT_ANNOTATE, top_srcdir;
 # MPI_IMPLS (default "mpich openmpi"), MPI_TESTS_HPCC=no to leave hpcc out,
 # MPI_TESTS_KEEP=1 to keep the work folder.
@@ -284,6 +285,21 @@ print("; ".join(err))
 PY
 ) || msg="reading the XML failed"
         [ -z "$msg" ] || errs+=("xml: $msg")
+    fi
+    # parlot-diff --within: every rank against rank 0 (the majority's
+    # first), in order: rank 2 alone differs, by recover_from_slow_neighbour
+    # in its loop, 4 calls more
+    if [ -n "${PARLOT_DIFF:-}" ]; then
+        "$PARLOT_DIFF" --within --images=main --loops "$dir" \
+            > "$dir/within.txt" 2> "$dir/within.err"
+        local rc=$?
+        [ $rc -eq 1 ] || errs+=("parlot-diff --within exits $rc: $(head -2 "$dir/within.err")")
+        grep -q '^== threads that differ: \[2\]$' "$dir/within.txt" ||
+            errs+=("parlot-diff --within: not rank 2 alone: $(grep '^== threads' "$dir/within.txt")")
+        grep -qE '^\+ +[0-9]+ +3 +recover_from_slow_neighbour$' "$dir/within.txt" ||
+            errs+=("parlot-diff --within: no '+ recover_from_slow_neighbour' line")
+        grep -qE '^ +0 +4 +\+4  recover_from_slow_neighbour$' "$dir/within.txt" ||
+            errs+=("parlot-diff --within: the summary does not count 4 more calls")
     fi
     if [ ${#errs[@]} -eq 0 ]; then
         pass "$name outliers"
