@@ -5,11 +5,11 @@
 #include <string.h>
 
 #include "diff_pair.h"
+#include "diff_report.h"
 #include "pl_alloc.h"
 #include "pl_hash.h"
 
 #define SYNC_LINES  3      /* equal lines that end a hunk */
-#define HUNK_LINES  100    /* lines written per side of a hunk */
 
 /* One side's look-ahead: lines [head, n) of v. */
 typedef struct {
@@ -185,18 +185,6 @@ static int remember(context *c, const pl_line *l)
    return 0;
 }
 
-static void put_side(outbuf *o, const char *sign, const side_buf *b,
-                     size_t n)
-{
-   size_t i;
-   for (i = 0; i < n && i < HUNK_LINES; i++) {
-      outbuf_str(o, sign);
-      thread_line_put(o, &b->v[b->head + i], b->s->nm);
-   }
-   if (n > HUNK_LINES)
-      outbuf_printf(o, "%s ... %zu more lines\n", sign, n - HUNK_LINES);
-}
-
 /* Pass n lines of b. */
 static void skip(side_buf *b, size_t n)
 {
@@ -207,60 +195,49 @@ static void skip(side_buf *b, size_t n)
    b->head += n;
 }
 
-/* Where side b's part of a hunk (n lines) is: "A event 1234" at its first
-   line, or "A after event 1230" when it has none. */
-static void put_where(outbuf *o, const char *side, const side_buf *b,
-                      size_t n)
-{
-   if (n && b->v[b->head].number)
-      outbuf_printf(o, "%s event %llu", side,
-                    (unsigned long long)b->v[b->head].number);
-   else if (b->last)
-      outbuf_printf(o, "%s after event %llu", side,
-                    (unsigned long long)b->last);
-   else
-      outbuf_printf(o, "%s at its start", side);
-}
-
-static void put_hunk(outbuf *o, const context *c, const side_buf *a,
-                     const side_buf *b, size_t na, size_t nb)
+/* Give the report the hunk of the next na lines of a and nb of b. */
+static int report_hunk(diff_report *rep, const context *c, const side_buf *a,
+                       const side_buf *b, size_t na, size_t nb)
 {
    const pl_line *first = na ? &a->v[a->head] : nb ? &b->v[b->head] : NULL;
-   size_t depth = first ? first->depth : 1, i, k;
+   size_t depth = first ? first->depth : 1, i;
+   pl_line *ctx = malloc((c->n + 1) * sizeof *ctx);
+   diff_hunk h;
 
-   outbuf_str(o, "@@ ");
-   put_where(o, "A", a, na);
-   outbuf_str(o, ", ");
-   put_where(o, "B", b, nb);
-   outbuf_str(o, " @@");
-   /* the calls open in both at that point, outermost first */
-   for (k = 0; k < c->path_len && k + 1 < depth; k++) {
-      outbuf_str(o, k ? " > " : " ");
-      outbuf_str(o, trace_label(a->s->nm, c->path[k]));
-   }
-   if (na == 1 && nb == 1 && a->v[a->head].kind == PL_LINE_LOOP
-       && b->v[b->head].kind == PL_LINE_LOOP)
-      outbuf_printf(o, "  (loop ran %llu times in A, %llu in B)",
-                    (unsigned long long)a->v[a->head].count,
-                    (unsigned long long)b->v[b->head].count);
-   outbuf_str(o, "\n");
-   for (i = 0; i < c->n; i++) {
-      outbuf_str(o, "  ");
-      thread_line_put(o, &c->ring[(c->next + c->cap - c->n + i) % c->cap],
-                      a->s->nm);
-   }
-   put_side(o, "- ", a, na);
-   put_side(o, "+ ", b, nb);
+   if (!ctx)
+      return -1;
+   for (i = 0; i < c->n; i++)
+      ctx[i] = c->ring[(c->next + c->cap - c->n + i) % c->cap];
+   memset(&h, 0, sizeof h);
+   h.ctx = ctx;
+   h.nctx = c->n;
+   h.a = &a->v[a->head];
+   h.b = &b->v[b->head];
+   h.na_all = na;
+   h.nb_all = nb;
+   h.na = na < DIFF_HUNK_LINES ? na : DIFF_HUNK_LINES;
+   h.nb = nb < DIFF_HUNK_LINES ? nb : DIFF_HUNK_LINES;
+   h.a_after = a->last;
+   h.b_after = b->last;
+   /* the calls open in both at that point */
+   h.path = c->path;
+   h.path_len = c->path_len < depth - 1 ? c->path_len : depth - 1;
+   h.nm_a = a->s->nm;
+   h.nm_b = b->s->nm;
+   rep->hunk(rep, &h);
+   free(ctx);
+   return 0;
 }
 
 /* ---- The comparison ------------------------------------------------------ */
 
-int diff_pair(outbuf *o, const char *title, diff_side *sa, diff_side *sb,
+int diff_pair(diff_report *rep, const char *title, const char *label_a,
+              const char *label_b, diff_side *sa, diff_side *sb,
               const diff_opts *opts, diff_result *res, pl_error *err)
 {
    side_buf a, b;
    context c;
-   int ret = -1, ig = opts->ignore_counts;
+   int ret = -1, ig = opts->ignore_counts, end = DIFF_END_DONE, side = 0;
 
    memset(res, 0, sizeof *res);
    memset(&a, 0, sizeof a);
@@ -271,6 +248,7 @@ int diff_pair(outbuf *o, const char *title, diff_side *sa, diff_side *sb,
    c.cap = opts->context;
    if (c.cap && !(c.ring = malloc(c.cap * sizeof *c.ring)))
       goto oom;
+   rep->pair(rep, title, label_a, label_b);
    for (;;) {
       size_t i = 0, j = 0;
       int r;
@@ -306,21 +284,19 @@ int diff_pair(outbuf *o, const char *title, diff_side *sa, diff_side *sb,
       r = resync(&a, &b, &i, &j);
       if (r < 0)
          goto oom;
-      if (res->hunks == 0)
-         outbuf_printf(o, "=== %s\n", title);
-      if (res->hunks < opts->max_hunks)
-         put_hunk(o, &c, &a, &b, r ? i : avail(&a), r ? j : avail(&b));
+      if (res->hunks < opts->max_hunks
+          && report_hunk(rep, &c, &a, &b, r ? i : avail(&a),
+                         r ? j : avail(&b)) < 0)
+         goto oom;
       res->hunks++;
       if (!r) {
          res->gave_up = 1;
-         if ((a.ended && !avail(&a)) || (b.ended && !avail(&b)))
-            outbuf_printf(o, "!! %s ends here, %s goes on for more than %zu "
-                          "lines\n", avail(&a) ? "B" : "A",
-                          avail(&a) ? "A" : "B", opts->lookahead);
-         else
-            outbuf_printf(o, "!! no re-synchronisation within %zu lines: "
-                          "the rest of this pair is not compared\n",
-                          opts->lookahead);
+         if ((a.ended && !avail(&a)) || (b.ended && !avail(&b))) {
+            end = DIFF_END_ONE_ENDS;
+            side = avail(&a) ? 1 : 0;
+         } else {
+            end = DIFF_END_NO_SYNC;
+         }
          break;
       }
       skip(&a, i);
@@ -329,10 +305,9 @@ int diff_pair(outbuf *o, const char *title, diff_side *sa, diff_side *sb,
       res->lines_b += j;
       c.n = 0;          /* context after a hunk starts afresh */
    }
-   if (res->hunks > opts->max_hunks)
-      outbuf_printf(o, "... %llu more differences in %s\n",
-                    (unsigned long long)(res->hunks - opts->max_hunks),
-                    title);
+   rep->pair_end(rep, res->hunks, res->hunks < opts->max_hunks
+                                  ? res->hunks : opts->max_hunks,
+                 end, side, opts->lookahead);
    ret = 0;
    goto out;
 oom:

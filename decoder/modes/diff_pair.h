@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pl_outbuf.h"
+#include "diff_report.h"
 #include "thread_lines.h"
 #include "trace_labels.h"
 
@@ -40,9 +40,11 @@ typedef struct {
    int      bad_side;           /* on error: 0 = A, 1 = B */
 } diff_result;
 
-/* Compare a and b, writing "title" then the hunks to o if they differ.
-   0, or -1 with *err filled (res->bad_side says whose). */
-int diff_pair(outbuf *o, const char *title, diff_side *a, diff_side *b,
+/* Compare a and b (threads label_a and label_b, the pair called title),
+   giving rep the pair, its hunks and how it ended.  0, or -1 with *err
+   filled (res->bad_side says whose). */
+int diff_pair(diff_report *rep, const char *title, const char *label_a,
+              const char *label_b, diff_side *a, diff_side *b,
               const diff_opts *opts, diff_result *res, pl_error *err);
 
 #endif

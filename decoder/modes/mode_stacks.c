@@ -309,6 +309,7 @@ static int put_set(outbuf *o, const stacks *s, const size_t *th, size_t n)
 {
    thread_key *k = malloc((n + 1) * sizeof *k);
    size_t i;
+   int r;
 
    if (!k)
       return -1;
@@ -316,9 +317,9 @@ static int put_set(outbuf *o, const stacks *s, const size_t *th, size_t n)
       const sthread *t = &s->threads[th[i]];
       thread_key_set(&k[i], t->pid, t->rank, t->number);
    }
-   put_thread_set(o, k, n);
+   r = put_thread_set(o, k, n);
    free(k);
-   return 0;
+   return r;
 }
 
 /* ---- Output -------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Names of a trace's functions and threads (trace_labels.h). */
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,29 +89,48 @@ static int key_order(const void *a, const void *b)
    return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-static void put_item(outbuf *o, const thread_key *a, const thread_key *b,
-                     int first)
+/* Append to the string *buf (length *len) what fmt makes: 0, or -1. */
+static int append(char **buf, size_t *len, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+static int append(char **buf, size_t *len, const char *fmt, ...)
 {
-   const char *p = a->by_rank ? "" : "p";
-   if (!first)
-      outbuf_str(o, ",");
-   if (a->thread == 1) {
-      outbuf_printf(o, "%s%llu", p, (unsigned long long)a->id);
-      if (b != a)
-         outbuf_printf(o, "-%s%llu", p, (unsigned long long)b->id);
-   } else {
-      outbuf_printf(o, "%s%llu.%u", p, (unsigned long long)a->id, a->thread);
-      if (b != a)
-         outbuf_printf(o, "-%u", b->thread);
-   }
+   va_list ap;
+   char tmp[64], *nb;
+   int n;
+   va_start(ap, fmt);
+   n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+   va_end(ap);
+   if (n < 0 || !(nb = realloc(*buf, *len + (size_t)n + 1)))
+      return -1;
+   memcpy(nb + *len, tmp, (size_t)n + 1);
+   *buf = nb;
+   *len += (size_t)n;
+   return 0;
 }
 
-void put_thread_set(outbuf *o, thread_key *k, size_t n)
+static int put_item(char **buf, size_t *len, const thread_key *a,
+                    const thread_key *b, int first)
 {
-   size_t i, j;
+   const char *p = a->by_rank ? "" : "p";
+   unsigned long long ia = a->id, ib = b->id;
+   if (!first && append(buf, len, ",") < 0)
+      return -1;
+   if (a->thread == 1)
+      return b != a ? append(buf, len, "%s%llu-%s%llu", p, ia, p, ib)
+                    : append(buf, len, "%s%llu", p, ia);
+   return b != a ? append(buf, len, "%s%llu.%u-%u", p, ia, a->thread,
+                          b->thread)
+                 : append(buf, len, "%s%llu.%u", p, ia, a->thread);
+}
+
+char *thread_set_format(thread_key *k, size_t n)
+{
+   char *buf = NULL;
+   size_t len = 0, i, j;
 
    qsort(k, n, sizeof *k, key_order);
-   outbuf_str(o, "[");
+   if (append(&buf, &len, "[") < 0)
+      goto oom;
    for (i = 0; i < n; i = j + 1) {
       for (j = i; j + 1 < n && k[j + 1].by_rank == k[i].by_rank; j++)
          if (k[i].thread == 1 ? (k[j + 1].thread != 1
@@ -118,7 +138,23 @@ void put_thread_set(outbuf *o, thread_key *k, size_t n)
                               : (k[j + 1].id != k[i].id
                                  || k[j + 1].thread != k[j].thread + 1))
             break;
-      put_item(o, &k[i], &k[j], i == 0);
+      if (put_item(&buf, &len, &k[i], &k[j], i == 0) < 0)
+         goto oom;
    }
-   outbuf_str(o, "]");
+   if (append(&buf, &len, "]") < 0)
+      goto oom;
+   return buf;
+oom:
+   free(buf);
+   return NULL;
+}
+
+int put_thread_set(outbuf *o, thread_key *k, size_t n)
+{
+   char *s = thread_set_format(k, n);
+   if (!s)
+      return -1;
+   outbuf_str(o, s);
+   free(s);
+   return 0;
 }

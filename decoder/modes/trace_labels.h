@@ -47,7 +47,9 @@ typedef struct {
 
 void thread_key_set(thread_key *k, const char *pid, const char *rank,
                     uint32_t thread);
-/* Write the set k[0..n-1] (sorted in place). */
-void put_thread_set(outbuf *o, thread_key *k, size_t n);
+/* The set k[0..n-1] (sorted in place) as a malloc'ed string, or NULL if
+   out of memory; and written to o (0, or -1 if out of memory). */
+char *thread_set_format(thread_key *k, size_t n);
+int   put_thread_set(outbuf *o, thread_key *k, size_t n);
 
 #endif

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "diff_pair.h"
+#include "diff_report.h"
 #include "pl_alloc.h"
 #include "pl_archive.h"
 #include "pl_cli.h"
@@ -48,6 +49,7 @@ typedef struct {
    int        demangle;
    diff_opts  diff;
    int        within;        /* --within: one run against itself */
+   int        xml;           /* --xml */
    const char *out_path;
 } options;
 
@@ -218,7 +220,7 @@ static int drain(thread_lines *s, pl_error *err)
 
 static int compare_pair(run *ra, run *rb, const run_thread *ta,
                         const run_thread *tb, const options *o,
-                        fn_totals *tt, outbuf *out, tally *ty)
+                        fn_totals *tt, diff_report *rep, tally *ty)
 {
    thread_lines la, lb;
    diff_side a = { &la, NULL, NULL }, b = { &lb, NULL, NULL };
@@ -257,7 +259,8 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    else
       snprintf(title, sizeof title, "%s (A) and %s (B)", ta->label,
                tb->label);
-   r = diff_pair(out, title, &a, &b, &o->diff, &res, &err);
+   r = diff_pair(rep, title, ta->label, tb->label, &a, &b, &o->diff, &res,
+                 &err);
    if (r < 0)
       report(res.bad_side ? rb->in.v[tb->input].name
                           : ra->in.v[ta->input].name, &err);
@@ -304,41 +307,24 @@ static int by_change(const void *x, const void *y)
 }
 
 /* 0, or -1 if out of memory. */
-static int put_summary(outbuf *o, tally *ty, const fn_totals *tt)
+static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
 {
    const fn_total **v = malloc((tt->n + 1) * sizeof *v);
    size_t i, n = 0;
 
    if (!v)
       return -1;
-   outbuf_printf(o, "== summary: %zu thread pair%s compared, %zu identical, "
-                 "%zu different; %zu thread%s only in A, %zu only in B\n",
-                 ty->same + ty->differ, ty->same + ty->differ == 1 ? "" : "s",
-                 ty->same, ty->differ, ty->only[0],
-                 ty->only[0] == 1 ? "" : "s", ty->only[1]);
-   if (ty->ndiffering) {
-      outbuf_str(o, "== threads that differ: ");
-      put_thread_set(o, ty->differing, ty->ndiffering);
-      outbuf_str(o, "\n");
-   }
    for (i = 0; i < tt->cap; i++)
       if (tt->v[i].ident && tt->v[i].calls[0] != tt->v[i].calls[1])
          v[n++] = &tt->v[i];
-   if (n == 0) {
-      outbuf_str(o, "== calls per function: the same in A and B\n");
-      free(v);
-      return 0;
-   }
    qsort(v, n, sizeof *v, by_change);
-   outbuf_printf(o, "== calls per function that differ (%zu function%s):\n"
-                 "%14s %14s %14s  function\n", n, n == 1 ? "" : "s",
-                 "A", "B", "B-A");
+   if (rep->summary(rep, ty->same, ty->differ, ty->only[0], ty->only[1],
+                    ty->differing, ty->ndiffering, n) < 0) {
+      free(v);
+      return -1;
+   }
    for (i = 0; i < n; i++)
-      outbuf_printf(o, "%14llu %14llu %+14lld  %s\n",
-                    (unsigned long long)v[i]->calls[0],
-                    (unsigned long long)v[i]->calls[1],
-                    (long long)(v[i]->calls[1] - v[i]->calls[0]),
-                    v[i]->label);
+      rep->function(rep, v[i]->label, v[i]->calls[0], v[i]->calls[1]);
    free(v);
    return 0;
 }
@@ -378,6 +364,8 @@ static void usage(FILE *f)
       "      --within         one run RUN: compare each rank's threads with\n"
       "                       those of the first rank of the majority class\n"
       "                       (parlot-annotate's classes), in order\n"
+      "      --xml            write XML (schema: parlot-diff.rng): every pair,\n"
+      "                       its hunks, its end, the summary\n"
       "      --no-demangle    print C++ function names as recorded\n"
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
@@ -401,7 +389,8 @@ static int parse_size(const char *arg, size_t lo, size_t hi, size_t *v,
 static int parse_options(int argc, char **argv, options *o)
 {
    enum { OPT_NO_DEMANGLE = 0x100, OPT_SELECT, OPT_FILTER, OPT_LOOPS,
-          OPT_WINDOW, OPT_IGNORE, OPT_LOOKAHEAD, OPT_HUNKS, OPT_WITHIN };
+          OPT_WINDOW, OPT_IGNORE, OPT_LOOKAHEAD, OPT_HUNKS, OPT_WITHIN,
+          OPT_XML };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "select", required_argument, NULL, OPT_SELECT },
@@ -418,6 +407,7 @@ static int parse_options(int argc, char **argv, options *o)
       { "max-hunks", required_argument, NULL, OPT_HUNKS },
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
       { "within", no_argument, NULL, OPT_WITHIN },
+      { "xml", no_argument, NULL, OPT_XML },
       { "help", no_argument, NULL, 'h' },
       { "version", no_argument, NULL, 'V' },
       { NULL, 0, NULL, 0 }
@@ -474,6 +464,9 @@ static int parse_options(int argc, char **argv, options *o)
          break;
       case OPT_WITHIN:
          o->within = 1;
+         break;
+      case OPT_XML:
+         o->xml = 1;
          break;
       case 'h':
          usage(stdout);
@@ -562,40 +555,36 @@ out:
    return ret;
 }
 
-static int compare_runs(run *ra, run *rb, const options *o, outbuf *out,
-                        tally *ty, fn_totals *tt)
+static int compare_runs(run *ra, run *rb, const options *o,
+                        diff_report *rep, tally *ty, fn_totals *tt)
 {
    run_pair *pairs;
    size_t np, i;
-   char note[200];
+   char note[200] = "";
 
    if (o->within) {
       if (within_pairs(ra, o, &pairs, &np, note, sizeof note) < 0)
          return -1;
-      outbuf_printf(out, "== within %s: %s\n", ra->path, note);
    } else if (run_threads_match(&ra->threads, &rb->threads, &pairs, &np) < 0) {
       return -1;
    }
-   for (i = 0; i < np && !out->err; i++) {
+   rep->start(rep, ra->path, rb->path, o->within, ra->threads.n,
+              rb->threads.n, pl_filter_describe(&o->filter), o->window != 0,
+              o->diff.ignore_counts, note);
+   for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
-      if (o->within && p->ia == (size_t)-1) {
-         outbuf_printf(out, "=== %s: its reference has no thread %u\n",
-                       rb->threads.t[p->ib].label,
-                       rb->threads.t[p->ib].number);
-         ty->only[1]++;
-         continue;
-      }
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {
          int side = p->ia == (size_t)-1;
          const run_thread *t = side ? &rb->threads.t[p->ib]
                                     : &ra->threads.t[p->ia];
-         outbuf_printf(out, "=== %s: only in %s (%s)\n", t->label,
-                       side ? "B" : "A", side ? rb->path : ra->path);
+         /* within one run, a thread its reference lacks */
+         rep->only(rep, side, t->label,
+                   o->within ? NULL : side ? rb->path : ra->path);
          ty->only[side]++;
          continue;
       }
       if (compare_pair(ra, rb, &ra->threads.t[p->ia], &rb->threads.t[p->ib],
-                       o, tt, out, ty) < 0)
+                       o, tt, rep, ty) < 0)
          ty->trouble = 1;
    }
    free(pairs);
@@ -611,6 +600,7 @@ int main(int argc, char **argv)
    tally ty;
    fn_totals tt;
    outbuf out;
+   diff_report rep;
    int status, ba, bb;
    size_t i;
 
@@ -633,26 +623,13 @@ int main(int argc, char **argv)
    if (ba < 0 || bb < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;
+   } else if ((o.xml ? diff_report_xml(&rep, &out, PROG " " PACKAGE_VERSION)
+                     : diff_report_text(&rep, &out)) < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = EXIT_TROUBLE;
    } else {
-      const char *filt = pl_filter_describe(&o.filter);
-      if (o.within)
-         outbuf_printf(&out, "--- A: the reference ranks of %s\n+++ B: the "
-                       "other ranks (%zu threads in all)\n", ra.path,
-                       ra.threads.n);
-      else
-         outbuf_printf(&out, "--- A: %s (%zu threads)\n+++ B: %s (%zu "
-                       "threads)\n", ra.path, ra.threads.n, rb.path,
-                       rb.threads.n);
-      if (*filt || o.window)
-         outbuf_printf(&out, "== compared: %s%s%s%s\n", filt,
-                       *filt && o.window ? " " : "",
-                       o.window ? "loops folded" : "",
-                       o.diff.ignore_counts ? ", loop counts ignored" : "");
-      if (compare_runs(&ra, &rb, &o, &out, &ty, &tt) < 0) {
-         fprintf(stderr, PROG ": out of memory\n");
-         ty.trouble = 1;
-      }
-      if (put_summary(&out, &ty, &tt) < 0) {
+      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt) < 0
+          || put_summary(&rep, &ty, &tt) < 0 || rep.finish(&rep) < 0) {
          fprintf(stderr, PROG ": out of memory\n");
          ty.trouble = 1;
       }

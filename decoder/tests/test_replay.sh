@@ -28,7 +28,9 @@
 #    numbers, with the call path, and the summary's call counts; with
 #    --loops the hunk is the variant; a loop that ran once less is one
 #    line with both counts, and --ignore-loop-counts drops it; threads
-#    only one run has are reported; bad input exits 2.
+#    only one run has are reported; bad input exits 2;
+#  - parlot-diff --xml validates against docs/parlot-diff.rng (xmllint) and
+#    holds the same facts (read back with Python's XML parser).
 # Exit status: 0 if all passed, 1 otherwise.
 
 . "$(dirname "$0")/testlib.sh"
@@ -389,6 +391,66 @@ if [ $rc -eq 2 ] && grep -q 'k.trace: .*truncated' "$tmp/err" &&
    pass "diff: a directory, threads only in A, a killed trace (exit 2)"
 else
    fail "diff: directory" "exit $rc" "$(cat "$tmp/out" "$tmp/err" | head)"
+fi
+
+# --xml: valid against docs/parlot-diff.rng, and the same facts
+XMLLINT=${XMLLINT:-xmllint}
+RNG=$top/docs/parlot-diff.rng
+xml_case() {
+   name=$1
+   shift
+   "$PARLOT_DIFF" --xml "$@" >"$tmp/$name.xml" 2>"$tmp/err"
+   rc=$?
+   if ! command -v "$XMLLINT" >/dev/null 2>&1; then
+      echo "# xmllint not found: $name not validated"
+   elif ! "$XMLLINT" --noout --relaxng "$RNG" "$tmp/$name.xml" 2>"$tmp/xerr"; then
+      fail "diff --xml $name: not valid" "$(head -3 "$tmp/xerr")"
+      return 1
+   fi
+}
+if xml_case extra "$tmp/a.trace" "$tmp/b.trace" && [ $rc -eq 1 ] &&
+   python3 - "$tmp/extra.xml" "$eb" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+pairs = root.findall("pair")
+assert len(pairs) == 2, len(pairs)
+ends = [p.find("end").get("status") for p in pairs]
+assert ends == ["different", "identical"], ends
+hunks = pairs[0].findall("hunk")
+assert len(hunks) == 1 and hunks[0].get("b-event") == sys.argv[2], \
+    [h.attrib for h in hunks]
+b = [l.get("function") for l in hunks[0].findall("line") if l.get("side") == "b"]
+assert b == ["extra"], b
+s = root.find("summary")
+assert (s.get("identical"), s.get("different")) == ("1", "1"), s.attrib
+f = [(x.get("name"), x.get("a"), x.get("b")) for x in s.findall("function")]
+assert f == [("extra", "0", "1")], f
+PY
+then
+   pass "diff --xml: valid, the extra call's hunk, identical worker, summary"
+else
+   fail "diff --xml: extra call" "exit $rc" "$(head -c 600 "$tmp/extra.xml")"
+fi
+xml_case loops --loops "$tmp/a.trace" "$tmp/c.trace" &&
+   grep -q 'count="99"' "$tmp/loops.xml" &&
+   pass "diff --xml --loops: valid, loop counts" ||
+   fail "diff --xml --loops" "$(grep -m3 '<line' "$tmp/loops.xml")"
+xml_case nosync --lookahead=1 --context=0 "$tmp/a.trace" "$tmp/b.trace" &&
+   grep -q 'compared="no-sync"' "$tmp/nosync.xml" &&
+   pass "diff --xml --lookahead=1: valid, the pair not compared to its end" ||
+   fail "diff --xml --lookahead=1" "$(grep '<end' "$tmp/nosync.xml")"
+xml_case dir "$tmp/dir" "$tmp/a2.trace" &&
+   [ "$(grep -c '<only side="a"' "$tmp/dir.xml")" -eq 2 ] &&
+   pass "diff --xml: a directory, threads only in A" ||
+   fail "diff --xml: directory" "$(grep '<only' "$tmp/dir.xml")"
+# the schema is an oracle that can fail: a document with a wrong status
+sed 's/status="identical"/status="same"/' "$tmp/extra.xml" >"$tmp/bad.xml"
+if command -v "$XMLLINT" >/dev/null 2>&1; then
+   if "$XMLLINT" --noout --relaxng "$RNG" "$tmp/bad.xml" 2>/dev/null; then
+      fail "parlot-diff.rng accepts status=\"same\""
+   else
+      pass "parlot-diff.rng rejects a bad status"
+   fi
 fi
 
 # usage and bad input

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* What parlot-diff writes, as text (diff(1) style) or as XML
+   (docs/parlot-diff.rng): the comparison (diff_pair.c) and the program
+   (parlot-diff.c) say what they found, a report writes it. */
+#ifndef DIFF_REPORT_H
+#define DIFF_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_fold.h"
+#include "pl_outbuf.h"
+#include "trace_labels.h"
+
+/* One difference between two threads' lines. */
+typedef struct {
+   const pl_line      *ctx;       /* equal lines before it (A's), in order */
+   size_t              nctx;
+   const pl_line      *a, *b;     /* the lines only A has, only B has */
+   size_t              na, nb;    /* (at most DIFF_HUNK_LINES of each) */
+   size_t              na_all, nb_all;   /* how many in all */
+   uint64_t            a_after, b_after; /* where a side without lines is:
+                                            after this event, 0 = start */
+   const uint32_t     *path;      /* calls open in both (A's IDs), outer */
+   size_t              path_len;  /*   first */
+   const trace_labels *nm_a, *nm_b;
+} diff_hunk;
+
+#define DIFF_HUNK_LINES 100
+
+/* How a pair's comparison ended. */
+enum diff_end {
+   DIFF_END_DONE,        /* compared to the end of both */
+   DIFF_END_NO_SYNC,     /* no re-synchronisation within the look-ahead */
+   DIFF_END_ONE_ENDS     /* one side ended, the other went on past it */
+};
+
+typedef struct diff_report diff_report;
+
+struct diff_report {
+   outbuf *o;
+   void   *impl;
+   /* The runs and what is compared (filters: "" if none). */
+   void (*start)(diff_report *r, const char *a, const char *b, int within,
+                 size_t na, size_t nb, const char *filters, int loops,
+                 int ignore_counts, const char *within_note);
+   /* A pair of threads, and its end: hunks found, written, how it ended
+      (side: the side that ended, for DIFF_END_ONE_ENDS; lookahead). */
+   void (*pair)(diff_report *r, const char *title, const char *label_a,
+                const char *label_b);
+   void (*hunk)(diff_report *r, const diff_hunk *h);
+   void (*pair_end)(diff_report *r, uint64_t hunks, uint64_t written,
+                    int end, int side, size_t lookahead);
+   /* A thread one side lacks (side 0: only A has it). */
+   void (*only)(diff_report *r, int side, const char *label,
+                const char *run);
+   /* The summary: pairs identical and different, threads only in A and
+      B, the threads that differ (k[0..nk-1], sorted in place), then
+      function() per function whose calls differ.  0, or -1 if out of
+      memory. */
+   int  (*summary)(diff_report *r, size_t same, size_t differ,
+                   size_t only_a, size_t only_b, thread_key *k, size_t nk,
+                   size_t nfunctions);
+   void (*function)(diff_report *r, const char *label, uint64_t a,
+                    uint64_t b);
+   /* 0, or -1 if out of memory (output errors are in o->err). */
+   int  (*finish)(diff_report *r);
+};
+
+/* A report writing to o: 0, or -1 if out of memory. */
+int diff_report_text(diff_report *r, outbuf *o);
+int diff_report_xml(diff_report *r, outbuf *o, const char *creator);
+
+#endif

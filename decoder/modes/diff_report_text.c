@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-diff's text report (diff_report.h): diff(1) style.
+
+     --- A: RUN (N threads)
+     +++ B: RUN (N threads)
+     === PAIR                      (only for pairs that differ)
+     @@ A event N, B after event M @@ main > solve  (loop ran 100 times ...)
+       context lines (replay lines, two spaces before)
+     - lines only A has
+     + lines only B has
+     == summary ... */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_report.h"
+#include "thread_lines.h"
+
+typedef struct {
+   char title[200];      /* the pair's, written before its first hunk */
+   int  titled;
+} text_state;
+
+static void t_start(diff_report *r, const char *a, const char *b,
+                    int within, size_t na, size_t nb, const char *filters,
+                    int loops, int ignore_counts, const char *within_note)
+{
+   outbuf *o = r->o;
+   if (within)
+      outbuf_printf(o, "--- A: the reference ranks of %s\n+++ B: the other "
+                    "ranks (%zu threads in all)\n", a, na);
+   else
+      outbuf_printf(o, "--- A: %s (%zu threads)\n+++ B: %s (%zu threads)\n",
+                    a, na, b, nb);
+   if (*filters || loops)
+      outbuf_printf(o, "== compared: %s%s%s%s\n", filters,
+                    *filters && loops ? " " : "",
+                    loops ? "loops folded" : "",
+                    ignore_counts ? ", loop counts ignored" : "");
+   if (within)
+      outbuf_printf(o, "== within %s: %s\n", a, within_note);
+}
+
+static void t_pair(diff_report *r, const char *title, const char *label_a,
+                   const char *label_b)
+{
+   text_state *t = r->impl;
+   (void)label_a;
+   (void)label_b;
+   strncpy(t->title, title, sizeof t->title - 1);
+   t->title[sizeof t->title - 1] = '\0';
+   t->titled = 0;
+}
+
+static void put_side(outbuf *o, const char *sign, const pl_line *l,
+                     size_t n, size_t all, const trace_labels *nm)
+{
+   size_t i;
+   for (i = 0; i < n; i++) {
+      outbuf_str(o, sign);
+      thread_line_put(o, &l[i], nm);
+   }
+   if (all > n)
+      outbuf_printf(o, "%s ... %zu more lines\n", sign, all - n);
+}
+
+/* "A event 1234" at the side's first line, else "A after event 1230". */
+static void put_where(outbuf *o, const char *side, const pl_line *l,
+                      size_t n, uint64_t after)
+{
+   if (n && l[0].number)
+      outbuf_printf(o, "%s event %llu", side,
+                    (unsigned long long)l[0].number);
+   else if (after)
+      outbuf_printf(o, "%s after event %llu", side,
+                    (unsigned long long)after);
+   else
+      outbuf_printf(o, "%s at its start", side);
+}
+
+static void t_hunk(diff_report *r, const diff_hunk *h)
+{
+   text_state *t = r->impl;
+   outbuf *o = r->o;
+   size_t i;
+
+   if (!t->titled) {
+      outbuf_printf(o, "=== %s\n", t->title);
+      t->titled = 1;
+   }
+   outbuf_str(o, "@@ ");
+   put_where(o, "A", h->a, h->na, h->a_after);
+   outbuf_str(o, ", ");
+   put_where(o, "B", h->b, h->nb, h->b_after);
+   outbuf_str(o, " @@");
+   for (i = 0; i < h->path_len; i++) {
+      outbuf_str(o, i ? " > " : " ");
+      outbuf_str(o, trace_label(h->nm_a, h->path[i]));
+   }
+   if (h->na_all == 1 && h->nb_all == 1 && h->a[0].kind == PL_LINE_LOOP
+       && h->b[0].kind == PL_LINE_LOOP)
+      outbuf_printf(o, "  (loop ran %llu times in A, %llu in B)",
+                    (unsigned long long)h->a[0].count,
+                    (unsigned long long)h->b[0].count);
+   outbuf_str(o, "\n");
+   for (i = 0; i < h->nctx; i++) {
+      outbuf_str(o, "  ");
+      thread_line_put(o, &h->ctx[i], h->nm_a);
+   }
+   put_side(o, "- ", h->a, h->na, h->na_all, h->nm_a);
+   put_side(o, "+ ", h->b, h->nb, h->nb_all, h->nm_b);
+}
+
+static void t_pair_end(diff_report *r, uint64_t hunks, uint64_t written,
+                       int end, int side, size_t lookahead)
+{
+   text_state *t = r->impl;
+   if (end == DIFF_END_ONE_ENDS)
+      outbuf_printf(r->o, "!! %s ends here, %s goes on for more than %zu "
+                    "lines\n", side ? "B" : "A", side ? "A" : "B",
+                    lookahead);
+   else if (end == DIFF_END_NO_SYNC)
+      outbuf_printf(r->o, "!! no re-synchronisation within %zu lines: the "
+                    "rest of this pair is not compared\n", lookahead);
+   if (hunks > written)
+      outbuf_printf(r->o, "... %llu more differences in %s\n",
+                    (unsigned long long)(hunks - written), t->title);
+}
+
+static void t_only(diff_report *r, int side, const char *label,
+                   const char *run)
+{
+   if (run)
+      outbuf_printf(r->o, "=== %s: only in %s (%s)\n", label,
+                    side ? "B" : "A", run);
+   else
+      outbuf_printf(r->o, "=== %s: its reference has no such thread\n",
+                    label);
+}
+
+static int t_summary(diff_report *r, size_t same, size_t differ,
+                     size_t only_a, size_t only_b, thread_key *k,
+                     size_t nk, size_t nfunctions)
+{
+   outbuf *o = r->o;
+   outbuf_printf(o, "== summary: %zu thread pair%s compared, %zu identical, "
+                 "%zu different; %zu thread%s only in A, %zu only in B\n",
+                 same + differ, same + differ == 1 ? "" : "s", same, differ,
+                 only_a, only_a == 1 ? "" : "s", only_b);
+   if (nk) {
+      outbuf_str(o, "== threads that differ: ");
+      if (put_thread_set(o, k, nk) < 0)
+         return -1;
+      outbuf_str(o, "\n");
+   }
+   if (nfunctions == 0)
+      outbuf_str(o, "== calls per function: the same in A and B\n");
+   else
+      outbuf_printf(o, "== calls per function that differ (%zu function%s):"
+                    "\n%14s %14s %14s  function\n", nfunctions,
+                    nfunctions == 1 ? "" : "s", "A", "B", "B-A");
+   return 0;
+}
+
+static void t_function(diff_report *r, const char *label, uint64_t a,
+                       uint64_t b)
+{
+   outbuf_printf(r->o, "%14llu %14llu %+14lld  %s\n", (unsigned long long)a,
+                 (unsigned long long)b, (long long)(b - a), label);
+}
+
+static int t_finish(diff_report *r)
+{
+   free(r->impl);
+   r->impl = NULL;
+   return 0;
+}
+
+int diff_report_text(diff_report *r, outbuf *o)
+{
+   memset(r, 0, sizeof *r);
+   r->o = o;
+   r->impl = calloc(1, sizeof (text_state));
+   if (!r->impl)
+      return -1;
+   r->start = t_start;
+   r->pair = t_pair;
+   r->hunk = t_hunk;
+   r->pair_end = t_pair_end;
+   r->only = t_only;
+   r->summary = t_summary;
+   r->function = t_function;
+   r->finish = t_finish;
+   return 0;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-diff's XML report (diff_report.h; schema docs/parlot-diff.rng,
+   meaning docs/xml-format.md): the same facts as the text report, every
+   pair included, identical or not. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_report.h"
+#include "xml_out.h"
+
+#define DIFF_XML_VERSION "1"
+
+static xml_out *X(diff_report *r)
+{
+   return r->impl;
+}
+
+static void x_start(diff_report *r, const char *a, const char *b,
+                    int within, size_t na, size_t nb, const char *filters,
+                    int loops, int ignore_counts, const char *within_note)
+{
+   xml_out *x = X(r);
+   xml_start(x, "runs");
+   xml_attr_text(x, "a", a);
+   xml_attr_text(x, "b", b);
+   xml_attr_u64(x, "threads-a", na);
+   xml_attr_u64(x, "threads-b", nb);
+   xml_attr(x, "within", within ? "yes" : "no");
+   if (*filters)
+      xml_attr_text(x, "filters", filters);
+   xml_attr(x, "loops", loops ? "yes" : "no");
+   xml_attr(x, "ignore-loop-counts", ignore_counts ? "yes" : "no");
+   if (within)
+      xml_attr(x, "reference", within_note);
+   xml_end(x);
+}
+
+static void x_pair(diff_report *r, const char *title, const char *label_a,
+                   const char *label_b)
+{
+   xml_out *x = X(r);
+   (void)title;
+   xml_start(x, "pair");
+   xml_attr_text(x, "a", label_a);
+   xml_attr_text(x, "b", label_b);
+}
+
+static const char *kind_name(uint32_t k)
+{
+   static const char *const names[] = { "call", "loop", "loop-end",
+                                        "variant", "variant-end" };
+   return k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+static void put_line(xml_out *x, const char *side, const pl_line *l,
+                     const trace_labels *nm)
+{
+   xml_start(x, "line");
+   xml_attr(x, "side", side);
+   xml_attr(x, "kind", kind_name(l->kind));
+   if (l->number)
+      xml_attr_u64(x, "event", l->number);
+   xml_attr_u64(x, "depth", l->depth);
+   xml_attr_u64(x, "indent", l->indent);
+   if (l->kind == PL_LINE_CALL)
+      xml_attr_text(x, "function", trace_label(nm, l->fn));
+   if (l->kind == PL_LINE_LOOP || l->kind == PL_LINE_VARIANT)
+      xml_attr_u64(x, l->kind == PL_LINE_LOOP ? "count" : "iteration",
+                   l->count);
+   xml_end(x);
+}
+
+/* event= at the side's first line, after= where it has none. */
+static void put_where(xml_out *x, const char *ev, const char *after,
+                      const pl_line *l, size_t n, uint64_t last)
+{
+   if (n && l[0].number)
+      xml_attr_u64(x, ev, l[0].number);
+   else
+      xml_attr_u64(x, after, last);
+}
+
+static void x_hunk(diff_report *r, const diff_hunk *h)
+{
+   xml_out *x = X(r);
+   size_t i;
+
+   xml_start(x, "hunk");
+   put_where(x, "a-event", "a-after", h->a, h->na, h->a_after);
+   put_where(x, "b-event", "b-after", h->b, h->nb, h->b_after);
+   xml_attr_u64(x, "a-lines", h->na_all);
+   xml_attr_u64(x, "b-lines", h->nb_all);
+   for (i = 0; i < h->path_len; i++) {
+      xml_start(x, "frame");
+      xml_attr_text(x, "function", trace_label(h->nm_a, h->path[i]));
+      xml_end(x);
+   }
+   for (i = 0; i < h->nctx; i++)
+      put_line(x, "context", &h->ctx[i], h->nm_a);
+   for (i = 0; i < h->na; i++)
+      put_line(x, "a", &h->a[i], h->nm_a);
+   for (i = 0; i < h->nb; i++)
+      put_line(x, "b", &h->b[i], h->nm_b);
+   xml_end(x);
+}
+
+static void x_pair_end(diff_report *r, uint64_t hunks, uint64_t written,
+                       int end, int side, size_t lookahead)
+{
+   static const char *const how[] = { "done", "no-sync", "one-ends" };
+   xml_out *x = X(r);
+   xml_start(x, "end");
+   xml_attr(x, "status", hunks ? "different" : "identical");
+   xml_attr_u64(x, "hunks", hunks);
+   xml_attr_u64(x, "written", written);
+   xml_attr(x, "compared", how[end]);
+   if (end == DIFF_END_ONE_ENDS)
+      xml_attr(x, "ended", side ? "b" : "a");
+   if (end != DIFF_END_DONE)
+      xml_attr_u64(x, "lookahead", lookahead);
+   xml_end(x);
+   xml_end(x);       /* pair */
+}
+
+static void x_only(diff_report *r, int side, const char *label,
+                   const char *run)
+{
+   xml_out *x = X(r);
+   xml_start(x, "only");
+   xml_attr(x, "side", side ? "b" : "a");
+   xml_attr_text(x, "thread", label);
+   if (run)
+      xml_attr_text(x, "run", run);
+   xml_end(x);
+}
+
+static int x_summary(diff_report *r, size_t same, size_t differ,
+                     size_t only_a, size_t only_b, thread_key *k,
+                     size_t nk, size_t nfunctions)
+{
+   xml_out *x = X(r);
+   char *set = thread_set_format(k, nk);
+   if (!set)
+      return -1;
+   xml_start(x, "summary");
+   xml_attr_u64(x, "pairs", same + differ);
+   xml_attr_u64(x, "identical", same);
+   xml_attr_u64(x, "different", differ);
+   xml_attr_u64(x, "only-a", only_a);
+   xml_attr_u64(x, "only-b", only_b);
+   xml_attr(x, "differing", set);
+   xml_attr_u64(x, "functions", nfunctions);
+   free(set);
+   return 0;
+}
+
+static void x_function(diff_report *r, const char *label, uint64_t a,
+                       uint64_t b)
+{
+   xml_out *x = X(r);
+   xml_start(x, "function");
+   xml_attr_text(x, "name", label);
+   xml_attr_u64(x, "a", a);
+   xml_attr_u64(x, "b", b);
+   xml_end(x);
+}
+
+static int x_finish(diff_report *r)
+{
+   xml_out *x = X(r);
+   int ret = xml_out_close(x);     /* closes what is open */
+   free(x);
+   r->impl = NULL;
+   return ret;
+}
+
+int diff_report_xml(diff_report *r, outbuf *o, const char *creator)
+{
+   xml_out *x = malloc(sizeof *x);
+   memset(r, 0, sizeof *r);
+   if (!x || xml_out_open(x, o, "parlot-diff", DIFF_XML_VERSION, creator) < 0) {
+      free(x);
+      return -1;
+   }
+   r->o = o;
+   r->impl = x;
+   r->start = x_start;
+   r->pair = x_pair;
+   r->hunk = x_hunk;
+   r->pair_end = x_pair_end;
+   r->only = x_only;
+   r->summary = x_summary;
+   r->function = x_function;
+   r->finish = x_finish;
+   return 0;
+}
