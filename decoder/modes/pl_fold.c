@@ -374,6 +374,13 @@ static int merge_variant(pl_fold *f, frame *fr)
          nv->iter = how == AFTER_PREV ? l1->count : l1->count + 1;
          l1->nvar++;
          l1->count += how == SELF ? 1 + l2->count : l2->count;
+         /* the loop's last iteration is now l2's, if it is aligned */
+         elist_clear(f, &l1->last);
+         if (r == 0) {
+            if (elist_take(&l1->last, &l2->last, 0, l2->last.n) < 0)
+               return -1;
+            l2->last.n = 0;
+         }
          loop_resize(l1);
          loop_rehash(l1);
          kids->h[p] = l1->hash;

@@ -300,6 +300,35 @@ else
       "$(head -12 "$tmp/loops")"
 fi
 
+# Folding loses nothing whatever the window: random programs of nested
+# loops with odd iterations, recursion and noise (random_prog.py), folded
+# with windows from 1 (held calls written early) to 256, expand to exactly
+# their calls.
+fold_bad=0 fold_runs=0 fold_calls=0
+for seed in 1 2 3 4 5 6 7 8; do
+   python3 "$here/random_prog.py" $seed "$tmp/r.script" &&
+   "$SCRIPT_TRACE" "$tmp/r.script" "$tmp/r.trace" 2>"$tmp/st.err" ||
+      { fail "random program $seed" "$(head -c 300 "$tmp/st.err")"; continue; }
+   awk '{ print $3, $5 }' "$tmp/r.script.calls" >"$tmp/want"
+   fold_calls=$((fold_calls + $(wc -l <"$tmp/want")))
+   for w in 1 2 3 8 256; do
+      fold_runs=$((fold_runs + 1))
+      run "$PARLOT_DECODE" "$tmp/loops" "$tmp/err" --replay --loops \
+         --window=$w "$tmp/r.trace"
+      model unfold "$tmp/loops" >"$tmp/unfolded"
+      if [ $rc -ne 0 ] || ! cmp -s "$tmp/unfolded" "$tmp/want"; then
+         fold_bad=$((fold_bad + 1))
+         [ $fold_bad -le 3 ] && echo "# seed $seed window $w: exit $rc," \
+            "$(diff "$tmp/want" "$tmp/unfolded" | head -3 | tr '\n' ' ')"
+      fi
+   done
+done
+if [ $fold_bad -eq 0 ]; then
+   pass "loops: $fold_runs random folds ($fold_calls calls) unfold exactly"
+else
+   fail "loops: $fold_bad of $fold_runs random folds do not unfold to the calls"
+fi
+
 # ---- --stacks ----------------------------------------------------------------
 
 run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --stacks "$tmp/k.trace" "$tmp/a.trace"
