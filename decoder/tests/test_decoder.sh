@@ -191,7 +191,20 @@ bad_input "empty file" "$tmp/empty.trace" '^offset 0: empty file$'
 bad_input "nonexistent file" "$tmp/does-not-exist" \
    '^offset 0: cannot open: No such file or directory$'
 mkdir "$tmp/dir.trace"
-bad_input "directory" "$tmp/dir.trace" '^offset 0: is a directory$'
+bad_input "directory without traces" "$tmp/dir.trace" \
+   '^no trace or archive in this directory$'
+# a directory stands for the traces in it (other files left out)
+mkdir "$tmp/run"
+cp "$good" "$tmp/run/t1"
+echo "not a trace" >"$tmp/run/notes.txt"
+run "$SAN_DECODE" "$tmp/d.out" "$tmp/d.err" --events "$tmp/run"
+run "$SAN_DECODE" "$tmp/f.out" "$tmp/f.err" --events "$good"
+if [ $rc -eq 0 ] && [ ! -s "$tmp/d.err" ] && cmp -s "$tmp/d.out" "$tmp/f.out"
+then
+   pass "a directory: its trace decoded, the other file left out"
+else
+   fail "a directory as input" "$(head -c 300 "$tmp/d.err")"
+fi
 printf 'GIF89a this is not a trace at all' >"$tmp/magic.trace"
 bad_input "bad magic" "$tmp/magic.trace" '^offset 0: not a ParLoT trace'
 head -c 5 "$good" >"$tmp/short.trace"
