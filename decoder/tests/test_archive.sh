@@ -424,7 +424,19 @@ merge_refuses "a missing input" 1 "parlot-merge: $tmp/nope: " \
    rank001.parlot "$tmp/nope"
 merge_refuses "a file that is not a trace" 1 "parlot-merge: $tmp/text: " \
    rank001.parlot "$tmp/text"
-merge_refuses "a directory" 1 "parlot-merge: $tmp/d2: " rank001.parlot "$tmp/d2"
+mkdir -p "$tmp/d3"
+merge_refuses "a directory without traces" 1 "parlot-merge: $tmp/d3: " \
+   rank001.parlot "$tmp/d3"
+rm -f "$tmp/dir.ar"
+$PARLOT_MERGE -o "$tmp/dir.ar" "$tmp/d2" 2>"$tmp/e" &&
+   $SAN_DECODE --events "$tmp/dir.ar" >"$tmp/dir.ev" 2>>"$tmp/e" &&
+   $SAN_DECODE --events "$tmp/d2/rank001.parlot" >"$tmp/d2.ev" 2>>"$tmp/e"
+check "merge takes a directory: its trace, decoded alike" \
+   $(cmp -s "$tmp/dir.ev" "$tmp/d2.ev" && [ ! -s "$tmp/e" ]; echo $?) \
+   "$(head -3 "$tmp/e")"
+# a directory stands for its traces: d2's rank001.parlot clashes by name
+merge_refuses "a directory whose trace has an input's name" 1 \
+   "parlot-merge: $tmp/d2/rank001.parlot: " rank001.parlot "$tmp/d2"
 merge_refuses "two inputs with the same base name" 1 "parlot-merge: " \
    rank001.parlot "$tmp/d2/rank001.parlot"
 merge_refuses "a bad archive" 1 "parlot-merge: $tmp/flip.ar: offset " \
