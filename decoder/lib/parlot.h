@@ -13,6 +13,8 @@
      pl_paths.h     call paths' stack tags
      pl_parallel.h  reading many traces with several threads
      pl_outliers.h  ranks whose call graphs differ from the majority's
+     pl_filter.h    which functions and events reports show (0.2)
+     pl_view.h      one thread's events through a filter (0.2)
    Build with: cc my_tool.c $(pkg-config --cflags --libs parlot)
    Manual: libparlot(3) and docs/libparlot.md. */
 #ifndef PARLOT_H
@@ -22,6 +24,8 @@
 #include "pl_archive.h"
 #include "pl_names.h"
 #include "pl_select.h"
+#include "pl_filter.h"
+#include "pl_view.h"
 #include "pl_program.h"
 #include "pl_callgraph.h"
 #include "pl_cct.h"

@@ -52,6 +52,7 @@ typedef struct {
    const pl_select     *sel;
    const pl_read_hooks *hooks;
    int                  demangle;
+   const pl_filter     *filter;
    slot                *slots;
    size_t               next;      /* next file to hand out */
    size_t               merged;    /* files merged so far */
@@ -69,6 +70,12 @@ static int read_one(pl_program *p, const pl_input *in, size_t i,
    if (h && h->visitor && h->visitor(h->ctx, i, &v) == 0)
       return pl_program_read_input(p, &in[i], sel, &v, err);
    return pl_program_read_input(p, &in[i], sel, NULL, err);
+}
+
+static void oom(pl_error *err)
+{
+   err->offset = 0;
+   strcpy(err->msg, "out of memory");
 }
 
 static void *worker(void *arg)
@@ -90,19 +97,18 @@ static void *worker(void *arg)
       sl = &s->slots[i % s->window];
       pl_program_init(&sl->prog, s->demangle);
       memset(&sl->err, 0, sizeof sl->err);
-      sl->r = read_one(&sl->prog, s->in, i, s->sel, s->hooks, &sl->err);
+      if (pl_program_set_filter(&sl->prog, s->filter) < 0) {
+         oom(&sl->err);
+         sl->r = -1;
+      } else {
+         sl->r = read_one(&sl->prog, s->in, i, s->sel, s->hooks, &sl->err);
+      }
 
       pthread_mutex_lock(&s->mu);
       sl->done = 1;
       pthread_cond_broadcast(&s->ready);
       pthread_mutex_unlock(&s->mu);
    }
-}
-
-static void oom(pl_error *err)
-{
-   err->offset = 0;
-   strcpy(err->msg, "out of memory");
 }
 
 int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
@@ -134,6 +140,7 @@ int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
    s.sel = sel;
    s.hooks = hooks;
    s.demangle = p->demangle;
+   s.filter = pl_program_filter(p);
    s.window = 2 * (size_t)jobs;
    s.slots = calloc(s.window, sizeof *s.slots);
    tids = malloc(jobs * sizeof *tids);

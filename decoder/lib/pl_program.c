@@ -14,13 +14,37 @@
 #include "pl_alloc.h"
 #include "pl_paths.h"
 #include "pl_program.h"
+#include "pl_view.h"
 
-/* Program function IDs by (object, name, dup): open addressing over
-   the IDs, keyed by a hash of the three. */
-struct pl_fn_index {
-   uint32_t *slot;         /* function ID, 0 = empty */
-   size_t    cap;          /* power of two */
+/* What pl_program keeps behind its `internal` pointer: program function
+   IDs by (object, name, dup), open addressing over the IDs keyed by a
+   hash of the three; and the filter reads go through. */
+struct pl_program_internal {
+   uint32_t        *slot;         /* function ID, 0 = empty */
+   size_t           cap;          /* power of two */
+   const pl_filter *filter;       /* NULL: everything */
 };
+
+/* p->internal, allocated on first use; NULL if out of memory. */
+static struct pl_program_internal *get_internal(pl_program *p)
+{
+   if (!p->internal)
+      p->internal = calloc(1, sizeof *p->internal);
+   return p->internal;
+}
+
+int pl_program_set_filter(pl_program *p, const pl_filter *f)
+{
+   if (!get_internal(p))
+      return -1;
+   p->internal->filter = f && pl_filter_active(f) ? f : NULL;
+   return 0;
+}
+
+const pl_filter *pl_program_filter(const pl_program *p)
+{
+   return p->internal ? p->internal->filter : NULL;
+}
 
 static uint64_t key_hash(const char *obj, const char *name, uint32_t dup)
 {
@@ -72,13 +96,13 @@ void pl_program_free(pl_program *p)
    for (k = 0; k < p->nthreads; k++)
       pl_graph_free(&p->threads[k].g);
    free(p->threads);
-   if (p->index)
-      free(p->index->slot);
-   free(p->index);
+   if (p->internal)
+      free(p->internal->slot);
+   free(p->internal);
    memset(p, 0, sizeof *p);
 }
 
-static int index_insert(struct pl_fn_index *ix, const pl_gfunc *fns,
+static int index_insert(struct pl_program_internal *ix, const pl_gfunc *fns,
                         uint32_t id)
 {
    const pl_gfunc *f = &fns[id];
@@ -91,7 +115,7 @@ static int index_insert(struct pl_fn_index *ix, const pl_gfunc *fns,
 
 static int index_grow(pl_program *p)
 {
-   struct pl_fn_index *ix = p->index;
+   struct pl_program_internal *ix = p->internal;
    size_t cap = ix->cap ? 2 * ix->cap : 1024;
    uint32_t id;
 
@@ -113,22 +137,22 @@ static uint32_t intern(pl_program *p, const char *obj, const pl_name *name,
    size_t s;
    pl_gfunc *f;
 
-   if (!p->index && !(p->index = calloc(1, sizeof *p->index)))
+   if (!get_internal(p))
       return 0;
-   if (p->index->cap) {
-      s = key_hash(obj, name->str, dup) & (p->index->cap - 1);
-      for (; p->index->slot[s]; s = (s + 1) & (p->index->cap - 1)) {
-         f = &p->fns[p->index->slot[s]];
+   if (p->internal->cap) {
+      s = key_hash(obj, name->str, dup) & (p->internal->cap - 1);
+      for (; p->internal->slot[s]; s = (s + 1) & (p->internal->cap - 1)) {
+         f = &p->fns[p->internal->slot[s]];
          if (f->dup == dup && strcmp(f->name, name->str) == 0
              && strcmp(f->object, obj) == 0)
-            return p->index->slot[s];
+            return p->internal->slot[s];
       }
    }
    if (pl_grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 2, sizeof *p->fns) < 0)
       return 0;
    if (p->nfns == 0)
       memset(&p->fns[0], 0, sizeof p->fns[0]);
-   if (2 * ((size_t)p->nfns + 1) > p->index->cap && index_grow(p) < 0)
+   if (2 * ((size_t)p->nfns + 1) > p->internal->cap && index_grow(p) < 0)
       return 0;
    f = &p->fns[p->nfns + 1];
    memset(f, 0, sizeof *f);
@@ -154,7 +178,7 @@ static uint32_t intern(pl_program *p, const char *obj, const pl_name *name,
    }
    f->ident = pl_path_ident(f->name, f->object);
    p->nfns++;
-   index_insert(p->index, p->fns, p->nfns);
+   index_insert(p->internal, p->fns, p->nfns);
    return p->nfns;
 }
 
@@ -310,13 +334,40 @@ int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
    return pl_program_read_input(p, &in, sel, v, err);
 }
 
+/* How many of the `inherited` leading calls of thread i (a forked child's
+   re-created stack) f shows: they are the first events of the stream. */
+static uint32_t shown_inherited(const pl_trace *t, size_t i,
+                                const pl_filter *f, const uint8_t *keep,
+                                uint32_t inherited)
+{
+   pl_error e;
+   pl_view *v;
+   const pl_vevent *ev;
+   uint32_t shown = 0;
+   long n, k;
+
+   if (!f || !inherited)
+      return inherited;
+   if (!(v = pl_view_open(t, i, f, keep, &e)))
+      return 0;
+   while (pl_view_events(v) < inherited
+          && (n = pl_view_next(v, &ev, &e)) > 0)
+      for (k = 0; k < n; k++)
+         if (ev[k].number <= inherited)
+            shown++;
+   pl_view_close(v);
+   return shown;
+}
+
 int pl_program_read_input(pl_program *p, const pl_input *in,
                           const pl_select *sel, const pl_visitor *v,
                           pl_error *err)
 {
    const char *path = in->name;
+   const pl_filter *filter = pl_program_filter(p);
    pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
+   uint8_t *keep = NULL;
    pl_cg_builder *b = NULL;
    pl_process *pr;
    size_t i, nth;
@@ -328,6 +379,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       p->progress->file(p->progress->ctx, path);
    if (add_process(p, t, path) < 0
        || !(fn_map = map_functions(p, t))
+       || (filter && !(keep = pl_filter_functions(filter, t, p->demangle)))
        || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
       oom(err);
       ret = -1;
@@ -338,7 +390,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    for (i = 0; i < nth; i++) {
       const pl_thread_info *ti = pl_trace_thread(t, i);
       pl_thread *th;
-      pl_events *it;
+      pl_view *view;
       const pl_event *ev;
       pl_error e;
       uint64_t events = 0;
@@ -348,7 +400,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          continue;
       if (pl_grow(&p->threads, &p->threads_cap, p->nthreads + 1,
                   sizeof *p->threads) < 0
-          || !(it = pl_events_open(t, i, &e))) {
+          || !(view = pl_view_open(t, i, filter, keep, &e))) {
          oom(err);
          ret = -1;
          goto out;
@@ -358,20 +410,21 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       th->proc = p->nprocs - 1;
       th->number = ti->number;
       th->parent = ti->parent;
-      th->inherited = ti->inherited_depth;
+      th->inherited = shown_inherited(t, i, filter, keep,
+                                      ti->inherited_depth);
       pr->nthreads++;
       if (p->progress && p->progress->thread)
          p->progress->thread(p->progress->ctx, i, nth,
                              pl_trace_stream_bytes(t, i));
-      pl_cg_begin(b, ti->inherited_depth);
+      pl_cg_begin(b, th->inherited);
       if (v && v->thread_begin
           && v->thread_begin(v->ctx, p, p->nthreads - 1, fn_map) < 0) {
-         pl_events_close(it);
+         pl_view_close(view);
          oom(err);
          ret = -1;
          goto out;
       }
-      while ((n = pl_events_next(it, &ev, &e)) > 0) {
+      while ((n = pl_view_next_events(view, &ev, &e)) > 0) {
          if (pl_cg_events(b, ev, (size_t)n) < 0
              || (v && v->events && v->events(v->ctx, ev, (size_t)n) < 0)) {
             n = -2;
@@ -379,10 +432,10 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          }
          events += (uint64_t)n;
          if (p->progress && p->progress->update)
-            p->progress->update(p->progress->ctx, pl_events_position(it),
-                                events);
+            p->progress->update(p->progress->ctx,
+                                pl_view_position(view), events);
       }
-      pl_events_close(it);
+      pl_view_close(view);
       if (v && v->thread_end)
          v->thread_end(v->ctx);
       if (pl_cg_end(b, fn_map, &th->g) < 0 || n == -2) {
@@ -390,6 +443,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          ret = -1;
          goto out;
       }
+      /* with a range: all of the range was read */
       th->complete = n == 0;
       if (n < 0 && ret == 0) {
          /* a corrupt stream: the other threads are still readable */
@@ -403,6 +457,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    }
 out:
    pl_cg_free(b);
+   free(keep);
    free(fn_map);
    pl_trace_close(t);
    return ret;
@@ -503,27 +558,27 @@ static uint32_t intern_move(pl_program *p, pl_gfunc *f)
    pl_gfunc *g;
    size_t s;
 
-   if (!p->index && !(p->index = calloc(1, sizeof *p->index)))
+   if (!get_internal(p))
       return 0;
-   if (p->index->cap) {
-      s = key_hash(f->object, f->name, f->dup) & (p->index->cap - 1);
-      for (; p->index->slot[s]; s = (s + 1) & (p->index->cap - 1)) {
-         g = &p->fns[p->index->slot[s]];
+   if (p->internal->cap) {
+      s = key_hash(f->object, f->name, f->dup) & (p->internal->cap - 1);
+      for (; p->internal->slot[s]; s = (s + 1) & (p->internal->cap - 1)) {
+         g = &p->fns[p->internal->slot[s]];
          if (g->dup == f->dup && strcmp(g->name, f->name) == 0
              && strcmp(g->object, f->object) == 0)
-            return p->index->slot[s];
+            return p->internal->slot[s];
       }
    }
    if (pl_grow(&p->fns, &p->fns_cap, (size_t)p->nfns + 2, sizeof *p->fns) < 0)
       return 0;
    if (p->nfns == 0)
       memset(&p->fns[0], 0, sizeof p->fns[0]);
-   if (2 * ((size_t)p->nfns + 1) > p->index->cap && index_grow(p) < 0)
+   if (2 * ((size_t)p->nfns + 1) > p->internal->cap && index_grow(p) < 0)
       return 0;
    p->fns[p->nfns + 1] = *f;
    memset(f, 0, sizeof *f);
    p->nfns++;
-   index_insert(p->index, p->fns, p->nfns);
+   index_insert(p->internal, p->fns, p->nfns);
    return p->nfns;
 }
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pl_filter.h"
 #include "pl_select.h"
 #include "pl_trace.h"
 
@@ -111,7 +112,7 @@ struct pl_program {
    size_t      nthreads;
    int         demangle;   /* set before the first read */
    size_t      fns_cap, procs_cap, threads_cap;
-   struct pl_fn_index *index;
+   struct pl_program_internal *internal;   /* function index, filter */
    const pl_progress_hooks *progress;   /* NULL: none */
 };
 
@@ -127,6 +128,16 @@ typedef struct {
 
 void pl_program_init(pl_program *p, int demangle);
 void pl_program_free(pl_program *p);
+
+/* Build graphs through f from the next read on (NULL or a filter that
+   drops nothing: everything, the default).  The graphs, the events passed
+   to visitors and pl_thread.inherited then hold what f shows, with f's
+   depths; pl_graph.events counts shown events.  f must outlive the reads
+   (pl_program_read_files passes it to its workers' programs).  0, or -1
+   if out of memory.  (Since libparlot 0.2.) */
+int pl_program_set_filter(pl_program *p, const pl_filter *f);
+/* The filter set, NULL if none. */
+const pl_filter *pl_program_filter(const pl_program *p);
 
 /* Read the trace at path: add its process, its functions and its selected
    threads (with their graphs), and pass their events to v if not NULL.

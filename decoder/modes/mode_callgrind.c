@@ -39,17 +39,6 @@
 #  define PACKAGE_VERSION "dev"
 #endif
 
-/* Write s escaped, a piece at a time (an escape is at most 4 bytes). */
-static void put_escaped(outbuf *o, const char *s)
-{
-   size_t n = strlen(s), k;
-   char b[4 * 128];
-   for (; n > 0; s += k, n -= k) {
-      k = n < 128 ? n : 128;
-      outbuf_write(o, b, (size_t)(pl_put_escaped(b, s, k) - b));
-   }
-}
-
 static const pl_program *sort_prog;
 
 /* Functions grouped by object, then by ID. */
@@ -77,7 +66,7 @@ static void put_fn(writer *w, const char *key, uint32_t fn)
    if (!w->fn_named[fn]) {
       w->fn_named[fn] = 1;
       outbuf_write(w->o, " ", 1);
-      put_escaped(w->o, w->p->fns[fn].label);
+      outbuf_str_escaped(w->o, w->p->fns[fn].label);
    }
    outbuf_write(w->o, "\n", 1);
 }
@@ -89,7 +78,7 @@ static void put_ob(writer *w, const char *key, uint32_t fn)
    if (!w->ob_named[id]) {
       w->ob_named[id] = 1;
       outbuf_write(w->o, " ", 1);
-      put_escaped(w->o, w->p->fns[fn].object);
+      outbuf_str_escaped(w->o, w->p->fns[fn].object);
    }
    outbuf_write(w->o, "\n", 1);
 }
@@ -101,19 +90,28 @@ static void put_header(outbuf *o, const pl_program *p, const pl_graph *g)
                  "creator: parlot-decode " PACKAGE_VERSION "\n");
    if (p->nprocs == 1) {
       outbuf_str(o, "pid: ");
-      put_escaped(o, p->procs[0].pid);
+      outbuf_str_escaped(o, p->procs[0].pid);
       outbuf_str(o, "\n");
    }
    if (p->nprocs > 0) {
       outbuf_str(o, "cmd: ");
-      put_escaped(o, p->procs[0].cmd);
+      outbuf_str_escaped(o, p->procs[0].cmd);
       outbuf_str(o, "\n");
    }
    outbuf_printf(o, "part: 1\n"
                     "\n"
                     "desc: Traces: %zu process%s, %zu thread%s, "
-                    "%llu events\n"
-                    "desc: Cost: Calls = calls of the function (self), "
+                    "%llu events\n",
+                 p->nprocs, p->nprocs == 1 ? "" : "es",
+                 p->nthreads, p->nthreads == 1 ? "" : "s",
+                 (unsigned long long)g->events);
+   if (pl_program_filter(p)) {
+      /* the costs count only what the filter shows */
+      outbuf_str(o, "desc: Filter: ");
+      outbuf_str_escaped(o, pl_filter_describe(pl_program_filter(p)));
+      outbuf_str(o, "\n");
+   }
+   outbuf_printf(o, "desc: Cost: Calls = calls of the function (self), "
                     "calls in the subtrees of its calls (inclusive)\n"
                     "\n"
                     "positions: line\n"
@@ -121,9 +119,6 @@ static void put_header(outbuf *o, const pl_program *p, const pl_graph *g)
                     "events: Calls\n"
                     "summary: %llu\n"
                     "\n",
-                 p->nprocs, p->nprocs == 1 ? "" : "es",
-                 p->nthreads, p->nthreads == 1 ? "" : "s",
-                 (unsigned long long)g->events,
                  (unsigned long long)g->calls);
 }
 

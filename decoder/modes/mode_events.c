@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* parlot-decode --events: one line per call and return of every selected
    thread of one trace, "PID\tTHREAD\tcall|return\tDEPTH\tOBJECT\tFUNCTION",
-   in thread-number order.  The events are decoded in batches and written
-   as they come, so memory does not grow with the trace. */
+   in thread-number order, through the filters (depths then count shown
+   frames).  The events are decoded in batches and written as they come,
+   so memory does not grow with the trace. */
 
 #define _XOPEN_SOURCE 700
 
@@ -43,6 +44,7 @@ static int build_tails(const pl_trace *t, const trace_labels *nm,
    tl->arena = malloc(total + 16);    /* +16: print_events reads ahead */
    if (!tl->arena) {
       free(tl->at);
+      tl->at = NULL;
       return -1;
    }
    p = tl->arena;
@@ -129,13 +131,19 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
    size_t i, nthreads = pl_trace_nthreads(t);
    trace_labels nm;
    tails tl;
+   uint8_t *keep = NULL;
    int ret = 0;
 
    if (nthreads == 0)
       return 0;
+   memset(&tl, 0, sizeof tl);
    if (trace_labels_load(&nm, t, opts->demangle) < 0
-       || build_tails(t, &nm, &tl) < 0) {
+       || build_tails(t, &nm, &tl) < 0
+       || (pl_filter_active(opts->filter)
+           && !(keep = pl_filter_functions(opts->filter, t, opts->demangle)))) {
       trace_labels_free(&nm);
+      free(tl.arena);
+      free(tl.at);
       err->offset = 0;
       snprintf(err->msg, sizeof err->msg, "out of memory");
       return -1;
@@ -145,31 +153,32 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
       char prefix[PREFIX_MAX] = { 0 };
       uint32_t number = pl_trace_thread(t, i)->number;
       int plen = snprintf(prefix, sizeof prefix, "%s\t%u\t", pid, number);
-      pl_events *it;
+      pl_view *it;
       const pl_event *ev;
       long n;
 
       if (!pl_select_match(&opts->select, pid, number))
          continue;
-      it = pl_events_open(t, i, err);
+      it = pl_view_open(t, i, keep ? opts->filter : NULL, keep, err);
       if (!it) {
          ret = -1;
          break;
       }
       if (pg && pg->thread)
          pg->thread(pg->ctx, i, nthreads, pl_trace_stream_bytes(t, i));
-      while ((n = pl_events_next(it, &ev, err)) > 0 && !o->err) {
+      while ((n = pl_view_next_events(it, &ev, err)) > 0 && !o->err) {
          print_events(o, prefix, (size_t)plen, &tl, ev, (size_t)n);
          done += (uint64_t)n;
          if (pg && pg->update)
-            pg->update(pg->ctx, pl_events_position(it), done);
+            pg->update(pg->ctx, pl_view_position(it), done);
       }
       if (n < 0)
          ret = -1;
-      pl_events_close(it);
+      pl_view_close(it);
       if (o->err)
          break;
    }
+   free(keep);
    free(tl.arena);
    free(tl.at);
    return ret;

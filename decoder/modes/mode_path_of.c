@@ -205,7 +205,7 @@ static int path_of_write(void *state, const pl_program *p, outbuf *o,
       return -1;
    sort_labels = &l;
    qsort(t->m, t->nm, sizeof *t->m, by_calls_then_match_path);
-   outbuf_str(o, PATH_ROWS_HEADER);
+   path_put_header(o, p);
    for (i = 0; i < t->nm; i++)
       path_put_row(o, &l, t->m[i].calls, t->target, 0, t->m[i].fns,
               t->m[i].depth);

@@ -68,7 +68,7 @@ static int paths_write(void *state, const pl_program *p, outbuf *o,
       }
    qsort(e, nrows, sizeof *e, by_calls_then_path);
    top = opts->top && opts->top < nrows ? opts->top : nrows;
-   outbuf_str(o, PATH_ROWS_HEADER);
+   path_put_header(o, p);
    for (i = 0; i < top; i++) {
       uint32_t v = e[i].node;
       long d = path_tree_path(s, v);

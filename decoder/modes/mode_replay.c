@@ -18,7 +18,7 @@ static void put_header(outbuf *o, const pl_trace *t, size_t i,
    const char *pid = pl_trace_process_get(t, "pid");
    const char *rank = pl_trace_process_get(t, "mpi_rank");
    const char *exe = pl_trace_process_get(t, "exe");
-   const char *filt = pl_filter_describe(&opts->filter);
+   const char *filt = pl_filter_describe(opts->filter);
    char name[96];
 
    thread_label(name, sizeof name, pid, rank, ti->number);
@@ -46,7 +46,7 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
 
    if (nthreads == 0)
       return 0;
-   keep = pl_filter_functions(&opts->filter, t, opts->demangle);
+   keep = pl_filter_functions(opts->filter, t, opts->demangle);
    if (!keep || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       pl_error_set(err, 0, "out of memory");
@@ -59,7 +59,7 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
 
       if (!pl_select_match(&opts->select, pid, pl_trace_thread(t, i)->number))
          continue;
-      if (thread_lines_open(&src, t, i, &opts->filter, keep, opts->window,
+      if (thread_lines_open(&src, t, i, opts->filter, keep, opts->window,
                             NULL, err) < 0) {
          ret = -1;
          break;

@@ -223,7 +223,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
                        const trace_labels *nm, uint32_t *map,
                        const pl_decode_opts *opts, pl_error *err)
 {
-   const pl_filter *f = &opts->filter;
+   const pl_filter *f = opts->filter;
    pl_view *v = pl_view_open(t, i, f, keep, err);
    const pl_vevent *ev;
    const uint32_t *stack;
@@ -248,7 +248,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
       uint32_t id = stack[d];
       if (!keep[id])
          continue;
-      if (f->max_depth && n == f->max_depth)
+      if (pl_filter_max_depth(f) && n == pl_filter_max_depth(f))
          break;
       if (!map[id] && !(map[id] = intern(s, t, id, nm)))
          goto oom;
@@ -281,7 +281,7 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    stacks *s = state;
    const char *pid = pl_trace_process_get(t, "pid");
    size_t i, nthreads = pl_trace_nthreads(t);
-   uint8_t *keep = pl_filter_functions(&opts->filter, t, opts->demangle);
+   uint8_t *keep = pl_filter_functions(opts->filter, t, opts->demangle);
    uint32_t *map = calloc((size_t)pl_trace_nfunctions(t) + 1, sizeof *map);
    trace_labels nm;
    int ret = 0;
@@ -496,7 +496,7 @@ static int put_dot(outbuf *o, const stacks *s)
 static int stacks_write(void *state, outbuf *o, const pl_decode_opts *opts)
 {
    stacks *s = state;
-   const char *filt = pl_filter_describe(&opts->filter);
+   const char *filt = pl_filter_describe(opts->filter);
 
    sort_kids(s);
    if (opts->dot)

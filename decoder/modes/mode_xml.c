@@ -293,6 +293,9 @@ static int xml_write(void *state, const pl_program *p, outbuf *o,
    if (xml_out_open(&x, o, "parlot-callgraph", XML_FORMAT_VERSION,
                     "parlot-decode " PACKAGE_VERSION) < 0)
       return -1;
+   if (pl_program_filter(p))       /* the counts are of what it shows */
+      xml_attr_text(&x, "filters",
+                    pl_filter_describe(pl_program_filter(p)));
    if (write_body(&x, p, opts) < 0)
       r = -1;
    return xml_out_close(&x) < 0 ? -1 : r;

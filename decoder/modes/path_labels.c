@@ -90,6 +90,16 @@ static void put_path(outbuf *o, const path_labels *l, const uint32_t *fns,
    }
 }
 
+void path_put_header(outbuf *o, const pl_program *p)
+{
+   if (pl_program_filter(p)) {
+      outbuf_str(o, "# filter: ");
+      outbuf_str_escaped(o, pl_filter_describe(pl_program_filter(p)));
+      outbuf_str(o, "\n");
+   }
+   outbuf_str(o, "# calls\ttag\tpath\n");
+}
+
 void path_put_tag(outbuf *o, uint64_t tag)
 {
    static const char hex[] = "0123456789abcdef";

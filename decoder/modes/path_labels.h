@@ -11,8 +11,9 @@
 
 #include "pl_modes.h"
 
-/* The rows' header of --paths and --path-of. */
-#define PATH_ROWS_HEADER "# calls\ttag\tpath\n"
+/* The rows' header of --paths and --path-of: "# calls<TAB>tag<TAB>path",
+   after "# filter: ..." when p was read through a filter. */
+void path_put_header(outbuf *o, const pl_program *p);
 
 /* The labels of a program's functions as written, and their order. */
 typedef struct {

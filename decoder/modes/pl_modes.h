@@ -33,7 +33,7 @@ typedef struct {
    uint64_t       tag;         /* --path-of's argument */
    const char    *prog;        /* program name for messages */
    int            demangle;    /* show C++ names demangled (--no-demangle) */
-   pl_filter      filter;      /* --images, --only, --hide, --depth, --range */
+   pl_filter     *filter;      /* --images, --only, --hide, --depth, --range */
    size_t         window;      /* --loops: longest loop body; 0 = no loops */
    int            dot;         /* --stacks --dot: Graphviz output */
    const pl_progress_hooks *progress;   /* per-file modes; NULL: none */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pl_names.h"
 #include "pl_outbuf.h"
 
 int outbuf_init(outbuf *o, int fd, const char *name)
@@ -124,4 +125,14 @@ void outbuf_u64(outbuf *o, uint64_t v)
       *--p = (char)('0' + v % 10);
    while (v /= 10);
    outbuf_write(o, p, (size_t)(b + sizeof b - p));
+}
+
+void outbuf_str_escaped(outbuf *o, const char *s)
+{
+   size_t n = strlen(s), k;
+   char b[4 * 128];                 /* an escape is at most 4 bytes */
+   for (; n > 0; s += k, n -= k) {
+      k = n < 128 ? n : 128;
+      outbuf_write(o, b, (size_t)(pl_put_escaped(b, s, k) - b));
+   }
 }

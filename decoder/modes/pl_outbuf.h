@@ -28,6 +28,8 @@ void outbuf_free(outbuf *o);
 int  outbuf_flush(outbuf *o);                      /* -1 once failed */
 void outbuf_write(outbuf *o, const void *p, size_t n);
 void outbuf_str(outbuf *o, const char *s);
+/* s with control characters and backslashes escaped (pl_put_escaped). */
+void outbuf_str_escaped(outbuf *o, const char *s);
 void outbuf_printf(outbuf *o, const char *fmt, ...)
    __attribute__((format(printf, 2, 3)));
 

@@ -41,6 +41,7 @@ typedef struct {
    int       demangle;
    unsigned  jobs;         /* -j: threads reading traces, 0 = all cores */
    int       ranks;        /* --ranks: RANKS_* */
+   pl_filter *filter;      /* --images, --only, --hide, --depth, --range */
 } report_opts;
 
 enum { RANKS_AUTO, RANKS_YES, RANKS_NO };

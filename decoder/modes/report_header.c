@@ -218,6 +218,12 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    report_head_key(o, "Selection:");
    outbuf_str(o, opt->select_text ? opt->select_text : "all");
    outbuf_str(o, "\n");
+   if (pl_program_filter(p)) {
+      /* every figure below counts only what the filter shows */
+      report_head_key(o, "Filter:");
+      outbuf_str(o, pl_filter_describe(pl_program_filter(p)));
+      outbuf_str(o, "\n");
+   }
    if (opt->group_by >= 0) {
       report_head_key(o, "Groups:");
       outbuf_printf(o, "%zu, by %s\n", ngroups,

@@ -106,6 +106,16 @@ static void usage(FILE *f)
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
+      "filters (the report then counts what they show; a hidden call's\n"
+      "callees are counted under its nearest shown caller):\n"
+      "      --images=main|all  only the main executable's functions\n"
+      "      --only=GLOB      only functions matching GLOB ('*', '?'); may\n"
+      "                       be repeated\n"
+      "      --hide=GLOB      never functions matching GLOB; may be repeated\n"
+      "      --depth=N        N levels of calls at most\n"
+      "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
+      "                       (numbers from 1; either may be left out)\n"
+      "\n"
       "Inclusive events of a function: the calls and returns while it was\n"
       "on the stack.  On --tree lines, both columns are inclusive: for the\n"
       "calls along that edge, the calls and the events from each call to\n"
@@ -184,6 +194,7 @@ static void free_options(report_opts *opt)
 {
    pl_select_free(&opt->select);
    free(opt->select_text);
+   pl_filter_free(opt->filter);
 }
 
 /* pl_program_read_files's hooks: returns are counted per file (files
@@ -254,7 +265,7 @@ static int parse_options(int argc, char **argv, report_opts *opt,
                          const char **out_path)
 {
    enum { OPT_TREE = 0x100, OPT_THRESHOLD, OPT_TOP, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS };
+          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS, OPT_FILTER };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "help", no_argument, NULL, 'h' },
@@ -268,17 +279,26 @@ static int parse_options(int argc, char **argv, report_opts *opt,
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
       { "jobs", required_argument, NULL, 'j' },
       { "ranks", required_argument, NULL, OPT_RANKS },
+      { "images", required_argument, NULL, OPT_FILTER },
+      { "only", required_argument, NULL, OPT_FILTER },
+      { "hide", required_argument, NULL, OPT_FILTER },
+      { "depth", required_argument, NULL, OPT_FILTER },
+      { "range", required_argument, NULL, OPT_FILTER },
       { NULL, 0, NULL, 0 }
    };
-   int group_by_given = 0, c;
+   int group_by_given = 0, c, index;
    char why[256];
 
    memset(opt, 0, sizeof *opt);
    opt->group_by = -1;
    opt->threshold = 99 * 100;
    opt->demangle = 1;
+   if (!(opt->filter = pl_filter_new())) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return PL_EXIT_DATA;
+   }
    opterr = 0;
-   while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, NULL)) != -1) {
+   while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, &index)) != -1) {
       switch (c) {
       case 'o':
          *out_path = optarg;
@@ -332,6 +352,11 @@ static int parse_options(int argc, char **argv, report_opts *opt,
             return pl_usage_error(PROG, "--ranks wants auto, yes or no, not",
                                   optarg);
          }
+         break;
+      case OPT_FILTER:
+         if (pl_filter_option(opt->filter, longopts[index].name, optarg, why,
+                              sizeof why) < 0)
+            return pl_usage_error(PROG, why, NULL);
          break;
       case 'j':
          if (pl_jobs_parse(optarg, &opt->jobs) < 0) {
@@ -406,7 +431,12 @@ int main(int argc, char **argv)
    ri.unreadable = bad;
    ri.files = names;
    pl_program_init(&prog, opt.demangle);
-   status = read_traces(&prog, &opt, inputs.v, inputs.n, &ri);
+   if (pl_program_set_filter(&prog, opt.filter) < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = PL_EXIT_DATA;
+   } else {
+      status = read_traces(&prog, &opt, inputs.v, inputs.n, &ri);
+   }
    if (bad)
       status = PL_EXIT_DATA;
    w = report_write(&out, &prog, &opt, &ri, why, sizeof why);

@@ -126,7 +126,8 @@ static void usage(FILE *f)
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
-      "filters (--replay and --stacks):\n"
+      "filters (every mode; reports then count only what they show, and\n"
+      "say so in their headers):\n"
       "      --images=main|all  show only the main executable's functions\n"
       "                       (default: all)\n"
       "      --only=GLOB      show only functions matching GLOB ('*', '?');\n"
@@ -134,8 +135,9 @@ static void usage(FILE *f)
       "      --hide=GLOB      never show functions matching GLOB; may be\n"
       "                       repeated (a hidden call's callees are shown)\n"
       "      --depth=N        show N levels of calls at most\n"
-      "      --range=FIRST-LAST  --replay: only events FIRST..LAST of each\n"
-      "                       thread (numbers from 1; either may be left out)\n"
+      "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
+      "                       (numbers from 1; either may be left out; not\n"
+      "                       with --stacks)\n"
       "      --loops          --replay: fold repeated sequences into loops\n"
       "      --window=N       --loops: longest loop body, in calls (default\n"
       "                       256; memory grows with it)\n"
@@ -211,7 +213,7 @@ static void free_opts(pl_decode_opts *o)
 {
    size_t i;
    pl_select_free(&o->select);
-   pl_filter_free(&o->filter);
+   pl_filter_free(o->filter);
    for (i = 0; i < o->ngroups; i++) {
       free(o->groups[i].name);
       pl_select_free(&o->groups[i].sel);
@@ -325,6 +327,11 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
       return EXIT_DATA;
    }
    pl_program_init(&prog, opts->demangle);
+   if (pl_program_set_filter(&prog, opts->filter) < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      pm->destroy(state);
+      return EXIT_DATA;
+   }
    rs.progress = pl_progress_new(PROG, (size_t)n);
    prog.progress = pl_progress_hooks_of(rs.progress);
    if (pm->visitor) {
@@ -371,7 +378,7 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    static const char *const filters[] = { "images", "only", "hide", "depth",
                                           "range" };
    struct option longopts[NMODES + 20];
-   const char *filter_given = NULL, *loops_given = NULL;
+   const char *loops_given = NULL;
    uint64_t window = 256;
    int index, loops = 0;
    char why[256];
@@ -410,10 +417,9 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, &index)) != -1) {
       switch (c) {
       case OPT_FILTER:
-         if (pl_filter_option(&o->filter, longopts[index].name, optarg, why,
+         if (pl_filter_option(o->filter, longopts[index].name, optarg, why,
                               sizeof why) < 0)
             return usage_error(why, NULL);
-         filter_given = longopts[index].name;
          break;
       case OPT_LOOPS:
          loops = 1;
@@ -480,12 +486,6 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    }
    if (!*mode)
       return usage_error("no mode given, e.g. --events", NULL);
-   if (filter_given && (*mode)->file != pl_mode_replay_file
-       && (*mode)->collect != &pl_mode_stacks) {
-      snprintf(why, sizeof why, "--%s applies to --replay and --stacks, "
-               "not to --%s", filter_given, (*mode)->option);
-      return usage_error(why, NULL);
-   }
    if (loops_given && (*mode)->file != pl_mode_replay_file) {
       snprintf(why, sizeof why, "--%s applies to --replay only", loops_given);
       return usage_error(why, NULL);
@@ -495,7 +495,7 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    if (o->dot && (*mode)->collect != &pl_mode_stacks)
       return usage_error("--dot applies to --stacks only", NULL);
    if ((*mode)->collect == &pl_mode_stacks
-       && (o->filter.first > 1 || o->filter.last))
+       && pl_filter_ranged(o->filter))
       return usage_error("--range applies to --replay only (--stacks "
                          "shows where each thread's trace ends)", NULL);
    o->window = loops ? (size_t)window : 0;
@@ -518,6 +518,10 @@ int main(int argc, char **argv)
    opts.group_by = PL_GROUP_PROCESS;
    opts.top = 20;
    opts.prog = PROG;
+   if (!(opts.filter = pl_filter_new())) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return EXIT_DATA;
+   }
    status = parse_options(argc, argv, &mode, &out_path, &opts);
    if (status >= 0)
       return status;

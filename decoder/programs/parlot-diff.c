@@ -44,7 +44,7 @@ enum { EXIT_SAME = 0, EXIT_DIFFER = 1, EXIT_TROUBLE = 2 };
 
 typedef struct {
    pl_select  select;
-   pl_filter  filter;
+   pl_filter *filter;
    size_t     window;        /* --loops: longest body; 0 = no loops */
    int        demangle;
    diff_opts  diff;
@@ -184,7 +184,7 @@ static int open_trace(run *r, int side, size_t i, const options *o,
    r->open_input = i;
    n = pl_trace_nfunctions(r->t);
    main_obj = pl_main_object(r->t);
-   r->keep = pl_filter_functions(&o->filter, r->t, o->demangle);
+   r->keep = pl_filter_functions(o->filter, r->t, o->demangle);
    r->ident = malloc(((size_t)n + 1) * sizeof *r->ident);
    r->calls = calloc((size_t)n + 1, sizeof *r->calls);
    if (!r->keep || !r->ident || !r->calls
@@ -237,12 +237,12 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
       report(rb->in.v[tb->input].name, &err);
       return -1;
    }
-   if (thread_lines_open(&la, ra->t, ta->index, &o->filter, ra->keep,
+   if (thread_lines_open(&la, ra->t, ta->index, o->filter, ra->keep,
                          o->window, ra->calls, &err) < 0) {
       report(ra->in.v[ta->input].name, &err);
       return -1;
    }
-   if (thread_lines_open(&lb, rb->t, tb->index, &o->filter, rb->keep,
+   if (thread_lines_open(&lb, rb->t, tb->index, o->filter, rb->keep,
                          o->window, rb->calls, &err) < 0) {
       report(rb->in.v[tb->input].name, &err);
       thread_lines_close(&la);
@@ -427,7 +427,7 @@ static int parse_options(int argc, char **argv, options *o)
             return pl_usage_error(PROG, why, NULL);
          break;
       case OPT_FILTER:
-         if (pl_filter_option(&o->filter, longopts[index].name, optarg, why,
+         if (pl_filter_option(o->filter, longopts[index].name, optarg, why,
                               sizeof why) < 0)
             return pl_usage_error(PROG, why, NULL);
          break;
@@ -569,7 +569,7 @@ static int compare_runs(run *ra, run *rb, const options *o,
       return -1;
    }
    rep->start(rep, ra->path, rb->path, o->within, ra->threads.n,
-              rb->threads.n, pl_filter_describe(&o->filter), o->window != 0,
+              rb->threads.n, pl_filter_describe(o->filter), o->window != 0,
               o->diff.ignore_counts, note);
    for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
@@ -608,6 +608,10 @@ int main(int argc, char **argv)
    o.diff.context = 3;
    o.diff.lookahead = 10000;
    o.diff.max_hunks = 10;
+   if (!(o.filter = pl_filter_new())) {
+      fprintf(stderr, PROG ": out of memory\n");
+      return EXIT_TROUBLE;
+   }
    status = parse_options(argc, argv, &o);
    if (status >= 0)
       return status;
@@ -647,7 +651,7 @@ int main(int argc, char **argv)
    free_run(&ra);
    free_run(&rb);
    pl_select_free(&o.select);
-   pl_filter_free(&o.filter);
+   pl_filter_free(o.filter);
    if (pl_output_close(PROG, &out) != 0)
       return EXIT_TROUBLE;
    return status;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Filters and the filtered event iterator (pl_view.h). */
+/* Filters (pl_filter.h). */
 
 #define _XOPEN_SOURCE 700
 
@@ -10,7 +10,18 @@
 #include "pl_alloc.h"
 #include "pl_glob.h"
 #include "pl_names.h"
-#include "pl_view.h"
+#include "pl_filter.h"
+
+struct pl_filter {
+   int       main_only;    /* images=main */
+   char    **only;         /* only=: patterns */
+   size_t    nonly;
+   char    **hide;         /* hide=: patterns */
+   size_t    nhide;
+   uint32_t  max_depth;    /* depth=: 0 = all */
+   uint64_t  first, last;  /* range=: event numbers; last 0 = to the end */
+   char      desc[512];    /* pl_filter_describe() */
+};
 
 /* A whole decimal number, no sign: 0, or -1. */
 static int parse_num(const char *s, const char **end, uint64_t *v)
@@ -77,7 +88,7 @@ bad:
    return -1;
 }
 
-int pl_filter_option(pl_filter *f, const char *name, const char *arg,
+static int apply_option(pl_filter *f, const char *name, const char *arg,
                      char *why, size_t whylen)
 {
    if (strcmp(name, "images") == 0) {
@@ -109,16 +120,23 @@ int pl_filter_option(pl_filter *f, const char *name, const char *arg,
    return -1;
 }
 
+pl_filter *pl_filter_new(void)
+{
+   return calloc(1, sizeof(pl_filter));
+}
+
 void pl_filter_free(pl_filter *f)
 {
    size_t i;
+   if (!f)
+      return;
    for (i = 0; i < f->nonly; i++)
       free(f->only[i]);
    for (i = 0; i < f->nhide; i++)
       free(f->hide[i]);
    free(f->only);
    free(f->hide);
-   memset(f, 0, sizeof *f);
+   free(f);
 }
 
 int pl_filter_active(const pl_filter *f)
@@ -137,22 +155,23 @@ static void describe_add(char *buf, size_t n, const char *key,
       snprintf(buf + (len < n - 4 ? len : n - 4), 4, "...");
 }
 
-const char *pl_filter_describe(const pl_filter *f)
+/* Rewrite f->desc after a change. */
+static void describe(pl_filter *f)
 {
-   static char buf[512];
+   char *buf = f->desc;
    char num[64];
    size_t i;
 
    buf[0] = '\0';
    if (f->main_only)
-      describe_add(buf, sizeof buf, "images", "main");
+      describe_add(buf, sizeof f->desc, "images", "main");
    for (i = 0; i < f->nonly; i++)
-      describe_add(buf, sizeof buf, "only", f->only[i]);
+      describe_add(buf, sizeof f->desc, "only", f->only[i]);
    for (i = 0; i < f->nhide; i++)
-      describe_add(buf, sizeof buf, "hide", f->hide[i]);
+      describe_add(buf, sizeof f->desc, "hide", f->hide[i]);
    if (f->max_depth) {
       snprintf(num, sizeof num, "%u", f->max_depth);
-      describe_add(buf, sizeof buf, "depth", num);
+      describe_add(buf, sizeof f->desc, "depth", num);
    }
    if (f->first > 1 || f->last) {
       if (f->last)
@@ -161,9 +180,42 @@ const char *pl_filter_describe(const pl_filter *f)
                   (unsigned long long)f->last);
       else
          snprintf(num, sizeof num, "%llu-", (unsigned long long)f->first);
-      describe_add(buf, sizeof buf, "range", num);
+      describe_add(buf, sizeof f->desc, "range", num);
    }
-   return buf;
+}
+
+int pl_filter_option(pl_filter *f, const char *name, const char *arg,
+                     char *why, size_t whylen)
+{
+   if (apply_option(f, name, arg, why, whylen) < 0)
+      return -1;
+   describe(f);
+   return 0;
+}
+
+const char *pl_filter_describe(const pl_filter *f)
+{
+   return f->desc;
+}
+
+uint32_t pl_filter_max_depth(const pl_filter *f)
+{
+   return f->max_depth;
+}
+
+int pl_filter_ranged(const pl_filter *f)
+{
+   return f->first > 1 || f->last;
+}
+
+int pl_filter_in_range(const pl_filter *f, uint64_t number)
+{
+   return number >= f->first && number <= pl_filter_range_end(f);
+}
+
+uint64_t pl_filter_range_end(const pl_filter *f)
+{
+   return f->last ? f->last : UINT64_MAX;
 }
 
 uint32_t pl_main_object(const pl_trace *t)
@@ -225,115 +277,4 @@ uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
       keep[id] = (uint8_t)k;
    }
    return keep;
-}
-
-/* ---- The iterator ---------------------------------------------------------- */
-
-struct pl_view {
-   pl_events      *it;
-   const pl_filter *f;
-   const uint8_t  *keep;
-   uint8_t        *shown;      /* [raw depth]: that frame is shown */
-   size_t          shown_cap;
-   uint32_t        depth;      /* shown frames open */
-   uint64_t        number;     /* events read */
-   pl_vevent      *out;
-   size_t          out_cap;
-   int             done;
-};
-
-pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
-                      const uint8_t *keep, pl_error *err)
-{
-   pl_view *v = calloc(1, sizeof *v);
-   if (!v) {
-      pl_error_set(err, 0, "out of memory");
-      return NULL;
-   }
-   v->f = f;
-   v->keep = keep;
-   v->it = pl_events_open(t, index, err);
-   if (!v->it) {
-      free(v);
-      return NULL;
-   }
-   return v;
-}
-
-void pl_view_close(pl_view *v)
-{
-   if (!v)
-      return;
-   pl_events_close(v->it);
-   free(v->shown);
-   free(v->out);
-   free(v);
-}
-
-long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
-{
-   const pl_filter *f = v->f;
-   uint64_t last = f->last ? f->last : UINT64_MAX;
-
-   while (!v->done) {
-      const pl_event *e;
-      long n = pl_events_next(v->it, &e, err), i;
-      size_t k = 0;
-
-      if (n < 0)
-         return -1;
-      if (n == 0)
-         break;
-      if (pl_grow(&v->out, &v->out_cap, (size_t)n, sizeof *v->out) < 0) {
-         pl_error_set(err, 0, "out of memory");
-         return -1;
-      }
-      for (i = 0; i < n; i++) {
-         uint64_t num = ++v->number;
-         uint32_t d = e[i].depth;
-         int show;
-
-         if (e[i].kind == PL_EV_CALL) {
-            if (pl_grow(&v->shown, &v->shown_cap, (size_t)d + 1, 1) < 0) {
-               pl_error_set(err, 0, "out of memory");
-               return -1;
-            }
-            show = v->keep[e[i].fn] && num >= f->first && num <= last
-                   && (!f->max_depth || v->depth < f->max_depth);
-            v->shown[d] = (uint8_t)show;
-            if (show)
-               v->depth++;
-         } else {
-            /* a return ends the frame its call opened (d <= depth seen) */
-            show = v->shown[d] && num <= last;
-            if (v->shown[d])
-               v->depth--;
-            v->shown[d] = 0;
-         }
-         if (show) {
-            pl_vevent *o = &v->out[k++];
-            o->fn = e[i].fn;
-            o->kind = e[i].kind;
-            o->depth = e[i].kind == PL_EV_CALL ? v->depth : v->depth + 1;
-            o->number = num;
-         }
-      }
-      if (v->number >= last)
-         v->done = 1;
-      if (k) {
-         *ev = v->out;
-         return (long)k;
-      }
-   }
-   return 0;
-}
-
-const uint32_t *pl_view_stack(const pl_view *v, size_t *depth)
-{
-   return pl_events_stack(v->it, depth);
-}
-
-uint64_t pl_view_events(const pl_view *v)
-{
-   return v->number;
 }

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* A thread's events through a filter (pl_view.h). */
+
+#define _XOPEN_SOURCE 700
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_alloc.h"
+#include "pl_view.h"
+
+struct pl_view {
+   pl_events      *it;
+   const pl_filter *f;
+   const uint8_t  *keep;
+   uint8_t        *shown;      /* [raw depth]: that frame is shown */
+   size_t          shown_cap;
+   uint32_t        depth;      /* shown frames open */
+   uint64_t        number;     /* events read */
+   pl_vevent      *out;
+   size_t          out_cap;
+   pl_event       *plain;      /* pl_view_next_events()'s batch */
+   size_t          plain_cap;
+   int             done;
+};
+
+pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
+                      const uint8_t *keep, pl_error *err)
+{
+   pl_view *v = calloc(1, sizeof *v);
+   if (!v) {
+      pl_error_set(err, 0, "out of memory");
+      return NULL;
+   }
+   /* a filter that drops nothing is no filter: events pass unchanged */
+   v->f = f && pl_filter_active(f) ? f : NULL;
+   v->keep = keep;
+   v->it = pl_events_open(t, index, err);
+   if (!v->it) {
+      free(v);
+      return NULL;
+   }
+   return v;
+}
+
+void pl_view_close(pl_view *v)
+{
+   if (!v)
+      return;
+   pl_events_close(v->it);
+   free(v->shown);
+   free(v->out);
+   free(v->plain);
+   free(v);
+}
+
+/* Without a filter: the stream's batch as it is, numbered. */
+static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
+{
+   const pl_event *e;
+   long n = pl_events_next(v->it, &e, err), i;
+
+   if (n <= 0)
+      return n;
+   if (pl_grow(&v->out, &v->out_cap, (size_t)n, sizeof *v->out) < 0) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   for (i = 0; i < n; i++) {
+      v->out[i].fn = e[i].fn;
+      v->out[i].depth = e[i].depth;
+      v->out[i].kind = e[i].kind;
+      v->out[i].number = ++v->number;
+   }
+   *ev = v->out;
+   return n;
+}
+
+long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
+{
+   const pl_filter *f = v->f;
+   uint64_t last;
+   uint32_t max_depth;
+
+   if (!f)
+      return next_unfiltered(v, ev, err);
+   last = pl_filter_range_end(f);
+   max_depth = pl_filter_max_depth(f);
+   while (!v->done) {
+      const pl_event *e;
+      long n = pl_events_next(v->it, &e, err), i;
+      size_t k = 0;
+
+      if (n < 0)
+         return -1;
+      if (n == 0)
+         break;
+      if (pl_grow(&v->out, &v->out_cap, (size_t)n, sizeof *v->out) < 0) {
+         pl_error_set(err, 0, "out of memory");
+         return -1;
+      }
+      for (i = 0; i < n; i++) {
+         uint64_t num = ++v->number;
+         uint32_t d = e[i].depth;
+         int show;
+
+         if (e[i].kind == PL_EV_CALL) {
+            if (pl_grow(&v->shown, &v->shown_cap, (size_t)d + 1, 1) < 0) {
+               pl_error_set(err, 0, "out of memory");
+               return -1;
+            }
+            show = v->keep[e[i].fn] && pl_filter_in_range(f, num)
+                   && (!max_depth || v->depth < max_depth);
+            v->shown[d] = (uint8_t)show;
+            if (show)
+               v->depth++;
+         } else {
+            /* a return ends the frame its call opened (d <= depth seen) */
+            show = v->shown[d] && num <= last;
+            if (v->shown[d])
+               v->depth--;
+            v->shown[d] = 0;
+         }
+         if (show) {
+            pl_vevent *o = &v->out[k++];
+            o->fn = e[i].fn;
+            o->kind = e[i].kind;
+            o->depth = e[i].kind == PL_EV_CALL ? v->depth : v->depth + 1;
+            o->number = num;
+         }
+      }
+      if (v->number >= last)
+         v->done = 1;
+      if (k) {
+         *ev = v->out;
+         return (long)k;
+      }
+   }
+   return 0;
+}
+
+long pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err)
+{
+   const pl_vevent *ve;
+   long n, i;
+
+   if (!v->f) {                /* no copy */
+      n = pl_events_next(v->it, ev, err);
+      if (n > 0)
+         v->number += (uint64_t)n;
+      return n;
+   }
+   if ((n = pl_view_next(v, &ve, err)) <= 0)
+      return n;
+   if (pl_grow(&v->plain, &v->plain_cap, (size_t)n, sizeof *v->plain) < 0) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   for (i = 0; i < n; i++) {
+      v->plain[i].fn = ve[i].fn;
+      v->plain[i].depth = ve[i].depth;
+      v->plain[i].kind = ve[i].kind;
+   }
+   *ev = v->plain;
+   return n;
+}
+
+const uint32_t *pl_view_stack(const pl_view *v, size_t *depth)
+{
+   return pl_events_stack(v->it, depth);
+}
+
+uint64_t pl_view_events(const pl_view *v)
+{
+   return v->number;
+}
+
+uint64_t pl_view_position(const pl_view *v)
+{
+   return pl_events_position(v->it);
+}

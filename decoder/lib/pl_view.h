@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* One thread's events as a filter (pl_filter.h) shows them, in order,
+   with their depths among shown frames and their numbers in the thread's
+   stream.  The iterator keeps one byte per open frame: memory follows
+   the call depth, never the trace length.  (Since libparlot 0.2.) */
+#ifndef PL_VIEW_H
+#define PL_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_filter.h"
+#include "pl_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+   uint32_t fn;        /* trace function ID */
+   uint32_t depth;     /* among shown frames: 1 = outermost shown */
+   uint32_t kind;      /* enum pl_event_kind */
+   uint64_t number;    /* event number in the thread's stream, from 1 */
+} pl_vevent;
+
+typedef struct pl_view pl_view;
+
+/* Iterate thread `index` of t through f; keep is pl_filter_functions()'s
+   array for t.  f and keep must outlive the view.  f NULL (or a filter
+   that drops nothing; keep may then be NULL): every event, unchanged. */
+pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
+                      const uint8_t *keep, pl_error *err);
+void     pl_view_close(pl_view *v);
+/* Next batch of shown events, as pl_events_next(): the count at *ev, 0 at
+   the end of the thread (or of the range), -1 with *err filled. */
+long     pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err);
+/* The same batch as pl_event (depths among shown frames), for code written
+   for pl_events_next(); unfiltered, the stream's own batch, not copied.
+   Use one of the two functions on a view, not both. */
+long     pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err);
+/* The thread's whole call stack (trace function IDs, outermost first)
+   after the events read so far, unfiltered. */
+const uint32_t *pl_view_stack(const pl_view *v, size_t *depth);
+/* Events of the thread read so far (shown or not). */
+uint64_t pl_view_events(const pl_view *v);
+/* Stream bytes decoded so far, as pl_events_position(). */
+uint64_t pl_view_position(const pl_view *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
