@@ -18,7 +18,7 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  1
-#define PL_VERSION_MINOR  1
+#define PL_VERSION_MINOR  2
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
@@ -39,8 +39,24 @@ enum pl_chunk_type {
    PL_CHUNK_STREAM       = 5, /* u64 stream offset, then encoded bytes */
    PL_CHUNK_THREAD_END   = 6, /* struct below */
    PL_CHUNK_PROCESS_END  = 7, /* key\0value\0 pairs: exit status, totals */
-   PL_CHUNK_EXEC         = 8  /* key\0value\0 pairs; see below */
+   PL_CHUNK_EXEC         = 8, /* key\0value\0 pairs; see below */
+   PL_CHUNK_MARK         = 9, /* 1.2: u64 position; u32 occurrence; label\0 */
+   PL_CHUNK_TRACING      = 10 /* 1.2: struct below */
 };
+
+/* MARK (1.2): a point of interest of the thread (PARLOT_MARK): after the
+   first `position` events of its stream, the `occurrence`-th mark of this
+   label in the stream (from 1).  At least 13 bytes. */
+#define PL_MARK_MIN_SIZE 13
+
+/* TRACING (1.2): the thread's recording started or stopped.
+     0  8  position: events of the thread's stream before this point
+     8  4  flags: PL_TRACING_ON if it started, 0 if it stopped
+    12  4  re-created entries: the next N events (all entries) record
+           frames that were already open, outermost first (0 when stopping)
+   Marks and TRACING chunks of a thread come in increasing position. */
+#define PL_TRACING_SIZE 16
+#define PL_TRACING_ON   1u
 
 /* EXEC: the process is calling exec (payload: "path" = the program).  Every
    stream was synced just before, so all events so far are in the file.  If

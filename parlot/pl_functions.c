@@ -15,6 +15,7 @@
 #include "pub_tool_clientstate.h"
 
 #include "pl_format.h"
+#include "pl_glob.h"
 #include "pl_grow.h"
 #include "pl_hash.h"
 #include "pl_output.h"
@@ -33,6 +34,11 @@ typedef struct {
 
 static Bool main_only;
 static Bool keep_plt;
+static const pl_fn_patterns *patterns;     /* NULL: none */
+
+UChar *pl_fn_flags;
+static UInt cap_flags;
+static UInt n_defined;                     /* IDs with PL_FN_RECORD */
 
 /* Indexed by ID; index 0 unused (0 means exit in the stream). */
 static pl_object   *objs;
@@ -60,6 +66,49 @@ extern Int VG_(cl_exec_fd);
 static pl_buf pending_objs, pending_fns;
 static ULong  exe_dev, exe_ino;
 static Bool   exe_known;
+
+void pl_fn_set_patterns(const pl_fn_patterns *p)
+{
+   patterns = p;
+}
+
+static Bool any_glob(const HChar **pats, UInt n, const HChar *a,
+                     const HChar *b)
+{
+   for (UInt i = 0; i < n; i++)
+      if (pl_glob_match(pats[i], a) || (b && pl_glob_match(pats[i], b)))
+         return True;
+   return False;
+}
+
+/* The flags of a function named name (as recorded) in object objname. */
+static UChar classify(Addr a, const HChar *name, const HChar *objname)
+{
+   const pl_fn_patterns *p = patterns;
+   const HChar *base, *shown = NULL;
+   UChar fl = PL_FN_RECORD;
+
+   if (!p)
+      return fl;
+   base = VG_(strrchr)(objname, '/') ? VG_(strrchr)(objname, '/') + 1
+                                     : objname;
+   if ((p->n_only_obj && !any_glob(p->only_obj, p->n_only_obj, objname, base))
+       || any_glob(p->hide_obj, p->n_hide_obj, objname, base))
+      fl = 0;
+   /* the demangled name, as users write it ("ns::f(int)") */
+   if (p->n_only || p->n_hide || p->n_toggle) {
+      const HChar *d;
+      if (VG_(get_fnname)(VG_(current_DiEpoch)(), a, &d)
+          && VG_(strcmp)(d, name) != 0)
+         shown = d;
+   }
+   if (fl && ((p->n_only && !any_glob(p->only, p->n_only, name, shown))
+              || any_glob(p->hide, p->n_hide, name, shown)))
+      fl = 0;
+   if (any_glob(p->toggle, p->n_toggle, name, shown))
+      fl |= PL_FN_TOGGLE;
+   return fl;
+}
 
 void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs)
 {
@@ -226,15 +275,22 @@ UInt pl_fn_entry_id(Addr a)
       VG_(free)(name);
       return id;
    }
+   UChar fl = classify(a, name, objname);
    id = n_fns++;
    fns = grow(fns, &cap_fns, n_fns, sizeof *fns, "pl.fn.fns");
+   pl_fn_flags = grow(pl_fn_flags, &cap_flags, n_fns, 1, "pl.fn.flags");
    fns[id].addr = a;
    fns[id].name = name;
    fns[id].obj = obj;
+   pl_fn_flags[id] = fl;
    if (2 * (used_slots + 1) > n_slots)
       slots_grow();
    slots_insert(a, id);
-   queue_fn(id);
+   /* a function never recorded never appears in the stream */
+   if (fl & PL_FN_RECORD) {
+      queue_fn(id);
+      n_defined++;
+   }
    return id;
 }
 
@@ -258,7 +314,8 @@ void pl_fn_requeue_all(void)
       queue_obj(i);
    pl_fn_flush_defs();
    for (UInt i = 1; i < n_fns; i++)
-      queue_fn(i);
+      if (pl_fn_flags[i] & PL_FN_RECORD)
+         queue_fn(i);
 }
 
-UInt pl_fn_count(void) { return n_fns - 1; }
+UInt pl_fn_count(void) { return n_defined; }

@@ -8,6 +8,23 @@
 
 void pl_fn_init(Bool main_image_only, Bool keep_plt);
 
+/* What is recorded of a function (--only, --hide, --only-object,
+   --hide-object) and whether it toggles tracing (--toggle-trace).  Set
+   before the first translation; patterns are Callgrind's globs (pl_glob.h)
+   on the symbol name as recorded or demangled, and on the object's path
+   or its file name. */
+typedef struct {
+   const HChar **only, **hide, **only_obj, **hide_obj, **toggle;
+   UInt n_only, n_hide, n_only_obj, n_hide_obj, n_toggle;
+} pl_fn_patterns;
+void pl_fn_set_patterns(const pl_fn_patterns *p);
+
+/* Per function ID: PL_FN_RECORD if its calls are recorded, PL_FN_TOGGLE if
+   it is a --toggle-trace function.  Without patterns every function is
+   PL_FN_RECORD. */
+enum { PL_FN_RECORD = 1, PL_FN_TOGGLE = 2 };
+extern UChar *pl_fn_flags;
+
 /* At translation time: the function ID if 'a' is the first instruction of
    a traced function, else 0.  Assigns IDs (from 1, in order of first
    translation) and queues their definitions. */
@@ -20,6 +37,7 @@ void pl_fn_flush_defs(void);
 /* Queue every definition again (a forked child's new file). */
 void pl_fn_requeue_all(void);
 
+/* Functions defined in the trace (those recorded). */
 UInt pl_fn_count(void);
 
 #endif

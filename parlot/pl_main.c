@@ -25,6 +25,7 @@
 #include "pub_tool_libcfile.h"
 
 #include "pl_codec.h"
+#include "pl_control.h"
 #include "pl_format.h"
 #include "pl_output.h"
 #include "pl_functions.h"
@@ -73,7 +74,7 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
    else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
    else if VG_BOOL_CLO(arg, "--flush-on-block", clo_flush_on_block) {}
-   else
+   else if (!pl_control_option(arg))
       return False;
 
    if (tool_options.len)
@@ -101,6 +102,7 @@ static void pl_print_usage(void)
 "                              SIGKILL then shows where each thread\n"
 "                              waits) [yes]\n"
    );
+   pl_control_usage();
 }
 
 static void pl_print_debug_usage(void)
@@ -115,9 +117,19 @@ static void pl_print_debug_usage(void)
 static pl_thread **threads;
 static UInt        n_thread_slots;
 
-static pl_thread *thread_of(ThreadId tid)
+pl_thread *pl_thread_of(ThreadId tid)
 {
    return tid < n_thread_slots ? threads[tid] : NULL;
+}
+
+UInt pl_thread_slots(void)
+{
+   return n_thread_slots;
+}
+
+pl_thread *pl_thread_at(UInt slot)
+{
+   return threads[slot];
 }
 
 static void set_thread(ThreadId tid, pl_thread *t)
@@ -143,7 +155,7 @@ static void sync_all_threads(void)
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static UInt last_flush_ms;
-   pl_thread *t = thread_of(tid);
+   pl_thread *t = pl_thread_of(tid);
    if (t == NULL) {                      /* the initial thread */
       t = pl_thread_new(tid, 0);
       set_thread(tid, t);
@@ -163,8 +175,8 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 
 static void pl_thread_created(ThreadId parent, ThreadId child)
 {
-   pl_thread *p = thread_of(parent);
-   pl_thread *old = thread_of(child);
+   pl_thread *p = pl_thread_of(parent);
+   pl_thread *old = pl_thread_of(child);
    if (old) {                            /* defensive: slot not released */
       pl_thread_end(old, PL_END_THREAD_EXIT);
       pl_thread_free(old);
@@ -174,14 +186,14 @@ static void pl_thread_created(ThreadId parent, ThreadId child)
 
 static void pl_thread_first_insn(ThreadId tid)
 {
-   pl_thread *t = thread_of(tid);
+   pl_thread *t = pl_thread_of(tid);
    if (t)
       t->lwp = VG_(gettid)();
 }
 
 static void pl_thread_exited(ThreadId tid)
 {
-   pl_thread *t = thread_of(tid);
+   pl_thread *t = pl_thread_of(tid);
    if (!t)
       return;
    pl_thread_end(t, PL_END_THREAD_EXIT);
@@ -193,7 +205,7 @@ static void pl_thread_exited(ThreadId tid)
    interrupted (minus the red zone and the signal frame). */
 static void pl_pre_deliver_signal(ThreadId tid, Int sigNo, Bool alt_stack)
 {
-   pl_thread *t = thread_of(tid);
+   pl_thread *t = pl_thread_of(tid);
    if (!t)
       return;
    if (alt_stack) {
@@ -206,7 +218,7 @@ static void pl_pre_deliver_signal(ThreadId tid, Int sigNo, Bool alt_stack)
 
 static void pl_post_deliver_signal(ThreadId tid, Int sigNo)
 {
-   pl_thread *t = thread_of(tid);
+   pl_thread *t = pl_thread_of(tid);
    if (t)
       pl_thread_signal_return(t);
 }
@@ -350,6 +362,7 @@ static void write_process_info(Int forked_from)
    pl_buf_kv(&b, "codec", clo_codec == PL_CODEC_LZRC ? "lzrc"
                           : clo_codec == PL_CODEC_LZZE ? "lzze" : "raw");
    pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
+   pl_control_describe(&b);
    write_mpi_info(&b);
    pl_out_chunk(PL_CHUNK_PROCESS, 0, b.data, b.len);
    pl_buf_free(&b);
@@ -364,6 +377,7 @@ static void write_process_end(Int exitcode)
    pl_buf_kv_num(&b, "threads", pl_total.threads);
    pl_buf_kv_num(&b, "functions", pl_fn_count());
    pl_buf_kv_num(&b, "events", pl_total.events);
+   pl_control_describe_end(&b);
    pl_out_chunk(PL_CHUNK_PROCESS_END, 0, b.data, b.len);
    pl_buf_free(&b);
 }
@@ -396,7 +410,7 @@ static void pl_fork_child(ThreadId tid)
       }
    open_trace(parent_pid);
    pl_fn_requeue_all();
-   pl_thread *t = thread_of(tid);
+   pl_thread *t = pl_thread_of(tid);
    if (t) {
       t->lwp = VG_(gettid)();
       t->parent = 0;
@@ -480,7 +494,7 @@ static Bool may_block(UInt sysno, const UWord *args)
 static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 {
    if (clo_flush_on_block && may_block(sysno, args)) {
-      pl_thread *t = thread_of(tid);
+      pl_thread *t = pl_thread_of(tid);
       if (t)
          pl_thread_sync(t);
       return;
@@ -565,6 +579,7 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 
 static void pl_post_clo_init(void)
 {
+   pl_control_post_clo();
    pl_fn_init(clo_images_main, clo_keep_plt);
    pl_threads_init(clo_codec);
    open_trace(0);
@@ -609,6 +624,7 @@ static void pl_pre_clo_init(void)
    VG_(needs_command_line_options)(pl_process_cmd_line_option,
                                    pl_print_usage, pl_print_debug_usage);
    VG_(needs_syscall_wrapper)   (pl_pre_syscall, pl_post_syscall);
+   VG_(needs_client_requests)   (pl_control_client_request);
 
    VG_(track_start_client_code) (pl_start_client_code);
    VG_(track_pre_thread_ll_create)(pl_thread_created);

@@ -29,8 +29,16 @@
 #define PL_OUT_CAP  (64 * 1024)
 #define THREAD_MAP_SIZE VG_PGROUNDUP(sizeof(pl_thread))
 
+/* Occurrences of a label in one thread. */
+struct pl_mark_count {
+   HChar *label;
+   UInt   count;
+};
+
 pl_thread *pl_cur;
 pl_totals  pl_total;
+Bool       pl_selective;
+UWord      pl_max_depth;
 
 static Int  codec_kind;
 static UInt next_number = 1;
@@ -96,17 +104,56 @@ static void grow_stack(pl_thread *t)
                            t->cap * sizeof *t->stack);
 }
 
-static inline void push(pl_thread *t, UInt fn, Addr sp)
+static inline void push_frame(pl_thread *t, UInt fn, Addr sp, UInt rec)
 {
    if (UNLIKELY(t->depth == t->cap))
       grow_stack(t);
    t->stack[t->depth].sp = sp;
    t->stack[t->depth].fn = fn;
+   t->stack[t->depth].recorded = rec;
    t->depth++;
-   if (t->depth > t->max_depth)
-      t->max_depth = t->depth;
-   room_for_event(t);
-   pl_enc_enter(&t->enc, fn);
+   if (rec) {
+      t->rec_depth++;
+      if (t->rec_depth > t->max_depth)
+         t->max_depth = t->rec_depth;
+      room_for_event(t);
+      pl_enc_enter(&t->enc, fn);
+   }
+}
+
+/* Whether a call of fn entered now is recorded. */
+static inline UInt records(const pl_thread *t, UInt fn)
+{
+   return t->active && (pl_fn_flags[fn] & PL_FN_RECORD)
+          && (pl_max_depth == 0 || t->rec_depth < pl_max_depth);
+}
+
+static void push_selective(pl_thread *t, UInt fn, Addr sp)
+{
+   if (pl_fn_flags[fn] & PL_FN_TOGGLE && t->toggle_inside++ == 0)
+      pl_thread_update_recording(t, False);   /* frames below first */
+   push_frame(t, fn, sp, records(t, fn));
+}
+
+static inline void push(pl_thread *t, UInt fn, Addr sp)
+{
+   if (LIKELY(!pl_selective))
+      push_frame(t, fn, sp, 1);
+   else
+      push_selective(t, fn, sp);
+}
+
+/* The top frame ends: its exit goes in the stream if its entry did. */
+static inline void pop(pl_thread *t)
+{
+   pl_frame *f = &t->stack[--t->depth];
+   if (f->recorded) {
+      t->rec_depth--;
+      emit_exit(t);
+   }
+   if (UNLIKELY(pl_selective) && pl_fn_flags[f->fn] & PL_FN_TOGGLE
+       && --t->toggle_inside == 0)
+      pl_thread_update_recording(t, False);
 }
 
 static void set_floor(pl_thread *t)
@@ -120,10 +167,8 @@ static inline void end_frames(pl_thread *t, Addr sp, Bool inclusive)
 {
    while (t->depth > t->floor &&
           (t->stack[t->depth - 1].sp < sp ||
-           (inclusive && t->stack[t->depth - 1].sp == sp))) {
-      t->depth--;
-      emit_exit(t);
-   }
+           (inclusive && t->stack[t->depth - 1].sp == sp)))
+      pop(t);
 }
 
 /* Barriers of handlers the thread has left by longjmp. */
@@ -177,10 +222,8 @@ void pl_thread_signal_return(pl_thread *t)
 {
    if (t->n_barriers == 0)
       return;
-   while (t->depth > t->floor) {
-      t->depth--;
-      emit_exit(t);
-   }
+   while (t->depth > t->floor)
+      pop(t);
    t->n_barriers--;
    set_floor(t);
 }
@@ -216,6 +259,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
    t->parent = parent_number;
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
    begin_stream(t, 0);
+   t->active = pl_thread_should_record(t);
    return t;
 }
 
@@ -223,10 +267,8 @@ void pl_thread_end(pl_thread *t, UInt reason)
 {
    t->n_barriers = 0;
    t->floor = 0;
-   while (t->depth > 0) {
-      t->depth--;
-      emit_exit(t);
-   }
+   while (t->depth > 0)
+      pop(t);
    pl_enc_sync(&t->enc);
    pl_thread_flush(t);
 
@@ -246,15 +288,106 @@ void pl_thread_end(pl_thread *t, UInt reason)
    pl_total.encoded_bytes += t->enc.out_total;
 }
 
+/* The child's stream re-creates the recorded frames of the stack. */
 void pl_thread_restart(pl_thread *t)
 {
-   UWord depth = t->depth;
-   t->max_depth = depth;
-   begin_stream(t, (UInt)depth);
-   for (UWord i = 0; i < depth; i++) {
+   for (UInt i = 0; i < t->n_marks; i++)     /* counted per stream */
+      VG_(free)(t->marks[i].label);
+   t->n_marks = 0;
+   t->max_depth = t->rec_depth;
+   begin_stream(t, (UInt)t->rec_depth);
+   for (UWord i = 0; i < t->depth; i++)
+      if (t->stack[i].recorded) {
+         room_for_event(t);
+         pl_enc_enter(&t->enc, t->stack[i].fn);
+      }
+}
+
+/* Record the open frames that pass the filters and are not recorded yet:
+   they all lie above the topmost recorded frame (a frame left unrecorded
+   below a recorded one was filtered out, or beyond --max-depth, and stays
+   so).  Returns how many. */
+static UInt recreate_stack(pl_thread *t)
+{
+   UWord i = t->depth, k;
+   UInt n = 0;
+
+   while (i > 0 && !t->stack[i - 1].recorded)
+      i--;
+   for (k = i; k < t->depth; k++) {
+      pl_frame *f = &t->stack[k];
+      if (!records(t, f->fn))
+         continue;
+      f->recorded = 1;
+      t->rec_depth++;
+      if (t->rec_depth > t->max_depth)
+         t->max_depth = t->rec_depth;
       room_for_event(t);
-      pl_enc_enter(&t->enc, t->stack[i].fn);
+      pl_enc_enter(&t->enc, f->fn);
+      n++;
    }
+   return n;
+}
+
+/* TRACING payload: u64 position (events of the thread before), u32
+   flags (PL_TRACING_ON), u32 entries re-creating the stack. */
+static void write_tracing(pl_thread *t, Bool on, ULong position,
+                          UInt recreated)
+{
+   UChar p[PL_TRACING_SIZE];
+   pl_put64(p, position);
+   pl_put32(p + 8, on ? PL_TRACING_ON : 0);
+   pl_put32(p + 12, recreated);
+   pl_out_chunk(PL_CHUNK_TRACING, t->number, p, sizeof p);
+}
+
+void pl_thread_update_recording(pl_thread *t, Bool explicit)
+{
+   Bool on = pl_thread_should_record(t);
+   ULong position = t->enc.events;
+   UInt n = 0;
+
+   if (on == t->active) {
+      if (explicit)
+         write_tracing(t, on, position, 0);
+      return;
+   }
+   t->active = on;
+   if (on)
+      n = recreate_stack(t);
+   if (explicit || n)
+      write_tracing(t, on, position, n);
+}
+
+void pl_thread_mark(pl_thread *t, const HChar *label)
+{
+   struct pl_mark_count *m = NULL;
+   pl_buf b = { 0 };
+   UInt i;
+
+   /* labels are few (phases, iterations named alike): a linear search */
+   for (i = 0; i < t->n_marks; i++)
+      if (VG_(strcmp)(t->marks[i].label, label) == 0) {
+         m = &t->marks[i];
+         break;
+      }
+   if (!m) {
+      if (t->n_marks == t->cap_marks) {
+         t->cap_marks = (UInt)pl_grow_cap(t->cap_marks, t->n_marks + 1, 8,
+                                          sizeof *t->marks);
+         t->marks = VG_(realloc)("pl.thread.marks", t->marks,
+                                 t->cap_marks * sizeof *t->marks);
+      }
+      m = &t->marks[t->n_marks++];
+      m->label = VG_(strdup)("pl.thread.mark", label);
+      m->count = 0;
+   }
+   m->count++;
+   pl_buf_u64(&b, t->enc.events);
+   pl_buf_u32(&b, m->count);
+   pl_buf_str(&b, label);
+   pl_out_chunk(PL_CHUNK_MARK, t->number, b.data, b.len);
+   pl_buf_free(&b);
 }
 
 void pl_thread_free(pl_thread *t)
@@ -263,6 +396,10 @@ void pl_thread_free(pl_thread *t)
       pl_cur = NULL;
    if (t->barriers)
       VG_(free)(t->barriers);
+   for (UInt i = 0; i < t->n_marks; i++)
+      VG_(free)(t->marks[i].label);
+   if (t->marks)
+      VG_(free)(t->marks);
    VG_(free)(t->stack);
    VG_(free)(t->buf);
    SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);

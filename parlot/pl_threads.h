@@ -9,6 +9,7 @@
 typedef struct {
    Addr sp;       /* stack pointer at the entry: the frame's identity */
    UInt fn;
+   UInt recorded; /* its entry is in the stream (its exit will be) */
 } pl_frame;
 
 /* A signal handler running on top of frames it must not end: correction
@@ -34,11 +35,38 @@ typedef struct {
    UInt      n_barriers, cap_barriers;
    UChar    *buf;           /* chunk header + stream prefix + encoder output */
    ULong     events_at_sync;
+   /* selective tracing (pl_control.c): every frame is on the stack, only
+      the recorded ones are in the stream */
+   Bool      active;        /* recording now */
+   Int       user_state;    /* thread requests: 1 on, -1 off, 0 as the
+                               process */
+   UWord     rec_depth;     /* recorded frames open */
+   UWord     toggle_inside; /* open frames of --toggle-trace functions */
+   struct pl_mark_count *marks;   /* occurrences per label */
+   UInt      n_marks, cap_marks;
    pl_encoder enc;
 } pl_thread;
 
 /* The thread whose client code is running (Valgrind runs one at a time). */
 extern pl_thread *pl_cur;
+
+/* Recording rules (pl_control.c sets them): False while every call of
+   every thread is recorded, which keeps the per-event path short. */
+extern Bool  pl_selective;
+extern UWord pl_max_depth;     /* --max-depth: recorded levels, 0 = all */
+
+/* Whether thread t records now, from the process state, its own state
+   and --toggle-trace (pl_control.c). */
+Bool pl_thread_should_record(const pl_thread *t);
+
+/* Make t record or not, per pl_thread_should_record().  Starting records
+   the open frames that pass the filters and are not recorded yet, as
+   entries re-creating the stack, and writes a TRACING chunk if it
+   re-created any or if `explicit` (a request or monitor command). */
+void pl_thread_update_recording(pl_thread *t, Bool explicit);
+
+/* A MARK chunk for t at this point of its stream. */
+void pl_thread_mark(pl_thread *t, const HChar *label);
 
 void pl_threads_init(Int codec_kind);
 
@@ -73,6 +101,12 @@ void pl_thread_signal_return(pl_thread *t);
 /* Event helpers called from instrumented code. */
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
+
+/* The threads by Valgrind slot (pl_main.c): the thread in slot tid, or
+   NULL; the number of slots, and slot i's thread (NULL if free). */
+pl_thread *pl_thread_of(ThreadId tid);
+UInt       pl_thread_slots(void);
+pl_thread *pl_thread_at(UInt slot);
 
 /* Process totals over ended streams, for the summary. */
 typedef struct {

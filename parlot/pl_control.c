@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Selective tracing: which calls are recorded, and when.
+
+   Command line: --trace-at-start, --toggle-trace, --only, --hide,
+   --only-object, --hide-object, --max-depth.  In the program: the client
+   requests of <valgrind/parlot.h>.  The shadow stack always holds every
+   call (stack correction needs them all); these rules only decide which
+   entries and exits go into the stream (pl_threads.c). */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+
+#include "pl_control.h"
+#include "pl_functions.h"
+#include "pl_output.h"
+#include "pl_threads.h"
+#include "parlot.h"
+
+#define MAX_LABEL 255
+
+static Bool clo_trace_at_start = True;
+static UWord clo_max_depth;
+static pl_fn_patterns pats;
+static Bool process_on;           /* the process-wide state */
+static UInt explicit_changes;     /* start/stop requests so far */
+
+static void add_pattern(const HChar *arg, const HChar *opt, const HChar *val,
+                        const HChar ***v, UInt *n)
+{
+   if (*val == '\0')
+      VG_(fmsg_bad_option)(arg, "%s wants a pattern ('*' and '?' are "
+                           "wildcards), not an empty string\n", opt);
+   *v = VG_(realloc)("pl.control.pats", *v, (*n + 1) * sizeof **v);
+   (*v)[(*n)++] = VG_(strdup)("pl.control.pat", val);
+}
+
+Bool pl_control_option(const HChar *arg)
+{
+   const HChar *pat = NULL;
+   Long depth;
+
+   if VG_BOOL_CLO(arg, "--trace-at-start", clo_trace_at_start) {}
+   else if VG_STR_CLO(arg, "--toggle-trace", pat)
+      add_pattern(arg, "--toggle-trace", pat, &pats.toggle, &pats.n_toggle);
+   else if VG_STR_CLO(arg, "--only", pat)
+      add_pattern(arg, "--only", pat, &pats.only, &pats.n_only);
+   else if VG_STR_CLO(arg, "--hide", pat)
+      add_pattern(arg, "--hide", pat, &pats.hide, &pats.n_hide);
+   else if VG_STR_CLO(arg, "--only-object", pat)
+      add_pattern(arg, "--only-object", pat, &pats.only_obj,
+                  &pats.n_only_obj);
+   else if VG_STR_CLO(arg, "--hide-object", pat)
+      add_pattern(arg, "--hide-object", pat, &pats.hide_obj,
+                  &pats.n_hide_obj);
+   else if VG_BINT_CLO(arg, "--max-depth", depth, 1, 1000000)
+      clo_max_depth = (UWord)depth;
+   else
+      return False;
+   return True;
+}
+
+void pl_control_usage(void)
+{
+   VG_(printf)(
+"    --trace-at-start=yes|no   record from the start, or only after a\n"
+"                              PARLOT_START_TRACE request [yes]\n"
+"    --toggle-trace=<glob>     record a thread only while it is inside a\n"
+"                              function matching <glob> (may be repeated)\n"
+"    --only=<glob>             record only calls of functions matching\n"
+"                              <glob> (may be repeated)\n"
+"    --hide=<glob>             never record calls of functions matching\n"
+"                              <glob> (may be repeated)\n"
+"    --only-object=<glob>      record only functions of objects whose path\n"
+"                              or file name matches (may be repeated)\n"
+"    --hide-object=<glob>      never record functions of such objects\n"
+"    --max-depth=<n>           record at most <n> levels of recorded calls\n"
+   );
+}
+
+/* A pattern given to both --X and --hide-X can only be a mistake. */
+static void check_conflict(const HChar **a, UInt na, const HChar **b, UInt nb,
+                           const HChar *oa, const HChar *ob)
+{
+   for (UInt i = 0; i < na; i++)
+      for (UInt j = 0; j < nb; j++)
+         if (VG_(strcmp)(a[i], b[j]) == 0) {
+            VG_(fmsg)("%s=%s and %s=%s contradict each other\n", oa, a[i],
+                      ob, b[j]);
+            VG_(exit)(1);
+         }
+}
+
+void pl_control_post_clo(void)
+{
+   check_conflict(pats.only, pats.n_only, pats.hide, pats.n_hide,
+                  "--only", "--hide");
+   check_conflict(pats.only_obj, pats.n_only_obj, pats.hide_obj,
+                  pats.n_hide_obj, "--only-object", "--hide-object");
+   if (pats.n_only || pats.n_hide || pats.n_only_obj || pats.n_hide_obj
+       || pats.n_toggle)
+      pl_fn_set_patterns(&pats);
+   pl_max_depth = clo_max_depth;
+   process_on = clo_trace_at_start;
+   pl_selective = pats.n_only || pats.n_hide || pats.n_only_obj
+                  || pats.n_hide_obj || pats.n_toggle || clo_max_depth
+                  || !clo_trace_at_start;
+}
+
+static void describe_patterns(pl_buf *b, const HChar *key,
+                              const HChar **v, UInt n)
+{
+   for (UInt i = 0; i < n; i++) {
+      if (b->len)
+         pl_buf_bytes(b, " ", 1);
+      pl_buf_bytes(b, key, VG_(strlen)(key));
+      pl_buf_bytes(b, "=", 1);
+      pl_buf_bytes(b, v[i], VG_(strlen)(v[i]));
+   }
+}
+
+void pl_control_describe(pl_buf *out)
+{
+   pl_buf b = { 0 };
+   HChar num[32];
+
+   if (!clo_trace_at_start)
+      describe_patterns(&b, "trace-at-start", (const HChar *[]){ "no" }, 1);
+   describe_patterns(&b, "toggle-trace", pats.toggle, pats.n_toggle);
+   describe_patterns(&b, "only", pats.only, pats.n_only);
+   describe_patterns(&b, "hide", pats.hide, pats.n_hide);
+   describe_patterns(&b, "only-object", pats.only_obj, pats.n_only_obj);
+   describe_patterns(&b, "hide-object", pats.hide_obj, pats.n_hide_obj);
+   if (clo_max_depth) {
+      const HChar *d = num;
+      VG_(sprintf)(num, "%lu", clo_max_depth);
+      describe_patterns(&b, "max-depth", &d, 1);
+   }
+   if (b.len) {
+      pl_buf_bytes(&b, "", 1);
+      pl_buf_kv(out, "recording", (const HChar *)b.data);
+   }
+   pl_buf_free(&b);
+}
+
+void pl_control_describe_end(pl_buf *out)
+{
+   pl_buf_kv_num(out, "recording_changes", explicit_changes);
+}
+
+Bool pl_thread_should_record(const pl_thread *t)
+{
+   Bool on = t->user_state ? t->user_state > 0 : process_on;
+   return on && (pats.n_toggle == 0 || t->toggle_inside > 0);
+}
+
+static void process_set(Bool on)
+{
+   process_on = on;
+   pl_selective = True;
+   explicit_changes++;
+   for (UInt i = 0; i < pl_thread_slots(); i++) {
+      pl_thread *t = pl_thread_at(i);
+      if (!t)
+         continue;
+      t->user_state = 0;
+      pl_thread_update_recording(t, True);
+   }
+}
+
+static void thread_set(pl_thread *t, Int state)
+{
+   pl_selective = True;
+   explicit_changes++;
+   t->user_state = state;
+   pl_thread_update_recording(t, True);
+}
+
+/* A C string of the client, at most MAX_LABEL bytes of it. */
+static Bool client_string(Addr a, HChar *out)
+{
+   SizeT i = 0;
+   if (a == 0)
+      return False;
+   while (i < MAX_LABEL
+          && VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ)
+          && ((const HChar *)a)[i] != 0) {
+      out[i] = ((const HChar *)a)[i];
+      i++;
+   }
+   out[i] = 0;
+   return i == MAX_LABEL || VG_(am_is_valid_for_client)(a + i, 1,
+                                                        VKI_PROT_READ);
+}
+
+Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret)
+{
+   pl_thread *t;
+   HChar label[MAX_LABEL + 1];
+
+   if (!VG_IS_TOOL_USERREQ('P', 'L', args[0]))
+      return False;
+   t = pl_thread_of(tid);
+   *ret = 0;
+   switch (args[0]) {
+   case VG_USERREQ__PARLOT_START_TRACE:
+      process_set(True);
+      break;
+   case VG_USERREQ__PARLOT_STOP_TRACE:
+      process_set(False);
+      break;
+   case VG_USERREQ__PARLOT_START_THREAD_TRACE:
+      if (t)
+         thread_set(t, 1);
+      break;
+   case VG_USERREQ__PARLOT_STOP_THREAD_TRACE:
+      if (t)
+         thread_set(t, -1);
+      break;
+   case VG_USERREQ__PARLOT_MARK:
+      if (!client_string(args[1], label)) {
+         VG_(umsg)("ParLoT: PARLOT_MARK with an unreadable label at %#lx: "
+                   "mark ignored\n", args[1]);
+         break;
+      }
+      if (t)
+         pl_thread_mark(t, label);
+      break;
+   case VG_USERREQ__PARLOT_FLUSH:
+      for (UInt i = 0; i < pl_thread_slots(); i++)
+         if (pl_thread_at(i))
+            pl_thread_sync(pl_thread_at(i));
+      break;
+   default:
+      VG_(umsg)("ParLoT: unknown client request %#lx ignored (a newer "
+                "<valgrind/parlot.h>?)\n", args[0]);
+      return False;
+   }
+   return True;
+}
