@@ -93,6 +93,11 @@ void pl_cg_begin(pl_cg_builder *b, uint32_t inherited)
    memset(b->last_edge, 0xff, ((size_t)b->nfns + 1) * sizeof *b->last_edge);
 }
 
+void pl_cg_recreated(pl_cg_builder *b, uint32_t n)
+{
+   b->inherited += n;
+}
+
 static inline size_t slot_of(uint64_t key, unsigned bits)
 {
    return (size_t)pl_golden_slot(key, bits);

@@ -29,6 +29,10 @@ void           pl_cg_free(pl_cg_builder *b);
 /* Start a thread whose stream begins with inherited calls re-creating
    the stack of a forked parent (they are not counted as calls). */
 void pl_cg_begin(pl_cg_builder *b, uint32_t inherited);
+/* The next n calls to come re-create frames that were open when the
+   thread's recording started (pl_view.h's PL_VEV_RECREATED): frames, not
+   calls, as inherited ones.  (Since libparlot 0.2.) */
+void pl_cg_recreated(pl_cg_builder *b, uint32_t n);
 /* Add events (as checked by pl_events_next).  0, or -1 if out of memory. */
 int  pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n);
 /* End the thread: frames still open count up to the end of the stream.

@@ -20,6 +20,8 @@ struct pl_filter {
    size_t    nhide;
    uint32_t  max_depth;    /* depth=: 0 = all */
    uint64_t  first, last;  /* range=: event numbers; last 0 = to the end */
+   char     *from_mark, *to_mark;   /* from-mark=, to-mark=: labels */
+   uint32_t  from_occ, to_occ;      /* their #N, from 1 */
    char      desc[512];    /* pl_filter_describe() */
 };
 
@@ -88,6 +90,39 @@ bad:
    return -1;
 }
 
+/* LABEL or LABEL#N (N from 1; a label holding '#' takes the last one as
+   the separator only if a number follows it). */
+static int parse_mark(const char *opt, const char *arg, char **label,
+                      uint32_t *occ, char *why, size_t whylen)
+{
+   const char *hash = strrchr(arg, '#'), *end;
+   uint64_t n = 1;
+   size_t len = strlen(arg);
+
+   if (hash && hash[1] && parse_num(hash + 1, &end, &n) == 0 && !*end) {
+      if (n == 0 || n > UINT32_MAX) {
+         snprintf(why, whylen, "--%s: occurrences count from 1, not '%s'",
+                  opt, hash + 1);
+         return -1;
+      }
+      len = (size_t)(hash - arg);
+   } else {
+      n = 1;
+   }
+   if (len == 0) {
+      snprintf(why, whylen, "--%s wants a mark's label (LABEL or LABEL#N), "
+               "not '%s'", opt, arg);
+      return -1;
+   }
+   free(*label);
+   if (!(*label = strndup(arg, len))) {
+      snprintf(why, whylen, "out of memory");
+      return -1;
+   }
+   *occ = (uint32_t)n;
+   return 0;
+}
+
 static int apply_option(pl_filter *f, const char *name, const char *arg,
                      char *why, size_t whylen)
 {
@@ -116,6 +151,10 @@ static int apply_option(pl_filter *f, const char *name, const char *arg,
    }
    if (strcmp(name, "range") == 0)
       return parse_range(f, arg, why, whylen);
+   if (strcmp(name, "from-mark") == 0)
+      return parse_mark(name, arg, &f->from_mark, &f->from_occ, why, whylen);
+   if (strcmp(name, "to-mark") == 0)
+      return parse_mark(name, arg, &f->to_mark, &f->to_occ, why, whylen);
    snprintf(why, whylen, "unknown filter '%s'", name);
    return -1;
 }
@@ -136,13 +175,15 @@ void pl_filter_free(pl_filter *f)
       free(f->hide[i]);
    free(f->only);
    free(f->hide);
+   free(f->from_mark);
+   free(f->to_mark);
    free(f);
 }
 
 int pl_filter_active(const pl_filter *f)
 {
    return f->main_only || f->nonly || f->nhide || f->max_depth
-          || f->first > 1 || f->last;
+          || f->first > 1 || f->last || f->from_mark || f->to_mark;
 }
 
 /* Append " key=value" to buf (size n) if it fits; "..." once it does not. */
@@ -153,6 +194,18 @@ static void describe_add(char *buf, size_t n, const char *key,
    int w = snprintf(buf + len, n - len, "%s%s=%s", len ? " " : "", key, val);
    if (w < 0 || (size_t)w >= n - len)
       snprintf(buf + (len < n - 4 ? len : n - 4), 4, "...");
+}
+
+static void describe_mark(char *buf, size_t n, const char *key,
+                          const char *label, const char *occ)
+{
+   size_t len = strlen(label) + strlen(occ) + 1;
+   char *v = malloc(len);
+   if (!v)
+      return;
+   snprintf(v, len, "%s%s", label, occ);
+   describe_add(buf, n, key, v);
+   free(v);
 }
 
 /* Rewrite f->desc after a change. */
@@ -182,6 +235,14 @@ static void describe(pl_filter *f)
          snprintf(num, sizeof num, "%llu-", (unsigned long long)f->first);
       describe_add(buf, sizeof f->desc, "range", num);
    }
+   if (f->from_mark) {
+      snprintf(num, sizeof num, "#%u", f->from_occ);
+      describe_mark(buf, sizeof f->desc, "from-mark", f->from_mark, num);
+   }
+   if (f->to_mark) {
+      snprintf(num, sizeof num, "#%u", f->to_occ);
+      describe_mark(buf, sizeof f->desc, "to-mark", f->to_mark, num);
+   }
 }
 
 int pl_filter_option(pl_filter *f, const char *name, const char *arg,
@@ -205,18 +266,50 @@ uint32_t pl_filter_max_depth(const pl_filter *f)
 
 int pl_filter_ranged(const pl_filter *f)
 {
-   return f->first > 1 || f->last;
+   return f->first > 1 || f->last || f->from_mark || f->to_mark;
 }
 
-int pl_filter_in_range(const pl_filter *f, uint64_t number)
-{
-   return number >= f->first && number <= pl_filter_range_end(f);
-}
-
-uint64_t pl_filter_range_end(const pl_filter *f)
+static uint64_t range_end(const pl_filter *f)
 {
    return f->last ? f->last : UINT64_MAX;
 }
+
+/* The position of the occ-th mark labelled label in thread index of t,
+   or -1 if it has none. */
+static int find_mark(const pl_trace *t, size_t index, const char *label,
+                     uint32_t occ, uint64_t *position)
+{
+   size_t n, i;
+   const pl_mark *m = pl_trace_marks(t, index, &n);
+   for (i = 0; i < n; i++)
+      if (m[i].occurrence == occ && strcmp(m[i].label, label) == 0) {
+         *position = m[i].position;
+         return 0;
+      }
+   return -1;
+}
+
+void pl_filter_thread_range(const pl_filter *f, const pl_trace *t,
+                            size_t index, uint64_t *first, uint64_t *last)
+{
+   uint64_t pos;
+
+   *first = f->first ? f->first : 1;
+   *last = range_end(f);
+   if (f->from_mark) {
+      if (find_mark(t, index, f->from_mark, f->from_occ, &pos) == 0)
+         *first = pos + 1 > *first ? pos + 1 : *first;
+      else
+         *first = UINT64_MAX;           /* never reached: nothing shown */
+   }
+   if (f->to_mark && find_mark(t, index, f->to_mark, f->to_occ, &pos) == 0
+       && pos < *last)
+      *last = pos;
+   if (*last == 0)
+      *first = UINT64_MAX;              /* a mark before any event */
+}
+
+
 
 uint32_t pl_main_object(const pl_trace *t)
 {

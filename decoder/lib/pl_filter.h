@@ -6,7 +6,11 @@
    - only=GLOB (repeatable): only functions matching one of the patterns;
    - hide=GLOB (repeatable): never functions matching one;
    - depth=N: at most N levels of shown calls;
-   - range=FIRST-LAST: only the thread's events FIRST..LAST (from 1).
+   - range=FIRST-LAST: only the thread's events FIRST..LAST (from 1);
+   - from-mark=LABEL[#N], to-mark=LABEL[#N]: only the events after the N-th
+     (default first) mark LABEL of the thread and before the other; a
+     thread without the from-mark shows nothing, one without the to-mark
+     shows all that follows.
 
    Patterns are Callgrind's globs ('*', '?') and match a function's
    demangled name or its name as recorded.  A filtered-out call is dropped
@@ -45,12 +49,13 @@ int pl_filter_active(const pl_filter *f);
 const char *pl_filter_describe(const pl_filter *f);
 /* depth=N's N, 0 if unlimited. */
 uint32_t pl_filter_max_depth(const pl_filter *f);
+/* Thread `index` of t's range: event numbers *first..*last (*last
+   UINT64_MAX: to the end; nothing if *first > *last), from range= and the
+   thread's marks. */
+void pl_filter_thread_range(const pl_filter *f, const pl_trace *t,
+                            size_t index, uint64_t *first, uint64_t *last);
 /* Whether a range other than the whole thread is given. */
 int pl_filter_ranged(const pl_filter *f);
-/* Whether event number `number` (from 1) lies in the range. */
-int pl_filter_in_range(const pl_filter *f, uint64_t number);
-/* The last event number of the range, UINT64_MAX if open-ended. */
-uint64_t pl_filter_range_end(const pl_filter *f);
 
 /* The object ID of t's main executable: the object defining "main", else
    the object named like the process's exe; 0 if neither is found. */

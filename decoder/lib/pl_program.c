@@ -23,6 +23,8 @@ struct pl_program_internal {
    uint32_t        *slot;         /* function ID, 0 = empty */
    size_t           cap;          /* power of two */
    const pl_filter *filter;       /* NULL: everything */
+   char           **recording;    /* [proc]: pl_trace_recording(), or NULL */
+   size_t           recording_cap;
 };
 
 /* p->internal, allocated on first use; NULL if out of memory. */
@@ -31,6 +33,31 @@ static struct pl_program_internal *get_internal(pl_program *p)
    if (!p->internal)
       p->internal = calloc(1, sizeof *p->internal);
    return p->internal;
+}
+
+/* Set process proc's recording description (a copy of desc, may be
+   NULL).  0, or -1 if out of memory. */
+static int set_recording(pl_program *p, size_t proc, const char *desc)
+{
+   struct pl_program_internal *in = get_internal(p);
+   size_t old;
+   if (!in)
+      return -1;
+   old = in->recording_cap;
+   if (pl_grow(&in->recording, &in->recording_cap, proc + 1,
+               sizeof *in->recording) < 0)
+      return -1;
+   memset(in->recording + old, 0,
+          (in->recording_cap - old) * sizeof *in->recording);
+   free(in->recording[proc]);
+   in->recording[proc] = NULL;
+   return desc && !(in->recording[proc] = strdup(desc)) ? -1 : 0;
+}
+
+const char *pl_program_recording(const pl_program *p, size_t proc)
+{
+   const struct pl_program_internal *in = p->internal;
+   return in && proc < in->recording_cap ? in->recording[proc] : NULL;
 }
 
 int pl_program_set_filter(pl_program *p, const pl_filter *f)
@@ -96,8 +123,12 @@ void pl_program_free(pl_program *p)
    for (k = 0; k < p->nthreads; k++)
       pl_graph_free(&p->threads[k].g);
    free(p->threads);
-   if (p->internal)
+   if (p->internal) {
+      for (k = 0; k < p->internal->recording_cap; k++)
+         free(p->internal->recording[k]);
+      free(p->internal->recording);
       free(p->internal->slot);
+   }
    free(p->internal);
    memset(p, 0, sizeof *p);
 }
@@ -312,6 +343,8 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    pr->first_thread = p->nthreads;
    pr->nthreads_all = pl_trace_nthreads(t);
    p->nprocs++;
+   if (set_recording(p, p->nprocs - 1, pl_trace_recording(t)) < 0)
+      return -1;
    if (!pr->path || !pr->pid || !pr->ppid || !pr->exe || !pr->cmd
        || (rank && !pr->rank) || (role && !pr->role))
       return -1;
@@ -332,6 +365,49 @@ int pl_program_read(pl_program *p, const char *path, const pl_select *sel,
    in.path = in.name = (char *)path;
    in.size = PL_TRACE_WHOLE_FILE;
    return pl_program_read_input(p, &in, sel, v, err);
+}
+
+/* Whether thread i's recording restarted inside calls (its stream then
+   has entries that re-create open frames: frames, not calls). */
+static int recreates(const pl_trace *t, size_t i)
+{
+   size_t n, k;
+   const pl_tracing *g = pl_trace_tracing(t, i, &n);
+   for (k = 0; k < n; k++)
+      if (g[k].recreated)
+         return 1;
+   return 0;
+}
+
+/* The next batch of a thread that re-creates frames: as pl_event in *buf
+   for the visitor, and to the graph builder with each run of re-created
+   entries announced first.  The count, 0 at the end, -1 (*err set), or
+   -2 if out of memory. */
+static long next_recreating(pl_view *view, pl_cg_builder *b, pl_event **buf,
+                            size_t *cap, pl_error *err)
+{
+   const pl_vevent *ve;
+   long n = pl_view_next(view, &ve, err), i, j;
+
+   if (n <= 0)
+      return n;
+   if (pl_grow(buf, cap, (size_t)n, sizeof **buf) < 0)
+      return -2;
+   for (i = 0; i < n; i++) {
+      (*buf)[i].fn = ve[i].fn;
+      (*buf)[i].depth = ve[i].depth;
+      (*buf)[i].kind = ve[i].kind;
+   }
+   for (i = 0; i < n; i = j) {
+      uint32_t rec = ve[i].flags & PL_VEV_RECREATED;
+      for (j = i + 1; j < n && (ve[j].flags & PL_VEV_RECREATED) == rec; j++)
+         ;
+      if (rec)
+         pl_cg_recreated(b, (uint32_t)(j - i));
+      if (pl_cg_events(b, *buf + i, (size_t)(j - i)) < 0)
+         return -2;
+   }
+   return n;
 }
 
 /* How many of the `inherited` leading calls of thread i (a forked child's
@@ -368,6 +444,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
    uint8_t *keep = NULL;
+   pl_event *buf = NULL;        /* batches of threads that re-create */
+   size_t buf_cap = 0;
    pl_cg_builder *b = NULL;
    pl_process *pr;
    size_t i, nth;
@@ -392,6 +470,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       pl_thread *th;
       pl_view *view;
       const pl_event *ev;
+      int slow;
       pl_error e;
       uint64_t events = 0;
       long n;
@@ -424,9 +503,19 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          ret = -1;
          goto out;
       }
-      while ((n = pl_view_next_events(view, &ev, &e)) > 0) {
-         if (pl_cg_events(b, ev, (size_t)n) < 0
-             || (v && v->events && v->events(v->ctx, ev, (size_t)n) < 0)) {
+      slow = recreates(t, i);
+      for (;;) {
+         if (slow) {
+            n = next_recreating(view, b, &buf, &buf_cap, &e);
+            ev = buf;
+         } else {
+            n = pl_view_next_events(view, &ev, &e);
+            if (n > 0 && pl_cg_events(b, ev, (size_t)n) < 0)
+               n = -2;
+         }
+         if (n <= 0)
+            break;
+         if (v && v->events && v->events(v->ctx, ev, (size_t)n) < 0) {
             n = -2;
             break;
          }
@@ -457,6 +546,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    }
 out:
    pl_cg_free(b);
+   free(buf);
    free(keep);
    free(fn_map);
    pl_trace_close(t);
@@ -626,6 +716,8 @@ int pl_program_merge(pl_program *p, pl_program *part)
       pl_process *pr = &p->procs[p->nprocs + k];
       *pr = part->procs[k];
       pr->first_thread += p->nthreads;
+      if (set_recording(p, p->nprocs + k, pl_program_recording(part, k)) < 0)
+         goto out;
    }
    p->nthreads += part->nthreads;
    p->nprocs += part->nprocs;

@@ -139,6 +139,10 @@ int pl_program_set_filter(pl_program *p, const pl_filter *f);
 /* The filter set, NULL if none. */
 const pl_filter *pl_program_filter(const pl_program *p);
 
+/* Process proc's pl_trace_recording(): NULL if its trace records every
+   call of every thread, else what it leaves out.  (Since libparlot 0.2.) */
+const char *pl_program_recording(const pl_program *p, size_t proc);
+
 /* Read the trace at path: add its process, its functions and its selected
    threads (with their graphs), and pass their events to v if not NULL.
    Returns 0 for a complete, valid trace; 1 when the trace is damaged or a

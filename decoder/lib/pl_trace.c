@@ -38,6 +38,11 @@ typedef struct {
 
 typedef struct {
    pl_thread_info info;
+   pl_mark   *marks;          /* MARK chunks, in position order */
+   size_t     nmarks, marks_cap;
+   pl_tracing *tracing;       /* TRACING chunks, in position order */
+   size_t     ntracing, tracing_cap;
+   uint64_t   last_position;  /* of the last MARK or TRACING chunk */
    uint64_t   stream_bytes;   /* stream data indexed so far */
    uint64_t   raw_end;        /* raw_end of the last STREAM chunk, 0 if none */
    uint64_t   end_off;        /* offset of the THREAD_END chunk */
@@ -79,6 +84,7 @@ struct pl_trace {
 
    int      damaged;
    pl_error damage;
+   char    *recording;        /* pl_trace_recording(), NULL: everything */
 };
 
 static const pl_name unknown_object = { "???", 3 };
@@ -98,7 +104,7 @@ static const char *chunk_name(unsigned type)
 {
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
-      "STREAM", "THREAD_END", "PROCESS_END", "EXEC"
+      "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -566,8 +572,90 @@ static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
       return damage(t, off, "THREAD_END of thread %u records %llu raw bytes, "
                     "its last STREAM chunk ends at raw byte %llu",
                     thr, ULL(ti->raw_bytes), ULL(th->raw_end));
+   if (th->last_position > ti->events)
+      return damage(t, off, "thread %u: a MARK or TRACING chunk lies at event "
+                    "%llu, past the %llu events THREAD_END records", thr,
+                    ULL(th->last_position), ULL(ti->events));
    ti->ended = 1;
    th->end_off = off;
+   return 0;
+}
+
+/* The thread of a MARK or TRACING chunk at position `position`: it must
+   have begun and not ended, and positions never go back. */
+static thread_rec *positioned(pl_trace *t, uint64_t off, unsigned type,
+                              uint32_t thr, uint64_t position)
+{
+   thread_rec *th = find_thread(t, thr);
+   if (!th) {
+      damage(t, off, "%s chunk of thread %u before its THREAD_BEGIN",
+             chunk_name(type), thr);
+      return NULL;
+   }
+   if (th->info.ended) {
+      damage(t, off, "%s chunk of thread %u after its THREAD_END",
+             chunk_name(type), thr);
+      return NULL;
+   }
+   if (position < th->last_position) {
+      damage(t, off, "%s chunk of thread %u at event %llu, after one at "
+             "event %llu", chunk_name(type), thr, ULL(position),
+             ULL(th->last_position));
+      return NULL;
+   }
+   th->last_position = position;
+   return th;
+}
+
+/* MARK: u64 position, u32 occurrence, label\0 (the payload is kept: the
+   label points into it). */
+static int on_mark(pl_trace *t, uint64_t off, uint32_t thr, uint8_t *p,
+                   uint32_t len)
+{
+   thread_rec *th;
+   pl_mark *m;
+
+   if (keep_block(t, p) < 0) {
+      free(p);
+      return damage(t, off, "out of memory");
+   }
+   if (p[len - 1] != 0 || memchr(p + 12, 0, len - 12) != p + len - 1)
+      return damage(t, off, "MARK chunk: the label is not one NUL-terminated "
+                    "string");
+   if (pl_get32(p + 8) == 0)
+      return damage(t, off, "MARK chunk: occurrence 0");
+   if (!(th = positioned(t, off, PL_CHUNK_MARK, thr, pl_get64(p))))
+      return -1;
+   if (pl_grow(&th->marks, &th->marks_cap, th->nmarks + 1, sizeof *m))
+      return damage(t, off, "out of memory");
+   m = &th->marks[th->nmarks++];
+   m->position = pl_get64(p);
+   m->occurrence = pl_get32(p + 8);
+   m->label = (const char *)p + 12;
+   return 0;
+}
+
+/* TRACING: u64 position, u32 flags, u32 re-created entries. */
+static int on_tracing(pl_trace *t, uint64_t off, uint32_t thr,
+                      const uint8_t *p)
+{
+   thread_rec *th;
+   pl_tracing *g;
+   uint32_t flags = pl_get32(p + 8), n = pl_get32(p + 12);
+
+   if (!(flags & PL_TRACING_ON) && n)
+      return damage(t, off, "TRACING chunk: %u re-created entries where "
+                    "tracing stops", n);
+   if (!(th = positioned(t, off, PL_CHUNK_TRACING, thr, pl_get64(p))))
+      return -1;
+   /* the re-created entries lie before any later mark or change */
+   th->last_position = pl_get64(p) + n;
+   if (pl_grow(&th->tracing, &th->tracing_cap, th->ntracing + 1, sizeof *g))
+      return damage(t, off, "out of memory");
+   g = &th->tracing[th->ntracing++];
+   g->position = pl_get64(p);
+   g->on = (flags & PL_TRACING_ON) != 0;
+   g->recreated = n;
    return 0;
 }
 
@@ -578,6 +666,8 @@ static uint32_t min_payload(unsigned type)
    case PL_CHUNK_THREAD_BEGIN: return PL_THREAD_BEGIN_SIZE;
    case PL_CHUNK_THREAD_END:   return PL_THREAD_END_SIZE;
    case PL_CHUNK_STREAM:       return PL_STREAM_PREFIX_SIZE;
+   case PL_CHUNK_MARK:         return PL_MARK_MIN_SIZE;
+   case PL_CHUNK_TRACING:      return PL_TRACING_SIZE;
    default:                    return 0;
    }
 }
@@ -587,14 +677,14 @@ static int keeps_payload(unsigned type)
 {
    return type == PL_CHUNK_PROCESS || type == PL_CHUNK_PROCESS_END
           || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
-          || type == PL_CHUNK_EXEC;
+          || type == PL_CHUNK_EXEC || type == PL_CHUNK_MARK;
 }
 
 /* Read one chunk's payload, check its CRC, and act on it. */
 static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
                        uint32_t thr, uint32_t len, uint32_t crc)
 {
-   uint8_t head[PL_THREAD_END_SIZE];
+   uint8_t head[PL_THREAD_END_SIZE];   /* >= PL_TRACING_SIZE */
    uint8_t *keep = NULL;
    uint64_t pos = off + PL_CHUNK_HEADER_SIZE;
    uint32_t done = 0, sum = 0;
@@ -635,6 +725,8 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_STREAM:       return on_stream(t, off, thr, len, head);
    case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head);
    case PL_CHUNK_EXEC:         return on_exec(t, off, keep, len);
+   case PL_CHUNK_MARK:         return on_mark(t, off, thr, keep, len);
+   case PL_CHUNK_TRACING:      return on_tracing(t, off, thr, head);
    default:                    return 0;   /* unknown types are skipped */
    }
 }
@@ -662,7 +754,8 @@ static void index_file(pl_trace *t, reader *r)
       len = pl_get32(h + 4);
       thr = pl_get32(h + 8);
       thread_chunk = type == PL_CHUNK_THREAD_BEGIN || type == PL_CHUNK_STREAM
-                     || type == PL_CHUNK_THREAD_END;
+                     || type == PL_CHUNK_THREAD_END || type == PL_CHUNK_MARK
+                     || type == PL_CHUNK_TRACING;
 
       if (type == 0) {
          damage(t, off, "invalid chunk type 0");
@@ -691,7 +784,7 @@ static void index_file(pl_trace *t, reader *r)
                 chunk_name(type), len, min_payload(type));
          return;
       }
-      if (type <= PL_CHUNK_EXEC && (thr == 0) == thread_chunk) {
+      if (type <= PL_CHUNK_TRACING && (thr == 0) == thread_chunk) {
          damage(t, off, "%s chunk: bad thread number %u", chunk_name(type), thr);
          return;
       }
@@ -703,7 +796,7 @@ static void index_file(pl_trace *t, reader *r)
       }
       if (index_chunk(t, r, off, type, thr, len, pl_get32(h + 12)))
          return;
-      if (type <= PL_CHUNK_EXEC)      /* skipped unknown types do not count */
+      if (type <= PL_CHUNK_TRACING)   /* skipped unknown types do not count */
          t->last_type = type;
       off += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
    }
@@ -716,6 +809,38 @@ static void index_file(pl_trace *t, reader *r)
    else
       damage(t, off, "truncated: no PROCESS_END or final EXEC chunk (process "
              "killed or still running)");
+}
+
+/* t->recording: the PROCESS key "recording" (what the command line left
+   out) and whether recording was started or stopped while it ran (the
+   PROCESS_END count of requests, else any TRACING chunk). */
+static void describe_recording(pl_trace *t)
+{
+   const char *rec = pl_trace_process_get(t, "recording");
+   const char *changes = pl_trace_process_end_get(t, "recording_changes");
+   uint64_t n = 0;
+   int switched = 0;
+   size_t i, len;
+
+   if (changes && parse_u64(changes, &n) == 0)
+      switched = n > 0;
+   else
+      for (i = 0; i < t->nthreads; i++)
+         switched |= t->threads[i].ntracing > 0;
+   if (!(rec && *rec) && !switched)
+      return;
+   len = (rec ? strlen(rec) : 0) + 64;
+   if (!(t->recording = malloc(len)))
+      return;
+   if (switched && changes)
+      snprintf(t->recording, len, "%s%srecording started or stopped %llu "
+               "time%s", rec ? rec : "", rec && *rec ? "; " : "", ULL(n),
+               n == 1 ? "" : "s");
+   else if (switched)
+      snprintf(t->recording, len, "%s%srecording started or stopped",
+               rec ? rec : "", rec && *rec ? "; " : "");
+   else
+      snprintf(t->recording, len, "%s", rec);
 }
 
 /* Open the file and check its header. */
@@ -838,6 +963,7 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
    }
    index_file(t, &r);
    free(r.buf);
+   describe_recording(t);
    return t;
 }
 
@@ -848,8 +974,11 @@ void pl_trace_close(pl_trace *t)
       return;
    if (t->fd >= 0)
       close(t->fd);
-   for (i = 0; i < t->nthreads; i++)
+   for (i = 0; i < t->nthreads; i++) {
       free(t->threads[i].chunks);
+      free(t->threads[i].marks);
+      free(t->threads[i].tracing);
+   }
    for (i = 0; i < t->nblocks; i++)
       free(t->blocks[i]);
    free(t->threads);
@@ -861,6 +990,7 @@ void pl_trace_close(pl_trace *t)
    free(t->proc_data);
    free(t->pend_data);
    free(t->exec_data);
+   free(t->recording);
    free(t->path);
    free(t);
 }
@@ -944,6 +1074,13 @@ struct pl_events {
    int       state;           /* 0 running, 1 done, -1 failed */
    pl_error  err;             /* the error once failed */
    uint64_t  events;          /* events returned so far */
+   uint64_t  enter_end;       /* events before it must be entries: the
+                                 inherited stack, or the re-created frames
+                                 of a TRACING chunk */
+   uint64_t  enter_from;      /* where those entries begin */
+   uint64_t  seg_at;          /* position of the next TRACING chunk that
+                                 re-creates frames, UINT64_MAX if none */
+   size_t    next_seg;        /* its index in th->tracing */
    uint64_t  depth_limit;     /* from THREAD_END, else UINT32_MAX */
    uint32_t *stack;
    size_t    sp, stack_cap;
@@ -976,6 +1113,15 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
    it->r.origin = t->origin;
    it->r.size = t->size;
    it->r.cap = EVENTS_BUF_SIZE;
+   it->enter_end = th->info.inherited_depth;
+   it->seg_at = UINT64_MAX;
+   while (it->next_seg < th->ntracing) {
+      if (th->tracing[it->next_seg].recreated) {
+         it->seg_at = th->tracing[it->next_seg].position;
+         break;
+      }
+      it->next_seg++;
+   }
    it->depth_limit = UINT32_MAX;
    if (th->info.ended && th->info.max_depth < it->depth_limit)
       it->depth_limit = th->info.max_depth;
@@ -990,6 +1136,24 @@ void pl_events_close(pl_events *it)
    free(it->r.buf);
    free(it->stack);
    free(it);
+}
+
+const char *pl_trace_recording(const pl_trace *t)
+{
+   return t->recording;
+}
+
+const pl_mark *pl_trace_marks(const pl_trace *t, size_t index, size_t *n)
+{
+   *n = index < t->nthreads ? t->threads[index].nmarks : 0;
+   return *n ? t->threads[index].marks : NULL;
+}
+
+const pl_tracing *pl_trace_tracing(const pl_trace *t, size_t index,
+                                   size_t *n)
+{
+   *n = index < t->nthreads ? t->threads[index].ntracing : 0;
+   return *n ? t->threads[index].tracing : NULL;
 }
 
 uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index)
@@ -1162,6 +1326,21 @@ static int grow_stack(pl_events *it)
    return 0;
 }
 
+/* Event number seg_at begins entries re-creating open frames: they must
+   all be entries; find the next such point. */
+static void next_segment(pl_events *it)
+{
+   const thread_rec *th = it->th;
+   it->enter_from = th->tracing[it->next_seg].position;
+   it->enter_end = it->enter_from + th->tracing[it->next_seg].recreated;
+   it->seg_at = UINT64_MAX;
+   while (++it->next_seg < th->ntracing)
+      if (th->tracing[it->next_seg].recreated) {
+         it->seg_at = th->tracing[it->next_seg].position;
+         break;
+      }
+}
+
 /* Turn n decoded values into events, replaying the call stack.  Returns
    how many are valid: fewer than n after an error (it->state == -1). */
 static size_t replay(pl_events *it, size_t n)
@@ -1172,16 +1351,13 @@ static size_t replay(pl_events *it, size_t n)
    uint32_t number = it->th->info.number;
    uint32_t *stack = it->stack;
    size_t sp = it->sp, cap = it->stack_cap, i;
-   /* leading values that must be entries (a forked child's stack) */
-   uint64_t inherit = it->th->info.inherited_depth;
-   size_t must_enter = it->events >= inherit ? 0
-                       : (size_t)(inherit - it->events < n
-                                  ? inherit - it->events : n);
 
    for (i = 0; i < n; i++) {
       uint32_t x = v[i];
+      if (it->events + i == it->seg_at)
+         next_segment(it);
       if (x == PL_WORD_EXIT) {
-         if (sp == 0 || i < must_enter)
+         if (sp == 0 || it->events + i < it->enter_end)
             break;
          ev[i].fn = stack[--sp];
          ev[i].depth = (uint32_t)sp + 1;
@@ -1206,9 +1382,15 @@ static size_t replay(pl_events *it, size_t n)
    if (i < n) {
       uint64_t e = it->events + i + 1;
       uint32_t x = v[i];
-      if (x == PL_WORD_EXIT && i < must_enter)
+      if (x == PL_WORD_EXIT && e <= it->enter_end && it->enter_from == 0
+          && it->enter_end == it->th->info.inherited_depth)
          fail(it, it->chunk_off, "thread %u, event %llu: exit among the %llu "
-              "inherited entries", number, ULL(e), ULL(inherit));
+              "inherited entries", number, ULL(e), ULL(it->enter_end));
+      else if (x == PL_WORD_EXIT && e <= it->enter_end)
+         fail(it, it->chunk_off, "thread %u, event %llu: exit among the %llu "
+              "entries re-creating open frames after event %llu (TRACING "
+              "chunk)", number, ULL(e), ULL(it->enter_end - it->enter_from),
+              ULL(it->enter_from));
       else if (x == PL_WORD_EXIT)
          fail(it, it->chunk_off, "thread %u, event %llu: exit with an empty "
               "call stack", number, ULL(e));

@@ -132,6 +132,37 @@ const pl_name     *pl_trace_object(const pl_trace *t, uint32_t id);
 size_t                pl_trace_nthreads(const pl_trace *t);
 const pl_thread_info *pl_trace_thread(const pl_trace *t, size_t index);
 
+/* ---- Marks and recording changes (format 1.2, libparlot 0.2) ---------- */
+
+/* A point of interest the program named (PARLOT_MARK): after the first
+   `position` events of the thread's stream, the occurrence-th mark with
+   this label in the thread (from 1). */
+typedef struct {
+   uint64_t    position;
+   uint32_t    occurrence;
+   const char *label;        /* valid while the trace is open */
+} pl_mark;
+
+/* The thread's recording started (on) or stopped at `position`; when it
+   started, the next `recreated` events are entries recording frames that
+   were already open (outermost first): they are not calls made there. */
+typedef struct {
+   uint64_t position;
+   int      on;
+   uint32_t recreated;
+} pl_tracing;
+
+/* NULL if the trace records every call of every thread from the start;
+   else what it leaves out, as a line for report headers (e.g.
+   "only=MPI_* max-depth=3; recording started or stopped 4 times"). */
+const char *pl_trace_recording(const pl_trace *t);
+
+/* Thread `index`'s marks and recording changes, in position order; NULL
+   and *n = 0 if none. */
+const pl_mark    *pl_trace_marks(const pl_trace *t, size_t index, size_t *n);
+const pl_tracing *pl_trace_tracing(const pl_trace *t, size_t index,
+                                   size_t *n);
+
 /* Bytes of stream data the thread has in the file (what pl_events_
    position() counts up to). */
 uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index);

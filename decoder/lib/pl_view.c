@@ -21,8 +21,36 @@ struct pl_view {
    size_t          out_cap;
    pl_event       *plain;      /* pl_view_next_events()'s batch */
    size_t          plain_cap;
+   uint64_t        first, last;   /* the thread's range (pl_filter.h) */
+   const pl_tracing *tr;       /* recording changes of the thread */
+   size_t          ntr, next_tr;
+   uint64_t        rec_from, rec_to;  /* events (rec_from, rec_to] re-create
+                                         open frames (TRACING chunk) */
    int             done;
 };
+
+/* Move to the next TRACING chunk that re-creates frames. */
+static void next_recreation(pl_view *v)
+{
+   v->rec_from = v->rec_to = UINT64_MAX;
+   while (v->next_tr < v->ntr) {
+      const pl_tracing *g = &v->tr[v->next_tr++];
+      if (g->recreated) {
+         v->rec_from = g->position;
+         v->rec_to = g->position + g->recreated;
+         return;
+      }
+   }
+}
+
+/* PL_VEV_RECREATED for event number num (from 1), if it re-creates a
+   frame. */
+static inline uint32_t flags_of(pl_view *v, uint64_t num)
+{
+   while (num > v->rec_to)
+      next_recreation(v);
+   return num > v->rec_from && num <= v->rec_to ? PL_VEV_RECREATED : 0;
+}
 
 pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
                       const uint8_t *keep, pl_error *err)
@@ -40,6 +68,12 @@ pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
       free(v);
       return NULL;
    }
+   v->first = 1;
+   v->last = UINT64_MAX;
+   if (v->f)
+      pl_filter_thread_range(v->f, t, index, &v->first, &v->last);
+   v->tr = pl_trace_tracing(t, index, &v->ntr);
+   next_recreation(v);
    return v;
 }
 
@@ -71,6 +105,7 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
       v->out[i].depth = e[i].depth;
       v->out[i].kind = e[i].kind;
       v->out[i].number = ++v->number;
+      v->out[i].flags = flags_of(v, v->number);
    }
    *ev = v->out;
    return n;
@@ -79,13 +114,14 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
 long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
 {
    const pl_filter *f = v->f;
-   uint64_t last;
+   uint64_t first = v->first, last = v->last;
    uint32_t max_depth;
 
    if (!f)
       return next_unfiltered(v, ev, err);
-   last = pl_filter_range_end(f);
    max_depth = pl_filter_max_depth(f);
+   if (first > last)
+      v->done = 1;
    while (!v->done) {
       const pl_event *e;
       long n = pl_events_next(v->it, &e, err), i;
@@ -109,7 +145,7 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
                pl_error_set(err, 0, "out of memory");
                return -1;
             }
-            show = v->keep[e[i].fn] && pl_filter_in_range(f, num)
+            show = v->keep[e[i].fn] && num >= first && num <= last
                    && (!max_depth || v->depth < max_depth);
             v->shown[d] = (uint8_t)show;
             if (show)
@@ -127,6 +163,7 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
             o->kind = e[i].kind;
             o->depth = e[i].kind == PL_EV_CALL ? v->depth : v->depth + 1;
             o->number = num;
+            o->flags = flags_of(v, num);
          }
       }
       if (v->number >= last)

@@ -21,7 +21,14 @@ typedef struct {
    uint32_t depth;     /* among shown frames: 1 = outermost shown */
    uint32_t kind;      /* enum pl_event_kind */
    uint64_t number;    /* event number in the thread's stream, from 1 */
+   uint32_t flags;     /* PL_VEV_RECREATED */
 } pl_vevent;
+
+/* The entry records a frame that was already open when the thread's
+   recording started (a TRACING chunk, pl_trace.h): not a call made here.
+   (A forked child's inherited entries are counted by pl_thread_info's
+   inherited_depth instead.) */
+#define PL_VEV_RECREATED 1u
 
 typedef struct pl_view pl_view;
 

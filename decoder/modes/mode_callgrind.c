@@ -105,6 +105,13 @@ static void put_header(outbuf *o, const pl_program *p, const pl_graph *g)
                  p->nprocs, p->nprocs == 1 ? "" : "es",
                  p->nthreads, p->nthreads == 1 ? "" : "s",
                  (unsigned long long)g->events);
+   for (size_t i = 0; i < p->nprocs; i++)
+      if (pl_program_recording(p, i)) {   /* traces partial by design */
+         outbuf_str(o, "desc: Recorded: ");
+         outbuf_str_escaped(o, pl_program_recording(p, i));
+         outbuf_str(o, "\n");
+         break;
+      }
    if (pl_program_filter(p)) {
       /* the costs count only what the filter shows */
       outbuf_str(o, "desc: Filter: ");

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pl_alloc.h"
 #include "pl_modes.h"
 #include "pl_names.h"
+#include "thread_notes.h"
 #include "trace_labels.h"
 
 #define PREFIX_MAX   32   /* "pid\tthread\t" */
@@ -122,6 +124,48 @@ static void print_events(outbuf *o, const char *prefix, size_t plen,
    }
 }
 
+/* "PID<TAB>THREAD<TAB>mark<TAB>OCCURRENCE<TAB>-<TAB>LABEL" for the marks
+   before event `number`. */
+static void print_marks(outbuf *o, const char *prefix, size_t plen,
+                        thread_notes *notes, uint64_t number)
+{
+   thread_note n;
+   while (thread_notes_before(notes, number, &n)) {
+      if (!n.mark)
+         continue;
+      outbuf_write(o, prefix, plen);
+      outbuf_printf(o, "mark\t%u\t-\t", n.mark->occurrence);
+      outbuf_str_escaped(o, n.mark->label);
+      outbuf_str(o, "\n");
+   }
+}
+
+/* A batch of a thread with marks: events and marks in stream order. */
+static int print_marked(outbuf *o, const char *prefix, size_t plen,
+                        const tails *tl, thread_notes *notes,
+                        const pl_vevent *ve, size_t n, pl_event **buf,
+                        size_t *cap)
+{
+   size_t i, j;
+   if (pl_grow(buf, cap, n, sizeof **buf) < 0)
+      return -1;
+   for (i = 0; i < n; i++) {
+      (*buf)[i].fn = ve[i].fn;
+      (*buf)[i].depth = ve[i].depth;
+      (*buf)[i].kind = ve[i].kind;
+   }
+   for (i = 0; i < n; i = j) {
+      print_marks(o, prefix, plen, notes, ve[i].number);
+      /* the run up to the next mark */
+      for (j = i + 1; j < n && !(notes->mi < notes->nmarks
+                                 && notes->marks[notes->mi].position
+                                    < ve[j].number); j++)
+         ;
+      print_events(o, prefix, plen, tl, *buf + i, j - i);
+   }
+   return 0;
+}
+
 int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
                         const pl_decode_opts *opts)
 {
@@ -132,6 +176,8 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
    trace_labels nm;
    tails tl;
    uint8_t *keep = NULL;
+   pl_event *buf = NULL;       /* batches of threads with marks */
+   size_t buf_cap = 0;
    int ret = 0;
 
    if (nthreads == 0)
@@ -155,6 +201,8 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
       int plen = snprintf(prefix, sizeof prefix, "%s\t%u\t", pid, number);
       pl_view *it;
       const pl_event *ev;
+      const pl_vevent *ve;
+      thread_notes notes;
       long n;
 
       if (!pl_select_match(&opts->select, pid, number))
@@ -166,18 +214,35 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
       }
       if (pg && pg->thread)
          pg->thread(pg->ctx, i, nthreads, pl_trace_stream_bytes(t, i));
-      while ((n = pl_view_next_events(it, &ev, err)) > 0 && !o->err) {
-         print_events(o, prefix, (size_t)plen, &tl, ev, (size_t)n);
+      thread_notes_open(&notes, t, i, keep ? opts->filter : NULL);
+      for (;;) {
+         if (notes.nmarks) {
+            n = pl_view_next(it, &ve, err);
+            if (n > 0 && print_marked(o, prefix, (size_t)plen, &tl, &notes,
+                                      ve, (size_t)n, &buf, &buf_cap) < 0) {
+               pl_error_set(err, 0, "out of memory");
+               n = -1;
+            }
+         } else {
+            n = pl_view_next_events(it, &ev, err);
+            if (n > 0)
+               print_events(o, prefix, (size_t)plen, &tl, ev, (size_t)n);
+         }
+         if (n <= 0 || o->err)
+            break;
          done += (uint64_t)n;
          if (pg && pg->update)
             pg->update(pg->ctx, pl_view_position(it), done);
       }
+      if (n == 0)
+         print_marks(o, prefix, (size_t)plen, &notes, UINT64_MAX);
       if (n < 0)
          ret = -1;
       pl_view_close(it);
       if (o->err)
          break;
    }
+   free(buf);
    free(keep);
    free(tl.arena);
    free(tl.at);

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "pl_modes.h"
 #include "thread_lines.h"
+#include "thread_notes.h"
 
 /* "== rank 2 (pid 1234, thread 1) of ./app: 1912 events [images=main]" */
 static void put_header(outbuf *o, const pl_trace *t, size_t i,
@@ -32,7 +35,67 @@ static void put_header(outbuf *o, const pl_trace *t, size_t i,
       outbuf_str(o, " trace ends with the thread running");
    if (*filt)
       outbuf_printf(o, " [%s]", filt);
+   if (pl_trace_recording(t)) {
+      outbuf_str(o, " [recorded: ");
+      outbuf_str_escaped(o, pl_trace_recording(t));
+      outbuf_str(o, "]");
+   }
    outbuf_str(o, "\n" THREAD_LINE_HEADER);
+}
+
+/* Marks of one label with consecutive occurrences, written as one line
+   ("# marks iter #1-#100 at events 12-5123"): a folded loop would
+   otherwise be preceded by one line per iteration. */
+typedef struct {
+   const pl_mark *first, *last;
+} mark_run;
+
+static void put_mark_run(outbuf *o, mark_run *r)
+{
+   if (!r->first)
+      return;
+   outbuf_str(o, r->first == r->last ? "# mark " : "# marks ");
+   outbuf_str_escaped(o, r->first->label);
+   if (r->first == r->last)
+      outbuf_printf(o, " #%u after event %llu\n", r->first->occurrence,
+                    (unsigned long long)r->first->position);
+   else
+      outbuf_printf(o, " #%u-#%u after events %llu-%llu\n",
+                    r->first->occurrence, r->last->occurrence,
+                    (unsigned long long)r->first->position,
+                    (unsigned long long)r->last->position);
+   r->first = r->last = NULL;
+}
+
+/* The notes before event `number`, as comment lines. */
+static void put_notes(outbuf *o, thread_notes *notes, uint64_t number)
+{
+   mark_run run = { NULL, NULL };
+   thread_note n;
+
+   while (thread_notes_before(notes, number, &n)) {
+      if (n.mark) {
+         if (run.last && run.last->occurrence + 1 == n.mark->occurrence
+             && strcmp(run.last->label, n.mark->label) == 0) {
+            run.last = n.mark;
+            continue;
+         }
+         put_mark_run(o, &run);
+         run.first = run.last = n.mark;
+         continue;
+      }
+      put_mark_run(o, &run);
+      if (n.tracing->on)
+         outbuf_printf(o, "# recording starts after event %llu (%u open "
+                       "call%s recorded again)\n",
+                       (unsigned long long)n.tracing->position,
+                       n.tracing->recreated,
+                       n.tracing->recreated == 1 ? "" : "s");
+      else
+         outbuf_printf(o, "# recording stops after event %llu\n",
+                       (unsigned long long)n.tracing->position);
+   }
+   put_mark_run(o, &run);
 }
 
 int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
@@ -54,6 +117,7 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
    }
    for (i = 0; i < nthreads && ret == 0 && !o->err; i++) {
       thread_lines src;
+      thread_notes notes;
       const pl_line *l;
       int r;
 
@@ -65,8 +129,14 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
          break;
       }
       put_header(o, t, i, opts);
-      while ((r = thread_lines_next(&src, &l, err)) > 0 && !o->err)
+      thread_notes_open(&notes, t, i, opts->filter);
+      while ((r = thread_lines_next(&src, &l, err)) > 0 && !o->err) {
+         if (l->kind != PL_LINE_LOOP_END && l->kind != PL_LINE_VARIANT_END)
+            put_notes(o, &notes, l->number);
          thread_line_put(o, l, &nm);
+      }
+      if (r == 0)
+         put_notes(o, &notes, UINT64_MAX);
       if (r < 0)
          ret = -1;
       thread_lines_close(&src);

@@ -57,6 +57,7 @@ typedef struct {
    sthread  *threads;
    size_t    nthreads, threads_cap;
    size_t    ntraces;
+   size_t    nselective;  /* traces that record selectively */
 } stacks;
 
 /* ---- Functions across traces --------------------------------------------- */
@@ -287,6 +288,7 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    int ret = 0;
 
    s->ntraces++;
+   s->nselective += pl_trace_recording(t) != NULL;
    if (!keep || !map || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       free(map);
@@ -506,6 +508,10 @@ static int stacks_write(void *state, outbuf *o, const pl_decode_opts *opts)
                  s->ntraces, s->ntraces == 1 ? "" : "s");
    if (*filt)
       outbuf_printf(o, " [%s]", filt);
+   if (s->nselective)       /* a stack may lack frames never recorded */
+      outbuf_printf(o, " [%zu trace%s record%s selectively]", s->nselective,
+                    s->nselective == 1 ? "" : "s",
+                    s->nselective == 1 ? "s" : "");
    outbuf_str(o, "\n");
    if (put_tree(o, s) < 0 || put_classes(o, s) < 0)
       return -1;

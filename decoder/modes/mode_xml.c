@@ -49,7 +49,8 @@ static int is_decimal(const char *s)
 
 /* ---- The document --------------------------------------------------------- */
 
-static void write_process(xml_out *x, const pl_process *pr, size_t index)
+static void write_process(xml_out *x, const pl_process *pr, size_t index,
+                          const char *recorded)
 {
    static const char *const ends[] = { "truncated", "exit", "exec" };
 
@@ -69,6 +70,8 @@ static void write_process(xml_out *x, const pl_process *pr, size_t index)
                                                       : "truncated");
    xml_attr_u64(x, "threads", pr->nthreads_all);
    xml_attr_u64(x, "threads-read", pr->nthreads);
+   if (recorded)            /* the trace leaves calls out by design */
+      xml_attr_text(x, "recorded", recorded);
    xml_end(x);
 }
 
@@ -233,7 +236,7 @@ static int write_body(xml_out *x, const pl_program *p,
    uint32_t f;
 
    for (i = 0; i < p->nprocs && !x->failed; i++)
-      write_process(x, &p->procs[i], i);
+      write_process(x, &p->procs[i], i, pl_program_recording(p, i));
    for (f = 1; f <= p->nfns && !x->failed; f++)
       write_function(x, &p->fns[f], f);
    for (i = 0; i < p->nthreads && !x->failed; i++)

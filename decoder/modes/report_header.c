@@ -11,6 +11,32 @@
 
 #include "report.h"
 
+/* "Recorded:" when traces leave calls out by design (selective
+   recording): the first such process's description, and how many do. */
+static void report_put_recording(outbuf *o, const pl_program *p)
+{
+   const char *first = NULL;
+   size_t i, n = 0, same = 0;
+
+   for (i = 0; i < p->nprocs; i++) {
+      const char *r = pl_program_recording(p, i);
+      if (!r)
+         continue;
+      if (!first)
+         first = r;
+      n++;
+      same += strcmp(r, first) == 0;
+   }
+   if (!first)
+      return;
+   report_head_key(o, "Recorded:");
+   outbuf_str(o, first);
+   if (n != p->nprocs || same != n)
+      outbuf_printf(o, " (%zu of %zu processes record selectively%s)", n,
+                    p->nprocs, same != n ? ", not all alike" : "");
+   outbuf_str(o, "\n");
+}
+
 /* ---- Header ------------------------------------------------------------- */
 
 void report_head_key(outbuf *o, const char *key)
@@ -218,6 +244,7 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    report_head_key(o, "Selection:");
    outbuf_str(o, opt->select_text ? opt->select_text : "all");
    outbuf_str(o, "\n");
+   report_put_recording(o, p);
    if (pl_program_filter(p)) {
       /* every figure below counts only what the filter shows */
       report_head_key(o, "Filter:");

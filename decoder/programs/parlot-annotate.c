@@ -115,6 +115,9 @@ static void usage(FILE *f)
       "      --depth=N        N levels of calls at most\n"
       "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
       "                       (numbers from 1; either may be left out)\n"
+      "      --from-mark=LABEL[#N]  only events after the Nth (default: 1st)\n"
+      "                       mark LABEL of each thread (PARLOT_MARK)\n"
+      "      --to-mark=LABEL[#N]  only events before that mark\n"
       "\n"
       "Inclusive events of a function: the calls and returns while it was\n"
       "on the stack.  On --tree lines, both columns are inclusive: for the\n"
@@ -284,6 +287,8 @@ static int parse_options(int argc, char **argv, report_opts *opt,
       { "hide", required_argument, NULL, OPT_FILTER },
       { "depth", required_argument, NULL, OPT_FILTER },
       { "range", required_argument, NULL, OPT_FILTER },
+      { "from-mark", required_argument, NULL, OPT_FILTER },
+      { "to-mark", required_argument, NULL, OPT_FILTER },
       { NULL, 0, NULL, 0 }
    };
    int group_by_given = 0, c, index;

@@ -138,6 +138,9 @@ static void usage(FILE *f)
       "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
       "                       (numbers from 1; either may be left out; not\n"
       "                       with --stacks)\n"
+      "      --from-mark=LABEL[#N]  only events after the Nth (default: 1st)\n"
+      "                       mark LABEL of each thread (PARLOT_MARK)\n"
+      "      --to-mark=LABEL[#N]  only events before that mark\n"
       "      --loops          --replay: fold repeated sequences into loops\n"
       "      --window=N       --loops: longest loop body, in calls (default\n"
       "                       256; memory grows with it)\n"
@@ -376,7 +379,7 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
           OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT };
    static const char *const filters[] = { "images", "only", "hide", "depth",
-                                          "range" };
+                                          "range", "from-mark", "to-mark" };
    struct option longopts[NMODES + 20];
    const char *loops_given = NULL;
    uint64_t window = 256;
@@ -496,8 +499,9 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       return usage_error("--dot applies to --stacks only", NULL);
    if ((*mode)->collect == &pl_mode_stacks
        && pl_filter_ranged(o->filter))
-      return usage_error("--range applies to --replay only (--stacks "
-                         "shows where each thread's trace ends)", NULL);
+      return usage_error("--range, --from-mark and --to-mark do not apply "
+                         "to --stacks (it shows where each trace ends)",
+                         NULL);
    o->window = loops ? (size_t)window : 0;
    if (optind == argc)
       return usage_error("no trace file given", NULL);

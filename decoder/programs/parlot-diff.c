@@ -353,6 +353,9 @@ static void usage(FILE *f)
       "                       repeated (their callees are kept)\n"
       "      --depth=N        compare N levels of calls at most\n"
       "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
+      "      --from-mark=LABEL[#N], --to-mark=LABEL[#N]  only events after /\n"
+      "                       before the Nth mark LABEL of each thread, so\n"
+      "                       that one phase of both runs is compared\n"
       "      --loops          fold repeated sequences into loops first\n"
       "      --window=N       --loops: longest loop body, in calls (256)\n"
       "      --ignore-loop-counts  --loops: a loop that ran a different\n"
@@ -399,6 +402,8 @@ static int parse_options(int argc, char **argv, options *o)
       { "hide", required_argument, NULL, OPT_FILTER },
       { "depth", required_argument, NULL, OPT_FILTER },
       { "range", required_argument, NULL, OPT_FILTER },
+      { "from-mark", required_argument, NULL, OPT_FILTER },
+      { "to-mark", required_argument, NULL, OPT_FILTER },
       { "loops", no_argument, NULL, OPT_LOOPS },
       { "window", required_argument, NULL, OPT_WINDOW },
       { "ignore-loop-counts", no_argument, NULL, OPT_IGNORE },
