@@ -30,12 +30,19 @@ static pl_fn_patterns pats;
 static Bool process_on;           /* the process-wide state */
 static UInt explicit_changes;     /* start/stop requests so far */
 
+/* Add pattern val of option opt (arg as given) to v; other, of the
+   option that says the opposite (--only / --hide), must not hold it. */
 static void add_pattern(const HChar *arg, const HChar *opt, const HChar *val,
-                        const HChar ***v, UInt *n)
+                        const HChar ***v, UInt *n, const HChar **other,
+                        UInt n_other, const HChar *other_opt)
 {
    if (*val == '\0')
       VG_(fmsg_bad_option)(arg, "%s wants a pattern ('*' and '?' are "
                            "wildcards), not an empty string\n", opt);
+   for (UInt i = 0; i < n_other; i++)
+      if (VG_(strcmp)(other[i], val) == 0)
+         VG_(fmsg_bad_option)(arg, "%s=%s was given too: they contradict "
+                              "each other\n", other_opt, val);
    *v = VG_(realloc)("pl.control.pats", *v, (*n + 1) * sizeof **v);
    (*v)[(*n)++] = VG_(strdup)("pl.control.pat", val);
 }
@@ -47,17 +54,22 @@ Bool pl_control_option(const HChar *arg)
 
    if VG_BOOL_CLO(arg, "--trace-at-start", clo_trace_at_start) {}
    else if VG_STR_CLO(arg, "--toggle-trace", pat)
-      add_pattern(arg, "--toggle-trace", pat, &pats.toggle, &pats.n_toggle);
+      add_pattern(arg, "--toggle-trace", pat, &pats.toggle, &pats.n_toggle,
+                  NULL, 0, NULL);
    else if VG_STR_CLO(arg, "--only", pat)
-      add_pattern(arg, "--only", pat, &pats.only, &pats.n_only);
+      add_pattern(arg, "--only", pat, &pats.only, &pats.n_only,
+                  pats.hide, pats.n_hide, "--hide");
    else if VG_STR_CLO(arg, "--hide", pat)
-      add_pattern(arg, "--hide", pat, &pats.hide, &pats.n_hide);
+      add_pattern(arg, "--hide", pat, &pats.hide, &pats.n_hide,
+                  pats.only, pats.n_only, "--only");
    else if VG_STR_CLO(arg, "--only-object", pat)
       add_pattern(arg, "--only-object", pat, &pats.only_obj,
-                  &pats.n_only_obj);
+                  &pats.n_only_obj, pats.hide_obj, pats.n_hide_obj,
+                  "--hide-object");
    else if VG_STR_CLO(arg, "--hide-object", pat)
       add_pattern(arg, "--hide-object", pat, &pats.hide_obj,
-                  &pats.n_hide_obj);
+                  &pats.n_hide_obj, pats.only_obj, pats.n_only_obj,
+                  "--only-object");
    else if VG_BINT_CLO(arg, "--max-depth", depth, 1, 1000000)
       clo_max_depth = (UWord)depth;
    else
@@ -83,25 +95,8 @@ void pl_control_usage(void)
    );
 }
 
-/* A pattern given to both --X and --hide-X can only be a mistake. */
-static void check_conflict(const HChar **a, UInt na, const HChar **b, UInt nb,
-                           const HChar *oa, const HChar *ob)
-{
-   for (UInt i = 0; i < na; i++)
-      for (UInt j = 0; j < nb; j++)
-         if (VG_(strcmp)(a[i], b[j]) == 0) {
-            VG_(fmsg)("%s=%s and %s=%s contradict each other\n", oa, a[i],
-                      ob, b[j]);
-            VG_(exit)(1);
-         }
-}
-
 void pl_control_post_clo(void)
 {
-   check_conflict(pats.only, pats.n_only, pats.hide, pats.n_hide,
-                  "--only", "--hide");
-   check_conflict(pats.only_obj, pats.n_only_obj, pats.hide_obj,
-                  pats.n_hide_obj, "--only-object", "--hide-object");
    if (pats.n_only || pats.n_hide || pats.n_only_obj || pats.n_hide_obj
        || pats.n_toggle)
       pl_fn_set_patterns(&pats);

@@ -37,7 +37,8 @@ static Bool keep_plt;
 static const pl_fn_patterns *patterns;     /* NULL: none */
 
 UChar *pl_fn_flags;
-static UInt cap_flags;
+UInt  *pl_fn_trace_id;
+static UInt cap_flags, cap_trace_ids;
 static UInt n_defined;                     /* IDs with PL_FN_RECORD */
 
 /* Indexed by ID; index 0 unused (0 means exit in the stream). */
@@ -152,7 +153,7 @@ static void queue_obj(UInt id)
 
 static void queue_fn(UInt id)
 {
-   pl_buf_u32(&pending_fns, id);
+   pl_buf_u32(&pending_fns, pl_fn_trace_id[id]);
    pl_buf_u32(&pending_fns, fns[id].obj);
    pl_buf_u64(&pending_fns, fns[id].addr);
    pl_buf_str(&pending_fns, fns[id].name);
@@ -279,10 +280,13 @@ UInt pl_fn_entry_id(Addr a)
    id = n_fns++;
    fns = grow(fns, &cap_fns, n_fns, sizeof *fns, "pl.fn.fns");
    pl_fn_flags = grow(pl_fn_flags, &cap_flags, n_fns, 1, "pl.fn.flags");
+   pl_fn_trace_id = grow(pl_fn_trace_id, &cap_trace_ids, n_fns,
+                         sizeof *pl_fn_trace_id, "pl.fn.traceids");
    fns[id].addr = a;
    fns[id].name = name;
    fns[id].obj = obj;
    pl_fn_flags[id] = fl;
+   pl_fn_trace_id[id] = fl & PL_FN_RECORD ? n_defined + 1 : 0;
    if (2 * (used_slots + 1) > n_slots)
       slots_grow();
    slots_insert(a, id);

@@ -24,6 +24,10 @@ void pl_fn_set_patterns(const pl_fn_patterns *p);
    PL_FN_RECORD. */
 enum { PL_FN_RECORD = 1, PL_FN_TOGGLE = 2 };
 extern UChar *pl_fn_flags;
+/* Per function ID: its ID in the trace, which numbers only the recorded
+   functions (1, 2, ... as they are first translated: the same ID when
+   every function is recorded), 0 if it is never recorded. */
+extern UInt  *pl_fn_trace_id;
 
 /* At translation time: the function ID if 'a' is the first instruction of
    a traced function, else 0.  Assigns IDs (from 1, in order of first

@@ -117,7 +117,10 @@ static inline void push_frame(pl_thread *t, UInt fn, Addr sp, UInt rec)
       if (t->rec_depth > t->max_depth)
          t->max_depth = t->rec_depth;
       room_for_event(t);
-      pl_enc_enter(&t->enc, fn);
+      /* trace IDs number recorded functions only; all are when not
+         selective */
+      pl_enc_enter(&t->enc, LIKELY(!pl_selective) ? fn
+                                                  : pl_fn_trace_id[fn]);
    }
 }
 
@@ -299,7 +302,7 @@ void pl_thread_restart(pl_thread *t)
    for (UWord i = 0; i < t->depth; i++)
       if (t->stack[i].recorded) {
          room_for_event(t);
-         pl_enc_enter(&t->enc, t->stack[i].fn);
+         pl_enc_enter(&t->enc, pl_fn_trace_id[t->stack[i].fn]);
       }
 }
 
@@ -323,7 +326,7 @@ static UInt recreate_stack(pl_thread *t)
       if (t->rec_depth > t->max_depth)
          t->max_depth = t->rec_depth;
       room_for_event(t);
-      pl_enc_enter(&t->enc, f->fn);
+      pl_enc_enter(&t->enc, pl_fn_trace_id[f->fn]);
       n++;
    }
    return n;
