@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A run in phases separated by marks, for run_client_tests.sh.
+
+     phases SETUP ITERS [fork]
+
+   setup() runs SETUP times (so two runs differ before the first mark),
+   then ITERS iterations of solve(), each after a mark "iteration", with a
+   "phase" mark before and after the loop; with "fork", a child process
+   (fork) makes two more iterations, its marks counted anew.  Recording is
+   stopped around noise(), which never shows.  Prints nothing. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "parlot.h"
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile int sink;
+
+NOINLINE void setup(int i) { sink += i; }
+NOINLINE void noise(void) { sink ^= 1; }
+NOINLINE void exchange(int i) { sink += 2 * i; }
+NOINLINE void smooth(int i) { sink -= i; }
+
+NOINLINE void solve(int i)
+{
+   exchange(i);
+   smooth(i);
+}
+
+NOINLINE void iterate(int from, int n)
+{
+   for (int i = from; i < from + n; i++) {
+      PARLOT_MARK("iteration");
+      solve(i);
+      PARLOT_STOP_THREAD_TRACE;
+      noise();
+      PARLOT_START_THREAD_TRACE;
+   }
+}
+
+int main(int argc, char **argv)
+{
+   int setups = argc > 1 ? atoi(argv[1]) : 1;
+   int iters = argc > 2 ? atoi(argv[2]) : 3;
+
+   for (int i = 0; i < setups; i++)
+      setup(i);
+   PARLOT_MARK("phase");
+   iterate(0, iters);
+   PARLOT_MARK("phase");
+   if (argc > 3 && strcmp(argv[3], "fork") == 0) {
+      pid_t pid = fork();
+      if (pid == 0) {
+         iterate(iters, 2);
+         PARLOT_FLUSH;
+         _exit(0);
+      }
+      waitpid(pid, NULL, 0);
+   }
+   return 0;
+}

@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# <valgrind/parlot.h> as programs use it, end to end:
+#   - the header compiles warning-free as C and as C++ (every macro used);
+#   - phases.c (marks, thread stop/start around noise(), a forked child)
+#     runs natively with exit 0;
+#   - traced: the parent's marks are phase #1, iteration #1..#N, phase #2,
+#     in that order, each iteration mark right before a call of solve;
+#     noise() is never recorded; the forked child counts its marks anew
+#     (iteration #1, #2) and records two solve calls;
+#   - --from-mark/--to-mark: the events between iteration #2 and #3 are
+#     exactly one solve with its exchange and smooth; --xml between the
+#     phase marks counts N solve calls;
+#   - two runs whose setup differs (2 and 5 calls of setup()): parlot-diff
+#     finds the difference (exit 1), and with --from-mark=phase compares
+#     the solver phase only: identical (exit 0);
+#   - Fortran (if gfortran is installed): parlot_fortran.c's wrappers stop
+#     and start recording and mark each step with the label's trailing
+#     blanks dropped.
+# Environment: VALGRIND (vg-in-place or an installed valgrind), top_srcdir,
+# PARLOT_DECODE, PARLOT_DIFF; CC, CXX, FC (defaults cc, c++, gfortran).
+# Exit status: 0 if all passed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${VALGRIND:?VALGRIND must name vg-in-place or valgrind}"
+: "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
+: "${PARLOT_DIFF:?PARLOT_DIFF must name parlot-diff}"
+top=${top_srcdir:-$here/../../..}
+CC=${CC:-cc} CXX=${CXX:-c++} FC=${FC:-gfortran}
+N=3
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-client.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+passed=0 failed=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
+         failed=$((failed + 1)); }
+
+# valgrind.h: beside vg-in-place (a build tree) or in the prefix
+vgdir=$(dirname "$VALGRIND")
+if [ -f "$vgdir/include/valgrind.h" ]; then
+   INC="-I$vgdir/include"
+elif [ -f "$vgdir/../include/valgrind/valgrind.h" ]; then
+   INC="-I$vgdir/../include/valgrind"
+else
+   echo "FAIL: no valgrind.h near $VALGRIND"; exit 1
+fi
+INC="$INC -I$top/parlot"
+
+# ---- the header ----------------------------------------------------------
+cat >"$work/all.c" <<'EOF'
+#include "parlot.h"
+int main(void)
+{
+   PARLOT_STOP_TRACE; PARLOT_START_TRACE;
+   PARLOT_STOP_THREAD_TRACE; PARLOT_START_THREAD_TRACE;
+   PARLOT_MARK("x"); PARLOT_FLUSH;
+   return 0;
+}
+EOF
+for lang in c c++; do
+   comp=$CC; [ $lang = c++ ] && comp=$CXX
+   # shellcheck disable=SC2086
+   if $comp -x $lang -Wall -Wextra -Werror $INC -o "$work/all-$lang.bin" \
+         "$work/all.c" 2>"$work/cc.err" && "$work/all-$lang.bin"; then
+      pass "parlot.h compiles as $lang and runs natively"
+   else
+      fail "parlot.h as $lang" "$(head -3 "$work/cc.err")"
+   fi
+done
+
+# ---- phases.c --------------------------------------------------------------
+# shellcheck disable=SC2086
+if ! $CC -O0 -g $INC -o "$work/phases" "$here/phases.c" 2>"$work/cc.err"; then
+   fail "build phases.c" "$(head -3 "$work/cc.err")"
+   echo "$passed passed, $failed failed"; exit 1
+fi
+if "$work/phases" 2 $N fork; then
+   pass "phases runs natively"
+else
+   fail "phases runs natively" "exit $?"
+fi
+
+# trace NAME ARGS...: $work/NAME.<pid>.trace, one per process
+trace() {
+   local name=$1
+   shift
+   "$VALGRIND" --tool=parlot --images=main \
+      --parlot-out-file="$work/$name.%p.trace" "$work/phases" "$@" \
+      >/dev/null 2>"$work/$name.err" ||
+      { fail "trace $name" "$(tail -3 "$work/$name.err")"; return 1; }
+}
+
+trace run 2 $N fork || { echo "$passed passed, $failed failed"; exit 1; }
+# the parent's trace is the one without forked_from_pid
+parent= child=
+for f in "$work"/run.*.trace; do
+   if "$PARLOT_DECODE" --events "$f" >"$f.events" 2>"$work/dec.err"; then :
+   else fail "decode $f" "$(cat "$work/dec.err")"; fi
+done
+for f in "$work"/run.*.trace; do
+   pid=${f#"$work"/run.}; pid=${pid%.trace}
+   # the child's file is the later one (its pid was made by the parent's
+   # fork); tell them apart by their marks: the child has no "phase"
+   if grep -q "	mark	[0-9]*	-	phase" "$f.events"; then parent=$f; else child=$f; fi
+done
+
+marks() { awk -F'\t' '$3 == "mark" { printf "%s#%s ", $6, $4 }' "$1"; }
+want="phase#1 "
+for i in $(seq 1 $N); do want="${want}iteration#$i "; done
+want="${want}phase#2 "
+got=$(marks "$parent.events")
+[ "$got" = "$want" ] && pass "parent's marks in order ($got)" ||
+   fail "parent's marks" "got:  $got" "want: $want"
+
+# every iteration mark is followed by a call of solve
+bad=$(awk -F'\t' '$3 == "mark" && $6 == "iteration" { want = 1; next }
+   want { if (!($3 == "call" && $6 == "solve")) print NR": "$0; want = 0 }' \
+   "$parent.events")
+[ -z "$bad" ] && pass "each iteration mark precedes its solve call" ||
+   fail "iteration marks out of place" "$bad"
+
+grep -q "	noise$" "$parent.events" "$child.events" &&
+   fail "noise() was recorded while the thread had stopped" ||
+   pass "noise() is never recorded (thread stop/start)"
+
+got=$(marks "$child.events")
+solves=$(grep -c "	call	[0-9]*	[^	]*	solve$" "$child.events")
+[ "$got" = "iteration#1 iteration#2 " ] && [ "$solves" -eq 2 ] &&
+   pass "the forked child counts its marks anew ($got; $solves solve calls)" ||
+   fail "forked child's marks" "got: $got, $solves solve calls"
+
+# ---- ranges by marks ---------------------------------------------------------
+"$PARLOT_DECODE" --events --from-mark='iteration#2' --to-mark='iteration#3' \
+   "$parent" >"$work/range" 2>"$work/dec.err"
+got=$(awk -F'\t' '$3 == "call" { printf "%s ", $6 }' "$work/range")
+[ "$got" = "solve exchange smooth " ] &&
+   pass "--from-mark=iteration#2 --to-mark=iteration#3: one iteration" ||
+   fail "range between marks" "got: $got $(cat "$work/dec.err")"
+
+"$PARLOT_DECODE" --xml --from-mark=phase --to-mark='phase#2' "$parent" \
+   >"$work/phase.xml" 2>"$work/dec.err"
+calls=$(python3 - "$work/phase.xml" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+ids = {f.get("id") for f in r.iter("function") if f.get("name") == "solve"}
+prog = r.find("program")
+print(sum(int(f.get("calls")) for f in prog.iter("fn") if f.get("ref") in ids))
+EOF
+)
+[ "$calls" = "$N" ] && pass "--xml between the phase marks: $N solve calls" ||
+   fail "--xml between the phase marks" "solve calls: $calls, want $N"
+
+# ---- comparing one phase of two runs ---------------------------------------
+trace a 2 $N && trace b 5 $N && {
+   "$PARLOT_DIFF" "$work"/a.*.trace "$work"/b.*.trace >"$work/diff" 2>&1
+   r1=$?
+   "$PARLOT_DIFF" --from-mark=phase "$work"/a.*.trace "$work"/b.*.trace \
+      >"$work/diff2" 2>&1
+   r2=$?
+   [ $r1 -eq 1 ] && [ $r2 -eq 0 ] &&
+      pass "parlot-diff: runs differ (exit 1), their solver phases do not (exit 0)" ||
+      fail "parlot-diff by marks" "exits $r1 and $r2" "$(head -5 "$work/diff2")"
+}
+
+# ---- Fortran -----------------------------------------------------------------
+if command -v "$FC" >/dev/null 2>&1; then
+   # shellcheck disable=SC2086
+   if $CC -c $INC -o "$work/pf.o" "$top/parlot/parlot_fortran.c" \
+         2>"$work/cc.err" &&
+      $FC -O0 -g -o "$work/fphases" "$here/phases.f90" "$work/pf.o" \
+         2>>"$work/cc.err"; then
+      "$VALGRIND" --tool=parlot --images=main \
+         --parlot-out-file="$work/f.trace" "$work/fphases" 2>"$work/f.err"
+      "$PARLOT_DECODE" --events "$work/f.trace" >"$work/f.events"
+      got=$(marks "$work/f.events")
+      vis=$(grep -c "	call	[0-9]*	[^	]*	visible_work_$" "$work/f.events")
+      hid=$(grep -c "	hidden_work_$" "$work/f.events")
+      [ "$got" = "step#1 step#2 step#3 " ] && [ "$vis" -eq 3 ] &&
+         [ "$hid" -eq 0 ] &&
+         pass "Fortran: marks $got, visible_work 3 calls, hidden_work none" ||
+         fail "Fortran wrappers" "marks: $got, visible $vis, hidden $hid"
+   else
+      fail "build the Fortran program" "$(head -3 "$work/cc.err")"
+   fi
+else
+   echo "# skipped: no $FC, the Fortran wrapper is not tested"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
