@@ -8,6 +8,7 @@
    entries and exits go into the stream (pl_threads.c). */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_gdbserver.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
@@ -193,11 +194,112 @@ static Bool client_string(Addr a, HChar *out)
                                                         VKI_PROT_READ);
 }
 
+/* ---- vgdb monitor commands ---------------------------------------------- */
+
+static void monitor_help(void)
+{
+   VG_(gdb_printf)(
+"parlot monitor commands:\n"
+"  parlot status        threads, their events and recording state\n"
+"  parlot start|stop    every thread records / stops recording\n"
+"  parlot mark LABEL    a mark LABEL in every thread's stream\n"
+"  parlot flush         write every thread's events to the trace file\n");
+}
+
+static void monitor_status(void)
+{
+   UInt n = 0;
+   VG_(gdb_printf)("trace file %s: %llu bytes written%s; recording %s\n",
+                   pl_out_name(), pl_out_bytes(),
+                   pl_out_failed() ? " (INCOMPLETE: a write failed)" : "",
+                   process_on ? "on" : "off");
+   for (UInt i = 0; i < pl_thread_slots(); i++) {
+      pl_thread *t = pl_thread_at(i);
+      if (!t)
+         continue;
+      n++;
+      VG_(gdb_printf)("thread %u (lwp %d): %llu events, %llu stream bytes, "
+                      "depth %lu (%lu recorded), recording %s\n", t->number,
+                      t->lwp, (ULong)t->enc.events,
+                      (ULong)t->enc.out_total, t->depth, t->rec_depth,
+                      t->active ? "on" : "off");
+   }
+   VG_(gdb_printf)("%u thread%s\n", n, n == 1 ? "" : "s");
+}
+
+static void sync_all(void)
+{
+   for (UInt i = 0; i < pl_thread_slots(); i++)
+      if (pl_thread_at(i))
+         pl_thread_sync(pl_thread_at(i));
+}
+
+/* "parlot ..." from vgdb (monitor command). */
+static Bool monitor_command(const HChar *req)
+{
+   HChar s[VG_(strlen)(req) + 1], *save, *word;
+
+   VG_(strcpy)(s, req);
+   word = VG_(strtok_r)(s, " ", &save);
+   switch (VG_(keyword_id)("help parlot", word, kwd_report_duplicated_matches)) {
+   case 0:
+      monitor_help();
+      return True;
+   case 1:
+      break;
+   default:
+      return False;
+   }
+   word = VG_(strtok_r)(NULL, " ", &save);
+   switch (VG_(keyword_id)("status start stop mark flush", word,
+                           kwd_report_all)) {
+   case 0:
+      monitor_status();
+      break;
+   case 1:
+      process_set(True);
+      VG_(gdb_printf)("recording on\n");
+      break;
+   case 2:
+      process_set(False);
+      VG_(gdb_printf)("recording off\n");
+      break;
+   case 3: {
+      /* the rest of the line is the label, blanks included */
+      const HChar *label = save;
+      while (*label == ' ')
+         label++;
+      if (!*label) {
+         VG_(gdb_printf)("parlot mark wants a label\n");
+         break;
+      }
+      for (UInt i = 0; i < pl_thread_slots(); i++)
+         if (pl_thread_at(i))
+            pl_thread_mark(pl_thread_at(i), label);
+      VG_(gdb_printf)("marked\n");
+      break;
+   }
+   case 4:
+      sync_all();
+      VG_(gdb_printf)("flushed\n");
+      break;
+   default:
+      monitor_help();
+      break;
+   }
+   return True;
+}
+
 Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
    pl_thread *t;
    HChar label[MAX_LABEL + 1];
 
+   if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
+      Bool handled = monitor_command((const HChar *)args[1]);
+      *ret = handled;
+      return handled;
+   }
    if (!VG_IS_TOOL_USERREQ('P', 'L', args[0]))
       return False;
    t = pl_thread_of(tid);
@@ -227,9 +329,7 @@ Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret)
          pl_thread_mark(t, label);
       break;
    case VG_USERREQ__PARLOT_FLUSH:
-      for (UInt i = 0; i < pl_thread_slots(); i++)
-         if (pl_thread_at(i))
-            pl_thread_sync(pl_thread_at(i));
+      sync_all();
       break;
    default:
       VG_(umsg)("ParLoT: unknown client request %#lx ignored (a newer "

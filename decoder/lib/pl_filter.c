@@ -180,8 +180,13 @@ void pl_filter_free(pl_filter *f)
    free(f);
 }
 
+/* NULL is the filter that drops nothing, everywhere below. */
+static const pl_filter no_filter;
+
 int pl_filter_active(const pl_filter *f)
 {
+   if (!f)
+      return 0;
    return f->main_only || f->nonly || f->nhide || f->max_depth
           || f->first > 1 || f->last || f->from_mark || f->to_mark;
 }
@@ -256,16 +261,18 @@ int pl_filter_option(pl_filter *f, const char *name, const char *arg,
 
 const char *pl_filter_describe(const pl_filter *f)
 {
-   return f->desc;
+   return f ? f->desc : "";
 }
 
 uint32_t pl_filter_max_depth(const pl_filter *f)
 {
-   return f->max_depth;
+   return f ? f->max_depth : 0;
 }
 
 int pl_filter_ranged(const pl_filter *f)
 {
+   if (!f)
+      return 0;
    return f->first > 1 || f->last || f->from_mark || f->to_mark;
 }
 
@@ -294,6 +301,8 @@ void pl_filter_thread_range(const pl_filter *f, const pl_trace *t,
 {
    uint64_t pos;
 
+   if (!f)
+      f = &no_filter;
    *first = f->first ? f->first : 1;
    *last = range_end(f);
    if (f->from_mark) {
@@ -346,9 +355,13 @@ static int any_match(char *const *pats, size_t n, const char *a,
 uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
                              int demangle)
 {
-   uint32_t n = pl_trace_nfunctions(t), id;
-   uint32_t main_obj = f->main_only ? pl_main_object(t) : 0;
-   uint8_t *keep = malloc((size_t)n + 1);
+   uint32_t n = pl_trace_nfunctions(t), id, main_obj;
+   uint8_t *keep;
+
+   if (!f)
+      f = &no_filter;
+   main_obj = f->main_only ? pl_main_object(t) : 0;
+   keep = malloc((size_t)n + 1);
 
    if (!keep)
       return NULL;

@@ -31,6 +31,7 @@
 extern "C" {
 #endif
 
+/* Every function below takes NULL as the filter that drops nothing. */
 typedef struct pl_filter pl_filter;
 
 /* A filter that drops nothing; NULL if out of memory. */

@@ -631,6 +631,7 @@ static int on_mark(pl_trace *t, uint64_t off, uint32_t thr, uint8_t *p,
    m = &th->marks[th->nmarks++];
    m->position = pl_get64(p);
    m->occurrence = pl_get32(p + 8);
+   m->seq = (uint32_t)(th->nmarks - 1 + th->ntracing);
    m->label = (const char *)p + 12;
    return 0;
 }
@@ -656,6 +657,7 @@ static int on_tracing(pl_trace *t, uint64_t off, uint32_t thr,
    g->position = pl_get64(p);
    g->on = (flags & PL_TRACING_ON) != 0;
    g->recreated = n;
+   g->seq = (uint32_t)(th->nmarks + th->ntracing - 1);
    return 0;
 }
 

@@ -140,6 +140,8 @@ const pl_thread_info *pl_trace_thread(const pl_trace *t, size_t index);
 typedef struct {
    uint64_t    position;
    uint32_t    occurrence;
+   uint32_t    seq;          /* order among the thread's marks and
+                                recording changes, from 0 */
    const char *label;        /* valid while the trace is open */
 } pl_mark;
 
@@ -150,6 +152,7 @@ typedef struct {
    uint64_t position;
    int      on;
    uint32_t recreated;
+   uint32_t seq;             /* as pl_mark's */
 } pl_tracing;
 
 /* NULL if the trace records every call of every thread from the start;

@@ -35,9 +35,9 @@ int thread_notes_before(thread_notes *s, uint64_t number, thread_note *n)
       const pl_tracing *g = s->ti < s->ntracing ? &s->tracing[s->ti] : NULL;
       uint64_t p;
 
-      /* at one position, a recording change comes before a mark made
-         after it */
-      if (g && (!m || g->position <= m->position)) {
+      /* in stream order, then in file order */
+      if (g && (!m || g->position < m->position
+                || (g->position == m->position && g->seq < m->seq))) {
          m = NULL;
          p = g->position;
       } else if (m) {

@@ -2,15 +2,20 @@
 /* A run in phases separated by marks, for run_client_tests.sh.
 
      phases SETUP ITERS [fork]
+     phases wait FILE
+
 
    setup() runs SETUP times (so two runs differ before the first mark),
    then ITERS iterations of solve(), each after a mark "iteration", with a
    "phase" mark before and after the loop; with "fork", a child process
    (fork) makes two more iterations, its marks counted anew.  Recording is
-   stopped around noise(), which never shows.  Prints nothing. */
+   stopped around noise(), which never shows.  With "wait", it calls
+   tick() every 2 ms until FILE exists (at most 60 s): a process to send
+   monitor commands to.  Prints nothing. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "parlot.h"
@@ -41,8 +46,22 @@ NOINLINE void iterate(int from, int n)
    }
 }
 
+NOINLINE void tick(void) { sink++; }
+
+static int wait_for(const char *file)
+{
+   struct timespec ts = { 0, 2000000 };
+   for (int i = 0; i < 30000 && access(file, F_OK) != 0; i++) {
+      tick();
+      nanosleep(&ts, NULL);
+   }
+   return access(file, F_OK) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+   if (argc == 3 && strcmp(argv[1], "wait") == 0)
+      return wait_for(argv[2]);
    int setups = argc > 1 ? atoi(argv[1]) : 1;
    int iters = argc > 2 ? atoi(argv[2]) : 3;
 

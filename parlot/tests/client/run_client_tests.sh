@@ -14,11 +14,17 @@
 #   - two runs whose setup differs (2 and 5 calls of setup()): parlot-diff
 #     finds the difference (exit 1), and with --from-mark=phase compares
 #     the solver phase only: identical (exit 0);
+#   - parlot-control on a running process (phases wait): status names its
+#     thread and says recording is on; stop, mark, start, flush are taken;
+#     the trace then holds the mark in the thread's stream between a
+#     recording stop and start, and says it was switched twice; without a
+#     process, or with a bad command line, one line and exit 1 / 2;
 #   - Fortran (if gfortran is installed): parlot_fortran.c's wrappers stop
 #     and start recording and mark each step with the label's trailing
 #     blanks dropped.
 # Environment: VALGRIND (vg-in-place or an installed valgrind), top_srcdir,
-# PARLOT_DECODE, PARLOT_DIFF; CC, CXX, FC (defaults cc, c++, gfortran).
+# PARLOT_DECODE, PARLOT_DIFF, PARLOT_CONTROL (default: the source tree's);
+# CC, CXX, FC (defaults cc, c++, gfortran).
 # Exit status: 0 if all passed.
 set -u
 
@@ -31,7 +37,7 @@ CC=${CC:-cc} CXX=${CXX:-c++} FC=${FC:-gfortran}
 N=3
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-client.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 passed=0 failed=0
 pass() { echo "PASS: $1"; passed=$((passed + 1)); }
@@ -164,6 +170,57 @@ trace a 2 $N && trace b 5 $N && {
       pass "parlot-diff: runs differ (exit 1), their solver phases do not (exit 0)" ||
       fail "parlot-diff by marks" "exits $r1 and $r2" "$(head -5 "$work/diff2")"
 }
+
+# ---- monitor commands: parlot-control -------------------------------------
+CONTROL=${PARLOT_CONTROL:-$top/parlot/parlot-control}
+# vgdb of this Valgrind: beside vg-in-place (coregrind/) or the valgrind
+# launcher
+vgdbdir=$vgdir
+[ -x "$vgdir/coregrind/vgdb" ] && vgdbdir=$vgdir/coregrind
+PATH=$vgdbdir:$PATH; export PATH
+"$VALGRIND" --tool=parlot --images=main --vgdb=yes \
+   --parlot-out-file="$work/ctl.trace" "$work/phases" wait "$work/ctl.done" \
+   >/dev/null 2>"$work/ctl.err" &
+bgpid=$!
+# the traced process (vg-in-place may be a script around it): the one vgdb
+# lists with this run's file
+vpid=
+for _ in $(seq 100); do
+   vpid=$(vgdb -l 2>/dev/null | grep -F "$work/ctl.done" |
+          sed -n 's/^use --pid=\([0-9]*\) .*/\1/p' | head -1)
+   [ -n "$vpid" ] && break
+   sleep 0.1
+done
+# once the program is in its loop (main image calls recorded)
+ok=0
+for _ in $(seq 100); do
+   "$CONTROL" -p $vpid status >"$work/ctl.status" 2>&1
+   grep -q "^thread 1 .* [1-9][0-9]* events, .*recording on$" \
+      "$work/ctl.status" && { ok=1; break; }
+   sleep 0.1
+done
+for c in stop "mark after stop" start flush; do
+   # shellcheck disable=SC2086
+   "$CONTROL" -p $vpid $c >>"$work/ctl.out" 2>&1 || ok=0
+   sleep 0.2
+done
+touch "$work/ctl.done"
+wait $bgpid
+"$PARLOT_DECODE" --replay "$work/ctl.trace" >"$work/ctl.replay" 2>&1 || ok=0
+notes=$(grep '^# \(mark\|recording\)' "$work/ctl.replay" | sed 's/ after event.*//')
+want="# recording stops
+# mark after stop #1
+# recording starts"
+[ $ok -eq 1 ] && [ "$notes" = "$want" ] &&
+   grep -q "recording started or stopped 2 times" "$work/ctl.replay" &&
+   pass "parlot-control: status, stop, mark, start, flush on a running process" ||
+   fail "parlot-control" "$(head -3 "$work/ctl.status")" \
+      "$(head -4 "$work/ctl.out")" "notes: $notes" "$(head -1 "$work/ctl.replay")"
+"$CONTROL" -p 1 status >/dev/null 2>&1; r1=$?
+"$CONTROL" bogus >/dev/null 2>"$work/ctl.err2"; r2=$?
+[ $r1 -eq 1 ] && [ $r2 -eq 2 ] && [ "$(wc -l <"$work/ctl.err2")" -eq 1 ] &&
+   pass "parlot-control: no such process exits 1, a bad command 2 (one line)" ||
+   fail "parlot-control errors" "exits $r1 and $r2" "$(cat "$work/ctl.err2")"
 
 # ---- Fortran -----------------------------------------------------------------
 if command -v "$FC" >/dev/null 2>&1; then
