@@ -28,6 +28,8 @@ static uint64_t line_key(const diff_side *s, const pl_line *l, int ignore)
    h = pl_fnv1a_step(h, l->indent);
    if (l->kind == PL_LINE_CALL)
       h = pl_fnv1a_step(h, s->ident[l->fn]);
+   else if (l->kind == PL_LINE_MARK)
+      h = pl_fnv1a(pl_fnv1a_step(h, l->count), l->label, strlen(l->label));
    else if (!ignore)
       h = pl_fnv1a_step(h, l->count);
    return h;
@@ -93,16 +95,36 @@ static int agree(const side_buf *a, size_t i, const side_buf *b, size_t j)
           || (i + k == na && j + k == nb && a->ended && b->ended);
 }
 
+/* The first mark of A's look-ahead that B's holds too: 1 with their
+   positions in *ma and *mb, else 0. */
+static int common_mark(const side_buf *a, const side_buf *b, size_t *ma,
+                       size_t *mb)
+{
+   size_t na = avail(a), nb = avail(b), i, j;
+   for (i = 0; i < na; i++) {
+      if (a->v[a->head + i].kind != PL_LINE_MARK)
+         continue;
+      for (j = 0; j < nb; j++)
+         if (b->v[b->head + j].kind == PL_LINE_MARK && same(a, i, b, j)) {
+            *ma = i;
+            *mb = j;
+            return 1;
+         }
+   }
+   return 0;
+}
+
 /* The nearest re-synchronisation point: *ri lines of A and *rj of B to
    skip.  Nearest: the fewest lines skipped on the side that skips more
    (max(i, j)); then the two sides skipping alike (|i - j| least: a call
    replaced, or two swapped, stays one hunk instead of an insertion here
-   and a deletion further on); then the fewest in all.  Found: 1; none
-   within the look-ahead: 0; -1 if out of memory.  B's positions are
+   and a deletion further on); then the fewest in all.  Only points with
+   i <= lim_a and j <= lim_b count.  Found: 1; none within the
+   look-ahead: 0; -1 if out of memory.  B's positions are
    chained by key, so each line of A visits only the lines of B that equal
    it. */
-static int resync(const side_buf *a, const side_buf *b, size_t *ri,
-                  size_t *rj)
+static int resync(const side_buf *a, const side_buf *b, size_t lim_a,
+                  size_t lim_b, size_t *ri, size_t *rj)
 {
    size_t na = avail(a), nb = avail(b), i, j, mask;
    size_t best = SIZE_MAX, best_d = SIZE_MAX, best_sum = SIZE_MAX;
@@ -128,12 +150,13 @@ static int resync(const side_buf *a, const side_buf *b, size_t *ri,
       next[j] = slot[s];
       slot[s] = j;
    }
-   for (i = 0; i < na && i <= best; i++) {
+   for (i = 0; i < na && i <= best && i <= lim_a; i++) {
       uint64_t key = a->key[a->head + i];
       size_t s = (size_t)pl_golden_slot(key, bits);
       while (slot[s] != SIZE_MAX && b->key[b->head + slot[s]] != key)
          s = (s + 1) & mask;
-      for (j = slot[s]; j != SIZE_MAX && j <= best; j = next[j]) {
+      for (j = slot[s]; j != SIZE_MAX && j <= best && j <= lim_b;
+           j = next[j]) {
          size_t mx = i > j ? i : j, d = i > j ? i - j : j - i;
          if ((mx < best || (mx == best && (d < best_d
                                            || (d == best_d
@@ -281,9 +304,19 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
          res->bad_side = 1;
          goto out;
       }
-      r = resync(&a, &b, &i, &j);
-      if (r < 0)
-         goto oom;
+      {
+         size_t ma = SIZE_MAX, mb = SIZE_MAX;
+         int anchored = opts->align_marks && common_mark(&a, &b, &ma, &mb);
+         r = resync(&a, &b, ma, mb, &i, &j);
+         if (r < 0)
+            goto oom;
+         if (anchored && (!r || i > ma || j > mb)) {
+            /* they differ up to the mark: compare on from it */
+            i = ma;
+            j = mb;
+            r = 1;
+         }
+      }
       if (res->hunks < opts->max_hunks
           && report_hunk(rep, &c, &a, &b, r ? i : avail(&a),
                          r ? j : avail(&b)) < 0)

@@ -8,8 +8,10 @@
    both sides skipping alike); the lines
    before it form a hunk, written in diff(1) style with the common call
    path and a few equal lines of context, and the comparison goes on from
-   there.  Memory: the look-ahead, the context and the call path, never
-   the trace. */
+   there.  With align_marks, the first mark (label and occurrence) that
+   both look-aheads hold bounds the hunk: if the sides do not agree again
+   before it, they are re-synchronised at it.  Memory: the look-ahead, the
+   context and the call path, never the trace. */
 #ifndef DIFF_PAIR_H
 #define DIFF_PAIR_H
 
@@ -25,6 +27,9 @@ typedef struct {
    size_t context;         /* equal lines shown before a hunk */
    size_t lookahead;       /* lines read ahead to re-synchronise */
    size_t max_hunks;       /* hunks written per pair (the rest counted) */
+   int    align_marks;     /* --align=marks: the sides' lines include their
+                              marks (thread_lines_marks), and a hunk never
+                              runs past a mark both sides reach */
 } diff_opts;
 
 typedef struct {

@@ -37,13 +37,20 @@ enum diff_end {
 
 typedef struct diff_report diff_report;
 
+/* The runs and what is compared. */
+typedef struct {
+   const char *a, *b;         /* as given */
+   int         within;        /* --within: one run against itself */
+   size_t      na, nb;        /* threads read */
+   const char *filters;       /* "" if none */
+   int         loops, ignore_counts, align_marks;
+   const char *within_note;   /* --within: the references */
+} diff_runs;
+
 struct diff_report {
    outbuf *o;
    void   *impl;
-   /* The runs and what is compared (filters: "" if none). */
-   void (*start)(diff_report *r, const char *a, const char *b, int within,
-                 size_t na, size_t nb, const char *filters, int loops,
-                 int ignore_counts, const char *within_note);
+   void (*start)(diff_report *r, const diff_runs *runs);
    /* A pair of threads, and its end: hunks found, written, how it ended
       (side: the side that ended, for DIFF_END_ONE_ENDS; lookahead). */
    void (*pair)(diff_report *r, const char *title, const char *label_a,

@@ -21,24 +21,24 @@ typedef struct {
    int  titled;
 } text_state;
 
-static void t_start(diff_report *r, const char *a, const char *b,
-                    int within, size_t na, size_t nb, const char *filters,
-                    int loops, int ignore_counts, const char *within_note)
+static void t_start(diff_report *r, const diff_runs *u)
 {
    outbuf *o = r->o;
-   if (within)
+   if (u->within)
       outbuf_printf(o, "--- A: the reference ranks of %s\n+++ B: the other "
-                    "ranks (%zu threads in all)\n", a, na);
+                    "ranks (%zu threads in all)\n", u->a, u->na);
    else
       outbuf_printf(o, "--- A: %s (%zu threads)\n+++ B: %s (%zu threads)\n",
-                    a, na, b, nb);
-   if (*filters || loops)
-      outbuf_printf(o, "== compared: %s%s%s%s\n", filters,
-                    *filters && loops ? " " : "",
-                    loops ? "loops folded" : "",
-                    ignore_counts ? ", loop counts ignored" : "");
-   if (within)
-      outbuf_printf(o, "== within %s: %s\n", a, within_note);
+                    u->a, u->na, u->b, u->nb);
+   if (*u->filters || u->loops || u->align_marks)
+      outbuf_printf(o, "== compared: %s%s%s%s%s%s\n", u->filters,
+                    *u->filters && u->loops ? " " : "",
+                    u->loops ? "loops folded" : "",
+                    u->ignore_counts ? ", loop counts ignored" : "",
+                    (*u->filters || u->loops) && u->align_marks ? ", " : "",
+                    u->align_marks ? "aligned on marks" : "");
+   if (u->within)
+      outbuf_printf(o, "== within %s: %s\n", u->a, u->within_note);
 }
 
 static void t_pair(diff_report *r, const char *title, const char *label_a,

@@ -16,23 +16,22 @@ static xml_out *X(diff_report *r)
    return r->impl;
 }
 
-static void x_start(diff_report *r, const char *a, const char *b,
-                    int within, size_t na, size_t nb, const char *filters,
-                    int loops, int ignore_counts, const char *within_note)
+static void x_start(diff_report *r, const diff_runs *u)
 {
    xml_out *x = X(r);
    xml_start(x, "runs");
-   xml_attr_text(x, "a", a);
-   xml_attr_text(x, "b", b);
-   xml_attr_u64(x, "threads-a", na);
-   xml_attr_u64(x, "threads-b", nb);
-   xml_attr(x, "within", within ? "yes" : "no");
-   if (*filters)
-      xml_attr_text(x, "filters", filters);
-   xml_attr(x, "loops", loops ? "yes" : "no");
-   xml_attr(x, "ignore-loop-counts", ignore_counts ? "yes" : "no");
-   if (within)
-      xml_attr(x, "reference", within_note);
+   xml_attr_text(x, "a", u->a);
+   xml_attr_text(x, "b", u->b);
+   xml_attr_u64(x, "threads-a", u->na);
+   xml_attr_u64(x, "threads-b", u->nb);
+   xml_attr(x, "within", u->within ? "yes" : "no");
+   if (*u->filters)
+      xml_attr_text(x, "filters", u->filters);
+   xml_attr(x, "loops", u->loops ? "yes" : "no");
+   xml_attr(x, "ignore-loop-counts", u->ignore_counts ? "yes" : "no");
+   xml_attr(x, "align", u->align_marks ? "marks" : "none");
+   if (u->within)
+      xml_attr(x, "reference", u->within_note);
    xml_end(x);
 }
 
@@ -49,7 +48,7 @@ static void x_pair(diff_report *r, const char *title, const char *label_a,
 static const char *kind_name(uint32_t k)
 {
    static const char *const names[] = { "call", "loop", "loop-end",
-                                        "variant", "variant-end" };
+                                        "variant", "variant-end", "mark" };
    return k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
@@ -59,7 +58,9 @@ static void put_line(xml_out *x, const char *side, const pl_line *l,
    xml_start(x, "line");
    xml_attr(x, "side", side);
    xml_attr(x, "kind", kind_name(l->kind));
-   if (l->number)
+   if (l->kind == PL_LINE_MARK)
+      xml_attr_u64(x, "after", l->number);
+   else if (l->number)
       xml_attr_u64(x, "event", l->number);
    xml_attr_u64(x, "depth", l->depth);
    xml_attr_u64(x, "indent", l->indent);
@@ -68,6 +69,10 @@ static void put_line(xml_out *x, const char *side, const pl_line *l,
    if (l->kind == PL_LINE_LOOP || l->kind == PL_LINE_VARIANT)
       xml_attr_u64(x, l->kind == PL_LINE_LOOP ? "count" : "iteration",
                    l->count);
+   if (l->kind == PL_LINE_MARK) {
+      xml_attr_text(x, "label", l->label);
+      xml_attr_u64(x, "occurrence", l->count);
+   }
    xml_end(x);
 }
 

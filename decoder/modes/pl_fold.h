@@ -33,7 +33,9 @@ enum pl_line_kind {
    PL_LINE_LOOP_END,
    PL_LINE_VARIANT,      /* iteration `count` of the enclosing loop ran the
                             lines up to VARIANT_END instead of the body */
-   PL_LINE_VARIANT_END
+   PL_LINE_VARIANT_END,
+   PL_LINE_MARK          /* a mark (thread_lines.h with marks; never from
+                            the fold): label, occurrence in count */
 };
 
 typedef struct {
@@ -45,7 +47,9 @@ typedef struct {
                             variants around the line */
    uint64_t count;       /* LOOP: iterations; VARIANT: which iteration */
    uint64_t number;      /* event number of the first event the line
-                            stands for (CALL, LOOP, VARIANT), from 1 */
+                            stands for (CALL, LOOP, VARIANT), from 1;
+                            MARK: the events before it */
+   const char *label;    /* MARK: the mark's label */
 } pl_line;
 
 typedef struct pl_fold pl_fold;

@@ -25,14 +25,57 @@ int thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
    return 0;
 }
 
+void thread_lines_marks(thread_lines *s, const pl_trace *t, size_t index,
+                        const pl_filter *f)
+{
+   s->marks = 1;
+   thread_notes_open(&s->notes, t, index, f);
+}
+
+/* A MARK line for the next mark before event `number`, at the indent of
+   the line that follows it: 1, or 0 if there is none. */
+static int next_mark(thread_lines *s, uint64_t number, const pl_line *next)
+{
+   thread_note n;
+   while (thread_notes_before(&s->notes, number, &n)) {
+      if (!n.mark)
+         continue;
+      memset(&s->mark, 0, sizeof s->mark);
+      s->mark.kind = PL_LINE_MARK;
+      s->mark.count = n.mark->occurrence;
+      s->mark.number = n.mark->position;
+      s->mark.label = n.mark->label;
+      s->mark.depth = next ? next->depth : 1;
+      s->mark.indent = next ? next->indent : 0;
+      return 1;
+   }
+   return 0;
+}
+
 int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
 {
-   while (s->i == s->n) {
+   for (;;) {
       const pl_vevent *ev;
       long n, i;
 
-      if (s->ended)
+      if (s->i < s->n) {
+         const pl_line *l = &s->buf[s->i];
+         if (s->marks && l->kind != PL_LINE_LOOP_END
+             && l->kind != PL_LINE_VARIANT_END
+             && next_mark(s, l->number, l)) {
+            *line = &s->mark;
+            return 1;
+         }
+         *line = &s->buf[s->i++];
+         return 1;
+      }
+      if (s->ended) {
+         if (s->marks && next_mark(s, UINT64_MAX, NULL)) {
+            *line = &s->mark;          /* marks after the last event */
+            return 1;
+         }
          return 0;
+      }
       n = pl_view_next(s->view, &ev, err);
       if (n < 0)
          return -1;
@@ -50,8 +93,6 @@ int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
       s->buf = pl_fold_take(s->fold, &s->n);
       s->i = 0;
    }
-   *line = &s->buf[s->i++];
-   return 1;
 }
 
 void thread_lines_close(thread_lines *s)
@@ -79,7 +120,8 @@ void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm)
 {
    static const char spaces[] = "                                        ";
    char head[48], *end = head + sizeof head, *p;
-   int ends = l->kind == PL_LINE_LOOP_END || l->kind == PL_LINE_VARIANT_END;
+   int ends = l->kind == PL_LINE_LOOP_END || l->kind == PL_LINE_VARIANT_END
+              || l->kind == PL_LINE_MARK;
    uint32_t k = l->indent;
 
    /* "%10llu %5u  " from the right */
@@ -104,6 +146,12 @@ void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm)
       outbuf_str(o, "iteration ");
       outbuf_u64(o, l->count);
       outbuf_str(o, " instead: {");
+      break;
+   case PL_LINE_MARK:
+      outbuf_str(o, "# mark ");
+      outbuf_str_escaped(o, l->label);
+      outbuf_str(o, " #");
+      outbuf_u64(o, l->count);
       break;
    default:
       outbuf_str(o, "}");

@@ -9,6 +9,7 @@
 
 #include "pl_fold.h"
 #include "pl_outbuf.h"
+#include "thread_notes.h"
 #include "pl_view.h"
 #include "trace_labels.h"
 
@@ -19,6 +20,9 @@ typedef struct {
    size_t         n, i;
    int            ended;
    uint64_t      *calls;    /* if not NULL: [fn] += each shown call */
+   int            marks;    /* MARK lines too (thread_lines_marks) */
+   thread_notes   notes;
+   pl_line        mark;     /* the MARK line returned last */
 } thread_lines;
 
 /* Open thread `index` of t; window as pl_fold_new() (0: no loops).
@@ -26,6 +30,11 @@ typedef struct {
 int  thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
                        const pl_filter *f, const uint8_t *keep,
                        size_t window, uint64_t *calls, pl_error *err);
+/* Also return a MARK line for each mark of the thread in its range,
+   before the first line after it (marks inside a folded loop come before
+   the loop). */
+void thread_lines_marks(thread_lines *s, const pl_trace *t, size_t index,
+                        const pl_filter *f);
 /* The next line at *line (valid until the next call): 1, 0 at the end,
    -1 with *err filled (the lines before the error were returned). */
 int  thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err);
@@ -34,7 +43,7 @@ void thread_lines_close(thread_lines *s);
 /* Write line l as --replay does: the event number (blank for the end of a
    loop or variant), the depth, then the line indented two spaces per
    level: a call's function, "N × {" for a loop, "iteration N instead: {"
-   for a variant, "}" for their ends. */
+   for a variant, "}" for their ends, "# mark LABEL #N" for a mark. */
 #define THREAD_LINE_HEADER "#    event depth  call\n"
 void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm);
 

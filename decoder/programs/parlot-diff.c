@@ -248,6 +248,10 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
       thread_lines_close(&la);
       return -1;
    }
+   if (o->diff.align_marks) {
+      thread_lines_marks(&la, ra->t, ta->index, o->filter);
+      thread_lines_marks(&lb, rb->t, tb->index, o->filter);
+   }
    a.nm = &ra->nm;
    a.ident = ra->ident;
    b.nm = &rb->nm;
@@ -358,6 +362,9 @@ static void usage(FILE *f)
       "                       that one phase of both runs is compared\n"
       "      --loops          fold repeated sequences into loops first\n"
       "      --window=N       --loops: longest loop body, in calls (256)\n"
+      "      --align=marks    re-synchronise at the marks both runs wrote\n"
+      "                       (PARLOT_MARK): a difference never runs past\n"
+      "                       a mark both threads reach (default: none)\n"
       "      --ignore-loop-counts  --loops: a loop that ran a different\n"
       "                       number of times is no difference\n"
       "  -U, --context=N      equal lines shown before a difference (3)\n"
@@ -392,7 +399,8 @@ static int parse_size(const char *arg, size_t lo, size_t hi, size_t *v,
 static int parse_options(int argc, char **argv, options *o)
 {
    enum { OPT_NO_DEMANGLE = 0x100, OPT_SELECT, OPT_FILTER, OPT_LOOPS,
-          OPT_WINDOW, OPT_IGNORE, OPT_LOOKAHEAD, OPT_HUNKS, OPT_WITHIN,
+          OPT_WINDOW, OPT_IGNORE, OPT_ALIGN, OPT_LOOKAHEAD, OPT_HUNKS,
+          OPT_WITHIN,
           OPT_XML };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
@@ -407,6 +415,7 @@ static int parse_options(int argc, char **argv, options *o)
       { "loops", no_argument, NULL, OPT_LOOPS },
       { "window", required_argument, NULL, OPT_WINDOW },
       { "ignore-loop-counts", no_argument, NULL, OPT_IGNORE },
+      { "align", required_argument, NULL, OPT_ALIGN },
       { "context", required_argument, NULL, 'U' },
       { "lookahead", required_argument, NULL, OPT_LOOKAHEAD },
       { "max-hunks", required_argument, NULL, OPT_HUNKS },
@@ -444,6 +453,15 @@ static int parse_options(int argc, char **argv, options *o)
                              "number from 1 to 65536, not")) >= 0)
             return r;
          window_given = 1;
+         break;
+      case OPT_ALIGN:
+         if (strcmp(optarg, "marks") == 0)
+            o->diff.align_marks = 1;
+         else if (strcmp(optarg, "none") == 0)
+            o->diff.align_marks = 0;
+         else
+            return pl_usage_error(PROG, "--align wants marks or none, not",
+                                  optarg);
          break;
       case OPT_IGNORE:
          o->diff.ignore_counts = 1;
@@ -573,9 +591,13 @@ static int compare_runs(run *ra, run *rb, const options *o,
    } else if (run_threads_match(&ra->threads, &rb->threads, &pairs, &np) < 0) {
       return -1;
    }
-   rep->start(rep, ra->path, rb->path, o->within, ra->threads.n,
-              rb->threads.n, pl_filter_describe(o->filter), o->window != 0,
-              o->diff.ignore_counts, note);
+   {
+      diff_runs u = { ra->path, rb->path, o->within, ra->threads.n,
+                      rb->threads.n, pl_filter_describe(o->filter),
+                      o->window != 0, o->diff.ignore_counts,
+                      o->diff.align_marks, note };
+      rep->start(rep, &u);
+   }
    for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {

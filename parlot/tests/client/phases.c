@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A run in phases separated by marks, for run_client_tests.sh.
 
-     phases SETUP ITERS [fork]
+     phases SETUP ITERS [fork | skip K]
      phases wait FILE
 
 
    setup() runs SETUP times (so two runs differ before the first mark),
    then ITERS iterations of solve(), each after a mark "iteration", with a
    "phase" mark before and after the loop; with "fork", a child process
-   (fork) makes two more iterations, its marks counted anew.  Recording is
+   (fork) makes two more iterations, its marks counted anew; with "skip K",
+   iteration K (from 1) does not call solve().  Recording is
    stopped around noise(), which never shows.  With "wait", it calls
    tick() every 2 ms until FILE exists (at most 60 s): a process to send
    monitor commands to.  Prints nothing. */
@@ -35,11 +36,14 @@ NOINLINE void solve(int i)
    smooth(i);
 }
 
+static int skipped;           /* iteration not solved, 0 = none */
+
 NOINLINE void iterate(int from, int n)
 {
    for (int i = from; i < from + n; i++) {
       PARLOT_MARK("iteration");
-      solve(i);
+      if (i + 1 != skipped)
+         solve(i);
       PARLOT_STOP_THREAD_TRACE;
       noise();
       PARLOT_START_THREAD_TRACE;
@@ -65,6 +69,8 @@ int main(int argc, char **argv)
    int setups = argc > 1 ? atoi(argv[1]) : 1;
    int iters = argc > 2 ? atoi(argv[2]) : 3;
 
+   if (argc > 4 && strcmp(argv[3], "skip") == 0)
+      skipped = atoi(argv[4]);
    for (int i = 0; i < setups; i++)
       setup(i);
    PARLOT_MARK("phase");

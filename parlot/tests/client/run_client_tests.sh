@@ -14,6 +14,10 @@
 #   - two runs whose setup differs (2 and 5 calls of setup()): parlot-diff
 #     finds the difference (exit 1), and with --from-mark=phase compares
 #     the solver phase only: identical (exit 0);
+#   - --align=marks: a run whose iteration 2 of N skips solve() against a
+#     full one: one hunk, at iteration 2 (after its mark: the solve call of
+#     A's side, nothing on B's), where without marks the hunk falls on the
+#     last iteration (the iterations look alike);
 #   - parlot-control on a running process (phases wait): status names its
 #     thread and says recording is on; stop, mark, start, flush are taken;
 #     the trace then holds the mark in the thread's stream between a
@@ -169,6 +173,28 @@ trace a 2 $N && trace b 5 $N && {
    [ $r1 -eq 1 ] && [ $r2 -eq 0 ] &&
       pass "parlot-diff: runs differ (exit 1), their solver phases do not (exit 0)" ||
       fail "parlot-diff by marks" "exits $r1 and $r2" "$(head -5 "$work/diff2")"
+}
+
+trace skip 2 $N skip 2 && {
+   "$PARLOT_DIFF" --align=marks "$work"/a.*.trace "$work"/skip.*.trace \
+      >"$work/align" 2>&1
+   r1=$?
+   "$PARLOT_DIFF" "$work"/a.*.trace "$work"/skip.*.trace >"$work/noalign" 2>&1
+   # the hunk's first removed line, and the mark line just before it
+   hunks=$(grep -c '^@@' "$work/align")
+   before=$(grep -B1 '^- ' "$work/align" | grep -o '# mark iteration #[0-9]*' |
+            tail -1)
+   first=$(grep -m1 '^- ' "$work/align" | awk '{print $NF}')
+   noalign=$(grep -m1 '^@@' "$work/noalign")
+   [ $r1 -eq 1 ] && [ "$hunks" -eq 1 ] && [ "$before" = "# mark iteration #2" ] &&
+      [ "$first" = solve ] &&
+      pass "--align=marks: the skipped solve is found in iteration 2" ||
+      fail "--align=marks" "exit $r1, $hunks hunks, '$before', first '$first'" \
+         "$(head -20 "$work/align")"
+   case $noalign in
+   *"#2"*) fail "without marks the hunk should not know the iteration" "$noalign" ;;
+   *) : ;;
+   esac
 }
 
 # ---- monitor commands: parlot-control -------------------------------------
