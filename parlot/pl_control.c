@@ -15,6 +15,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_transtab.h"
 #include "pub_tool_vki.h"
 
 #include "pl_control.h"
@@ -96,6 +97,17 @@ void pl_control_usage(void)
    );
 }
 
+/* Whether any thread may record: else nothing is instrumented. */
+static Bool wants_instrumentation(void)
+{
+   if (pats.n_toggle || process_on)
+      return True;
+   for (UInt i = 0; i < pl_thread_slots(); i++)
+      if (pl_thread_at(i) && pl_thread_at(i)->user_state > 0)
+         return True;
+   return False;
+}
+
 void pl_control_post_clo(void)
 {
    if (pats.n_only || pats.n_hide || pats.n_only_obj || pats.n_hide_obj
@@ -103,6 +115,7 @@ void pl_control_post_clo(void)
       pl_fn_set_patterns(&pats);
    pl_max_depth = clo_max_depth;
    process_on = clo_trace_at_start;
+   pl_instrumenting = wants_instrumentation();
    pl_selective = pats.n_only || pats.n_hide || pats.n_only_obj
                   || pats.n_hide_obj || pats.n_toggle || clo_max_depth
                   || !clo_trace_at_start;
@@ -155,18 +168,33 @@ Bool pl_thread_should_record(const pl_thread *t)
    return on && (pats.n_toggle == 0 || t->toggle_inside > 0);
 }
 
+/* Instrument or not, as the states now ask; when instrumentation comes
+   back, every shadow stack is made the real stack again. */
+static void set_instrumentation(void)
+{
+   Bool want = wants_instrumentation();
+   if (want == pl_instrumenting)
+      return;
+   pl_instrumenting = want;
+   VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "parlot");
+   if (want)
+      for (UInt i = 0; i < pl_thread_slots(); i++)
+         if (pl_thread_at(i))
+            pl_thread_reconcile(pl_thread_at(i));
+}
+
 static void process_set(Bool on)
 {
    process_on = on;
    pl_selective = True;
    explicit_changes++;
-   for (UInt i = 0; i < pl_thread_slots(); i++) {
-      pl_thread *t = pl_thread_at(i);
-      if (!t)
-         continue;
-      t->user_state = 0;
-      pl_thread_update_recording(t, True);
-   }
+   for (UInt i = 0; i < pl_thread_slots(); i++)
+      if (pl_thread_at(i))
+         pl_thread_at(i)->user_state = 0;
+   set_instrumentation();
+   for (UInt i = 0; i < pl_thread_slots(); i++)
+      if (pl_thread_at(i))
+         pl_thread_update_recording(pl_thread_at(i), True);
 }
 
 static void thread_set(pl_thread *t, Int state)
@@ -174,6 +202,7 @@ static void thread_set(pl_thread *t, Int state)
    pl_selective = True;
    explicit_changes++;
    t->user_state = state;
+   set_instrumentation();
    pl_thread_update_recording(t, True);
 }
 
@@ -209,10 +238,12 @@ static void monitor_help(void)
 static void monitor_status(void)
 {
    UInt n = 0;
-   VG_(gdb_printf)("trace file %s: %llu bytes written%s; recording %s\n",
+   VG_(gdb_printf)("trace file %s: %llu bytes written%s; recording %s%s\n",
                    pl_out_name(), pl_out_bytes(),
                    pl_out_failed() ? " (INCOMPLETE: a write failed)" : "",
-                   process_on ? "on" : "off");
+                   process_on ? "on" : "off",
+                   pl_instrumenting ? "" : " (no thread records: code runs "
+                   "uninstrumented)");
    for (UInt i = 0; i < pl_thread_slots(); i++) {
       pl_thread *t = pl_thread_at(i);
       if (!t)

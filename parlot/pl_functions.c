@@ -64,6 +64,11 @@ extern Bool VG_(get_fnname_raw)(DiEpoch ep, Addr a, const HChar **buf);
    (through PATH when it was named without a slash). */
 extern Int VG_(cl_exec_fd);
 
+/* Core function, not in the tool headers (any platform, despite its
+   comment): the offset of a in the function containing it. */
+extern Bool VG_(get_inst_offset_in_function)(DiEpoch ep, Addr a,
+                                             PtrdiffT *offset);
+
 static pl_buf pending_objs, pending_fns;
 static ULong  exe_dev, exe_ino;
 static Bool   exe_known;
@@ -296,6 +301,15 @@ UInt pl_fn_entry_id(Addr a)
       n_defined++;
    }
    return id;
+}
+
+UInt pl_fn_containing(Addr a)
+{
+   PtrdiffT off;
+   if (!VG_(get_inst_offset_in_function)(VG_(current_DiEpoch)(), a, &off)
+       || off < 0)
+      return 0;
+   return pl_fn_entry_id(a - (Addr)off);
 }
 
 void pl_fn_flush_defs(void)

@@ -34,6 +34,11 @@ extern UInt  *pl_fn_trace_id;
    translation) and queues their definitions. */
 UInt pl_fn_entry_id(Addr a);
 
+/* The ID of the traced function whose code holds address a (as
+   pl_fn_entry_id of its entry), 0 if none: for frames found by unwinding
+   the stack. */
+UInt pl_fn_containing(Addr a);
+
 /* Write queued OBJECTS and FUNCTIONS chunks.  Called before any STREAM
    chunk, so definitions always precede their first use in the file. */
 void pl_fn_flush_defs(void);

@@ -414,6 +414,8 @@ static void pl_fork_child(ThreadId tid)
    if (t) {
       t->lwp = VG_(gettid)();
       t->parent = 0;
+      if (!pl_instrumenting)
+         pl_thread_reconcile(t);
       pl_thread_restart(t);
       pl_cur = t;
    }
@@ -559,6 +561,8 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 {
    if (gWordTy != hWordTy)
       VG_(tool_panic)("host/guest word size mismatch");
+   if (!pl_instrumenting)          /* nothing records: as --tool=none */
+      return sb_in;
 
    IRSB *sb = deepCopyIRSBExceptStmts(sb_in);
    for (Int i = 0; i < sb_in->stmts_used; i++) {

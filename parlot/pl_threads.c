@@ -16,6 +16,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_stacktrace.h"
 
 #include "pl_format.h"
 #include "pl_grow.h"
@@ -39,6 +40,7 @@ pl_thread *pl_cur;
 pl_totals  pl_total;
 Bool       pl_selective;
 UWord      pl_max_depth;
+Bool       pl_instrumenting = True;
 
 static Int  codec_kind;
 static UInt next_number = 1;
@@ -332,6 +334,46 @@ static UInt recreate_stack(pl_thread *t)
    return n;
 }
 
+#define MAX_UNWIND 65536
+
+void pl_thread_reconcile(pl_thread *t)
+{
+   static Addr *ips, *sps;
+   static UInt *ufn;
+   static Addr *usp;
+   UInt n, m = 0, k = 0;
+
+   if (!ips) {
+      ips = VG_(malloc)("pl.unwind.ips", MAX_UNWIND * sizeof *ips);
+      sps = VG_(malloc)("pl.unwind.sps", MAX_UNWIND * sizeof *sps);
+      ufn = VG_(malloc)("pl.unwind.fns", MAX_UNWIND * sizeof *ufn);
+      usp = VG_(malloc)("pl.unwind.entry", MAX_UNWIND * sizeof *usp);
+   }
+   n = VG_(get_StackTrace)(t->tid, ips, MAX_UNWIND, sps, NULL, 0);
+   /* outermost first; frame i's entry SP is its caller's SP before the
+      call (sps[i + 1], the CFA) less the return address */
+   for (UInt i = n; i-- > 0;) {
+      UInt fn = pl_fn_containing(ips[i]);
+      if (!fn)
+         continue;
+      ufn[m] = fn;
+      usp[m] = i + 1 < n ? sps[i + 1] - sizeof(Addr) : ~(Addr)0;
+      m++;
+   }
+   /* the outermost frame's entry SP is the unwinder's guess (a program's
+      entry point is jumped to, not called): its function alone identifies
+      it */
+   while (k < t->depth && k < m && t->stack[k].fn == ufn[k]
+          && (t->stack[k].sp == usp[k] || k == 0))
+      k++;
+   t->n_barriers = 0;        /* handlers left while uninstrumented */
+   t->floor = 0;
+   while (t->depth > k)
+      pop(t);
+   for (UInt j = k; j < m; j++)
+      push_frame(t, ufn[j], usp[j], 0);
+}
+
 /* TRACING payload: u64 position (events of the thread before), u32
    flags (PL_TRACING_ON), u32 entries re-creating the stack. */
 static void write_tracing(pl_thread *t, Bool on, ULong position,
@@ -368,6 +410,9 @@ void pl_thread_mark(pl_thread *t, const HChar *label)
    pl_buf b = { 0 };
    UInt i;
 
+   /* frames that ended while uninstrumented end before the mark */
+   if (!pl_instrumenting)
+      pl_thread_reconcile(t);
    /* labels are few (phases, iterations named alike): a linear search */
    for (i = 0; i < t->n_marks; i++)
       if (VG_(strcmp)(t->marks[i].label, label) == 0) {

@@ -54,6 +54,19 @@ extern pl_thread *pl_cur;
    every thread is recorded, which keeps the per-event path short. */
 extern Bool  pl_selective;
 extern UWord pl_max_depth;     /* --max-depth: recorded levels, 0 = all */
+/* False while no thread can record (everything stopped, no
+   --toggle-trace): code is then translated without instrumentation, as
+   under --tool=none, and the shadow stacks are not kept up to date;
+   pl_thread_reconcile() brings one back from an unwind of the real stack
+   (pl_control.c switches). */
+extern Bool  pl_instrumenting;
+
+/* Make t's shadow stack the thread's real call stack, unwound with the
+   debug info: frames it still has are kept (same function and entry SP),
+   the others end (their returns are recorded if their calls were) and the
+   frames found above the kept ones are pushed, unrecorded.  Up to 65,536
+   frames are unwound. */
+void pl_thread_reconcile(pl_thread *t);
 
 /* Whether thread t records now, from the process state, its own state
    and --toggle-trace (pl_control.c). */
