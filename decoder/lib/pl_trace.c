@@ -85,6 +85,8 @@ struct pl_trace {
    int      damaged;
    pl_error damage;
    char    *recording;        /* pl_trace_recording(), NULL: everything */
+   uint64_t table_bytes;      /* OBJECTS and FUNCTIONS chunks, headers
+                                 included */
 };
 
 static const pl_name unknown_object = { "???", 3 };
@@ -721,8 +723,12 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    switch (type) {
    case PL_CHUNK_PROCESS:      return on_process(t, off, keep, len);
    case PL_CHUNK_PROCESS_END:  return on_process_end(t, off, keep, len);
-   case PL_CHUNK_OBJECTS:      return on_objects(t, off, keep, len);
-   case PL_CHUNK_FUNCTIONS:    return on_functions(t, off, keep, len);
+   case PL_CHUNK_OBJECTS:
+      t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
+      return on_objects(t, off, keep, len);
+   case PL_CHUNK_FUNCTIONS:
+      t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
+      return on_functions(t, off, keep, len);
    case PL_CHUNK_THREAD_BEGIN: return on_thread_begin(t, off, thr, head);
    case PL_CHUNK_STREAM:       return on_stream(t, off, thr, len, head);
    case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head);
@@ -1138,6 +1144,16 @@ void pl_events_close(pl_events *it)
    free(it->r.buf);
    free(it->stack);
    free(it);
+}
+
+uint64_t pl_trace_size(const pl_trace *t)
+{
+   return t->size;
+}
+
+uint64_t pl_trace_table_bytes(const pl_trace *t)
+{
+   return t->table_bytes;
 }
 
 const char *pl_trace_recording(const pl_trace *t)

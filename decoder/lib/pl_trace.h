@@ -155,6 +155,12 @@ typedef struct {
    uint32_t seq;             /* as pl_mark's */
 } pl_tracing;
 
+/* Bytes of the trace (the file, or the archive member), and how many of
+   them the object and function tables take (OBJECTS and FUNCTIONS chunks,
+   headers included).  (Since libparlot 0.2.) */
+uint64_t pl_trace_size(const pl_trace *t);
+uint64_t pl_trace_table_bytes(const pl_trace *t);
+
 /* NULL if the trace records every call of every thread from the start;
    else what it leaves out, as a line for report headers (e.g.
    "only=MPI_* max-depth=3; recording started or stopped 4 times"). */

@@ -36,6 +36,7 @@ typedef struct {
    pl_filter     *filter;      /* --images, --only, --hide, --depth, --range */
    size_t         window;      /* --loops: longest loop body; 0 = no loops */
    int            dot;         /* --stacks --dot: Graphviz output */
+   int            xml;         /* --info --xml: a document */
    const pl_progress_hooks *progress;   /* per-file modes; NULL: none */
 } pl_decode_opts;
 
@@ -76,6 +77,7 @@ typedef struct {
 } pl_collect_mode;
 
 extern const pl_collect_mode pl_mode_stacks;     /* mode_stacks.c */
+extern const pl_collect_mode pl_mode_info;       /* mode_info.c */
 
 extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */
 extern const pl_program_mode pl_mode_callgrind;  /* mode_callgrind.c */

@@ -73,6 +73,11 @@ static const struct mode modes[] = {
      "the call stack of every thread where its trace ends,\n"
      "                       merged into one tree, and its classes",
      NULL, &pl_mode_stacks, NULL },
+   { "info", no_argument,
+     "per trace and thread: process, codec, how it ended, events,\n"
+     "                       depth, stream and table bytes, ratio; totals\n"
+     "                       (with --xml: as XML, schema parlot-info.rng)",
+     NULL, &pl_mode_info, NULL },
    { "xml", no_argument,
      "XML call-graph summary per thread, per group and for the\n"
      "                       whole program (schema: parlot-callgraph.rng)",
@@ -476,15 +481,26 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       case ':':
       case '?':
          return pl_option_error(PROG, c, argv);
-      default:
-         if (*mode && *mode != &modes[c - OPT_MODE])
+      default: {
+         const struct mode *m = &modes[c - OPT_MODE];
+         /* --info --xml: the information as a document */
+         if ((*mode && (*mode)->collect == &pl_mode_info
+              && m->program == &pl_mode_xml)
+             || (*mode && (*mode)->program == &pl_mode_xml
+                 && m->collect == &pl_mode_info)) {
+            o->xml = 1;
+            *mode = m->collect == &pl_mode_info ? m : *mode;
+            break;
+         }
+         if (*mode && *mode != m)
             return usage_error("only one mode may be given", NULL);
-         *mode = &modes[c - OPT_MODE];
+         *mode = m;
          if ((*mode)->program == &pl_mode_path_of
              && pl_parse_u64(optarg, &o->tag) < 0)
             return usage_error("--path-of wants a tag (0x... or decimal), "
                                "not", optarg);
          break;
+      }
       }
    }
    if (!*mode)
@@ -495,6 +511,9 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    }
    if (loops_given && !loops)
       return usage_error("--window needs --loops", NULL);
+   if ((*mode)->collect == &pl_mode_info && pl_filter_active(o->filter))
+      return usage_error("the filters do not apply to --info (it describes "
+                         "the files)", NULL);
    if (o->dot && (*mode)->collect != &pl_mode_stacks)
       return usage_error("--dot applies to --stacks only", NULL);
    if ((*mode)->collect == &pl_mode_stacks

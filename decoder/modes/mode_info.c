@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-decode --info: what each trace holds, as zstd -l lists archives —
+   per file its process and how it ended, its tables and per thread the
+   codec, how the thread ended, its events, maximum depth, stream bytes
+   and compression ratio; then the totals.  With --xml, the same as a
+   document (docs/parlot-info.rng).
+
+   The numbers come from the THREAD_END records; a thread without one (a
+   killed or exec'ing process) is decoded to count its events and depth,
+   and its uncompressed size, which only THREAD_END records, is unknown. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_alloc.h"
+#include "pl_codec.h"
+#include "pl_modes.h"
+#include "xml_out.h"
+
+#ifndef PACKAGE_VERSION
+#  define PACKAGE_VERSION "dev"
+#endif
+
+#define INFO_FORMAT_VERSION "1"
+
+typedef struct {
+   uint32_t number, codec, end;   /* end: 0 none recorded, else reason */
+   uint64_t events, max_depth, stream_bytes;
+   uint64_t uncompressed;         /* 2 x words; 0 if unknown */
+} info_thread;
+
+typedef struct {
+   char       *file, *pid, *rank, *cmd, *recorded;
+   int         end;               /* enum pl_trace_end */
+   char       *exit_status;       /* PROCESS_END's, NULL if none */
+   unsigned    minor;
+   uint32_t    nfns, nobjs;
+   uint64_t    table_bytes, file_bytes;
+   info_thread *threads;
+   size_t       nthreads, threads_cap;
+} info_trace;
+
+typedef struct {
+   info_trace *traces;
+   size_t      n, cap;
+} info_state;
+
+static void *info_create(const pl_decode_opts *o)
+{
+   (void)o;
+   return calloc(1, sizeof(info_state));
+}
+
+static void info_destroy(void *state)
+{
+   info_state *s = state;
+   size_t i;
+   for (i = 0; i < s->n; i++) {
+      info_trace *t = &s->traces[i];
+      free(t->file);
+      free(t->pid);
+      free(t->rank);
+      free(t->cmd);
+      free(t->recorded);
+      free(t->exit_status);
+      free(t->threads);
+   }
+   free(s->traces);
+   free(s);
+}
+
+static char *dup_opt(const char *s)
+{
+   return s ? strdup(s) : NULL;
+}
+
+/* "arg0 arg1 ..." from the PROCESS keys (exe if there are none). */
+static char *command_of(const pl_trace *t)
+{
+   size_t len = 1, k;
+   char key[32], *cmd;
+   const char *a;
+
+   for (k = 0; snprintf(key, sizeof key, "arg%zu", k),
+               (a = pl_trace_process_get(t, key)) != NULL; k++)
+      len += strlen(a) + 1;
+   if (k == 0)
+      return strdup((a = pl_trace_process_get(t, "exe")) ? a : "");
+   if (!(cmd = malloc(len)))
+      return NULL;
+   cmd[0] = '\0';
+   for (k = 0; snprintf(key, sizeof key, "arg%zu", k),
+               (a = pl_trace_process_get(t, key)) != NULL; k++) {
+      if (k)
+         strcat(cmd, " ");
+      strcat(cmd, a);
+   }
+   return cmd;
+}
+
+/* Events and depth of a thread without THREAD_END: decode it. */
+static int count_thread(const pl_trace *t, size_t i, info_thread *th,
+                        pl_error *err)
+{
+   pl_events *it = pl_events_open(t, i, err);
+   const pl_event *ev;
+   long n, k;
+
+   if (!it)
+      return -1;
+   while ((n = pl_events_next(it, &ev, err)) > 0) {
+      th->events += (uint64_t)n;
+      for (k = 0; k < n; k++)
+         if (ev[k].depth > th->max_depth)
+            th->max_depth = ev[k].depth;
+   }
+   pl_events_close(it);
+   return n < 0 ? -1 : 0;
+}
+
+static int info_file(void *state, pl_trace *t, pl_error *err,
+                     const pl_decode_opts *opts)
+{
+   info_state *s = state;
+   info_trace *r;
+   size_t i, nth = pl_trace_nthreads(t);
+   int ret = 0;
+
+   if (pl_grow(&s->traces, &s->cap, s->n + 1, sizeof *s->traces) < 0)
+      goto oom;
+   r = &s->traces[s->n++];
+   memset(r, 0, sizeof *r);
+   r->file = strdup(pl_trace_path(t));
+   r->pid = dup_opt(pl_trace_process_get(t, "pid"));
+   r->rank = dup_opt(pl_trace_process_get(t, "mpi_rank"));
+   r->cmd = command_of(t);
+   r->recorded = dup_opt(pl_trace_recording(t));
+   r->exit_status = dup_opt(pl_trace_process_end_get(t, "exit_status"));
+   r->end = pl_trace_end(t);
+   r->minor = pl_trace_version_minor(t);
+   r->nfns = pl_trace_nfunctions(t);
+   r->nobjs = pl_trace_nobjects(t);
+   r->table_bytes = pl_trace_table_bytes(t);
+   r->file_bytes = pl_trace_size(t);
+   if (!r->file || !r->cmd)
+      goto oom;
+   r->threads = calloc(nth ? nth : 1, sizeof *r->threads);
+   if (!r->threads)
+      goto oom;
+   for (i = 0; i < nth; i++) {
+      const pl_thread_info *ti = pl_trace_thread(t, i);
+      info_thread *th;
+      if (!pl_select_match(&opts->select, r->pid ? r->pid : "",
+                           ti->number))
+         continue;
+      th = &r->threads[r->nthreads++];
+      th->number = ti->number;
+      th->codec = ti->codec;
+      th->stream_bytes = pl_trace_stream_bytes(t, i);
+      if (ti->ended) {
+         th->end = ti->end_reason;
+         th->events = ti->events;
+         th->max_depth = ti->max_depth;
+         th->uncompressed = 2 * ti->words;
+      } else if (ret == 0 && count_thread(t, i, th, err) < 0) {
+         ret = -1;           /* reported after the listing */
+      }
+   }
+   return ret;
+oom:
+   pl_error_set(err, 0, "out of memory");
+   return -1;
+}
+
+/* ---- Names --------------------------------------------------------------- */
+
+static const char *codec_name(uint32_t c)
+{
+   return c == PL_CODEC_LZRC ? "lzrc" : c == PL_CODEC_LZZE ? "lzze"
+        : c == PL_CODEC_RAW ? "raw" : "?";
+}
+
+/* How a thread ended: "exit" (it exited), "process-exit" (running when
+   the process ended), "open" (no record: the trace ends with it running,
+   after an exec or a kill). */
+static const char *thread_end_name(uint32_t e)
+{
+   return e == 1 ? "exit" : e == 2 ? "process-exit" : e ? "other" : "open";
+}
+
+static const char *trace_end_name(int e)
+{
+   return e == PL_TRACE_EXITED ? "exit" : e == PL_TRACE_EXECED ? "exec"
+                                                             : "truncated";
+}
+
+/* ---- Text ---------------------------------------------------------------- */
+
+static void put_ratio(outbuf *o, uint64_t raw, uint64_t stream, int width)
+{
+   if (raw && stream)
+      outbuf_printf(o, "%*.1f", width, (double)raw / (double)stream);
+   else
+      outbuf_printf(o, "%*s", width, "-");
+}
+
+/* 1234567 as "1,234,567" (at most 26 characters). */
+static const char *commas(char *buf, uint64_t v)
+{
+   char tmp[32];
+   int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v), i, k = 0;
+   for (i = 0; i < n; i++) {
+      if (i && (n - i) % 3 == 0)
+         buf[k++] = ',';
+      buf[k++] = tmp[i];
+   }
+   buf[k] = '\0';
+   return buf;
+}
+
+static void write_text(const info_state *s, outbuf *o)
+{
+   uint64_t ev = 0, st = 0, raw = 0, tab = 0, fb = 0, nth = 0;
+   int raw_known = 1;
+   char a[32], b[32], c[32], d[32];
+   size_t i, k;
+
+   for (i = 0; i < s->n; i++) {
+      const info_trace *r = &s->traces[i];
+      outbuf_str(o, "== ");
+      outbuf_str_escaped(o, r->file);
+      outbuf_printf(o, ": pid %s", r->pid ? r->pid : "?");
+      if (r->rank)
+         outbuf_printf(o, ", rank %s", r->rank);
+      outbuf_str(o, ", ");
+      outbuf_str_escaped(o, r->cmd);
+      outbuf_printf(o, "\n   format 1.%u; ends: %s", r->minor,
+                    trace_end_name(r->end));
+      if (r->exit_status)
+         outbuf_printf(o, " (status %s)", r->exit_status);
+      outbuf_printf(o, "; %zu thread%s; %u functions in %u objects\n",
+                    r->nthreads, r->nthreads == 1 ? "" : "s", r->nfns,
+                    r->nobjs);
+      if (r->recorded) {
+         outbuf_str(o, "   recorded: ");
+         outbuf_str_escaped(o, r->recorded);
+         outbuf_str(o, "\n");
+      }
+      outbuf_str(o, "   thread codec end                  events max-depth  "
+                    "stream-bytes  uncompressed   ratio\n");
+      for (k = 0; k < r->nthreads; k++) {
+         const info_thread *th = &r->threads[k];
+         outbuf_printf(o, "   %6u %-5s %-12s %15s %9llu %13s %13s ",
+                       th->number, codec_name(th->codec),
+                       thread_end_name(th->end), commas(a, th->events),
+                       (unsigned long long)th->max_depth,
+                       commas(b, th->stream_bytes),
+                       th->uncompressed ? commas(c, th->uncompressed) : "-");
+         put_ratio(o, th->uncompressed, th->stream_bytes, 7);
+         outbuf_str(o, "\n");
+         ev += th->events;
+         st += th->stream_bytes;
+         raw += th->uncompressed;
+         raw_known &= th->uncompressed != 0 || th->stream_bytes == 0;
+      }
+      outbuf_printf(o, "   tables %s bytes; file %s bytes\n",
+                    commas(a, r->table_bytes), commas(b, r->file_bytes));
+      nth += r->nthreads;
+      tab += r->table_bytes;
+      fb += r->file_bytes;
+   }
+   outbuf_printf(o, "== total: %zu trace%s, %llu thread%s, %s events, "
+                 "%s stream bytes, %s table bytes, %s file bytes, ratio ",
+                 s->n, s->n == 1 ? "" : "s", (unsigned long long)nth,
+                 nth == 1 ? "" : "s", commas(a, ev), commas(b, st),
+                 commas(c, tab), commas(d, fb));
+   put_ratio(o, raw_known ? raw : 0, st, 0);
+   outbuf_str(o, " (uncompressed stream / stream)\n");
+}
+
+/* ---- XML ----------------------------------------------------------------- */
+
+static void write_xml_body(xml_out *x, const info_state *s)
+{
+   uint64_t ev = 0, st = 0, raw = 0, tab = 0, fb = 0, nth = 0;
+   int raw_known = 1;
+   size_t i, k;
+
+   for (i = 0; i < s->n && !x->failed; i++) {
+      const info_trace *r = &s->traces[i];
+      char fmt[16];
+      xml_start(x, "trace");
+      xml_attr_text(x, "file", r->file);
+      if (r->pid)
+         xml_attr_text(x, "pid", r->pid);
+      if (r->rank)
+         xml_attr_text(x, "rank", r->rank);
+      xml_attr_text(x, "command", r->cmd);
+      snprintf(fmt, sizeof fmt, "1.%u", r->minor);
+      xml_attr(x, "format", fmt);
+      xml_attr(x, "end", trace_end_name(r->end));
+      if (r->exit_status)
+         xml_attr_text(x, "exit-status", r->exit_status);
+      if (r->recorded)
+         xml_attr_text(x, "recorded", r->recorded);
+      xml_attr_u64(x, "functions", r->nfns);
+      xml_attr_u64(x, "objects", r->nobjs);
+      xml_attr_u64(x, "table-bytes", r->table_bytes);
+      xml_attr_u64(x, "file-bytes", r->file_bytes);
+      for (k = 0; k < r->nthreads; k++) {
+         const info_thread *th = &r->threads[k];
+         xml_start(x, "thread");
+         xml_attr_u64(x, "number", th->number);
+         xml_attr(x, "codec", codec_name(th->codec));
+         xml_attr(x, "end", thread_end_name(th->end));
+         xml_attr_u64(x, "events", th->events);
+         xml_attr_u64(x, "max-depth", th->max_depth);
+         xml_attr_u64(x, "stream-bytes", th->stream_bytes);
+         if (th->uncompressed)
+            xml_attr_u64(x, "uncompressed-bytes", th->uncompressed);
+         xml_end(x);
+         ev += th->events;
+         st += th->stream_bytes;
+         raw += th->uncompressed;
+         raw_known &= th->uncompressed != 0 || th->stream_bytes == 0;
+      }
+      xml_end(x);
+      nth += r->nthreads;
+      tab += r->table_bytes;
+      fb += r->file_bytes;
+   }
+   xml_start(x, "total");
+   xml_attr_u64(x, "traces", s->n);
+   xml_attr_u64(x, "threads", nth);
+   xml_attr_u64(x, "events", ev);
+   xml_attr_u64(x, "stream-bytes", st);
+   if (raw_known && raw)
+      xml_attr_u64(x, "uncompressed-bytes", raw);
+   xml_attr_u64(x, "table-bytes", tab);
+   xml_attr_u64(x, "file-bytes", fb);
+   xml_end(x);
+}
+
+static int info_write(void *state, outbuf *o, const pl_decode_opts *opts)
+{
+   const info_state *s = state;
+   xml_out x;
+
+   if (!opts->xml) {
+      write_text(s, o);
+      return 0;
+   }
+   if (xml_out_open(&x, o, "parlot-info", INFO_FORMAT_VERSION,
+                    "parlot-decode " PACKAGE_VERSION) < 0)
+      return -1;
+   write_xml_body(&x, s);
+   return xml_out_close(&x);
+}
+
+const pl_collect_mode pl_mode_info = {
+   info_create, info_file, info_write, info_destroy
+};
