@@ -388,7 +388,10 @@ static void open_trace(Int forked_from)
 {
    const HChar *fmt = clo_out_file ? clo_out_file : DEFAULT_OUT_FILE;
    HChar *name = VG_(expand_file_name)("--parlot-out-file", fmt);
-   pl_out_open(name, clo_out_file == NULL || forked_from != 0);
+   /* the program is not started if its trace cannot be; a forked child
+      (the program's own doing) runs on untraced */
+   pl_out_open(name, clo_out_file == NULL || forked_from != 0,
+               forked_from == 0);
    VG_(free)(name);
    write_process_info(forked_from);
 }
@@ -605,7 +608,8 @@ static void pl_fini(Int exitcode)
    ULong raw = 2 * pl_total.words;
    ULong streams = pl_total.encoded_bytes;
    VG_(umsg)("ParLoT: trace file %s%s\n", pl_out_name(),
-             pl_out_failed() ? " (INCOMPLETE: a write failed)" : "");
+             pl_out_not_created() ? " (NOT WRITTEN: it could not be created)"
+             : pl_out_failed() ? " (INCOMPLETE: a write failed)" : "");
    VG_(umsg)("ParLoT: threads %'llu, functions %'u, events %'llu\n",
              pl_total.threads, pl_fn_count(), pl_total.events);
    VG_(umsg)("ParLoT: bytes written %'llu (streams %'llu), uncompressed "

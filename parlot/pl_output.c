@@ -28,6 +28,7 @@ static HChar *out_name;
 static UInt   out_seq;
 static ULong  out_bytes;
 static Bool   out_failed;
+static Bool   out_not_created;  /* the file could not even be created */
 
 /* ---- pl_buf ---------------------------------------------------------- */
 
@@ -159,7 +160,7 @@ static SysRes create(const HChar *name, Bool exclusive)
                     VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
 }
 
-void pl_out_open(const HChar *name, Bool never_overwrite)
+void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
 {
    HChar *try_name = VG_(strdup)("pl.out.name", name);
    Bool exclusive = never_overwrite || is_trace_of_pid(name, VG_(getpid)());
@@ -173,16 +174,26 @@ void pl_out_open(const HChar *name, Bool never_overwrite)
       try_name = VG_(malloc)("pl.out.name", VG_(strlen)(name) + 16);
       VG_(sprintf)(try_name, "%s.%u", name, out_seq + 1);
    }
-   if (sr_isError(sr)) {
+   if (sr_isError(sr) && fatal) {
       VG_(fmsg)("ParLoT: cannot create trace file '%s': %s\n",
                 try_name, err_text(sr_Err(sr)));
       VG_(exit)(1);
+   }
+   if (sr_isError(sr)) {
+      /* a process the program started: it runs on, untraced */
+      VG_(umsg)("ParLoT: error: cannot create trace file '%s' (%s); this "
+                "process runs untraced\n", try_name, err_text(sr_Err(sr)));
+      out_fd = -1;
+      out_name = try_name;
+      out_bytes = 0;
+      out_failed = out_not_created = True;
+      return;
    }
    /* Keep the descriptor out of the client's range, closed on exec. */
    out_fd = VG_(safe_fd)(sr_Res(sr));
    out_name = try_name;
    out_bytes = 0;
-   out_failed = False;
+   out_failed = out_not_created = False;
 
    UChar hdr[PL_FILE_HEADER_SIZE];
    pl_file_header(hdr);
@@ -224,3 +235,4 @@ const HChar *pl_out_name(void) { return out_name ? out_name : "(none)"; }
 UInt  pl_out_seq(void)    { return out_seq; }
 ULong pl_out_bytes(void)  { return out_bytes; }
 Bool  pl_out_failed(void) { return out_failed; }
+Bool  pl_out_not_created(void) { return out_not_created; }

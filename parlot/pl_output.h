@@ -24,9 +24,10 @@ void pl_buf_free(pl_buf *b);
    file header.  An existing file is kept, and ".1", ".2", ... tried
    instead, if never_overwrite is set or if it is a trace of this very pid
    (the image before an exec under --trace-children=yes).  Otherwise (a
-   name the user chose, left by an earlier run) it is replaced.  Exits
-   Valgrind with a one-line error if no file can be created. */
-void pl_out_open(const HChar *name, Bool never_overwrite);
+   name the user chose, left by an earlier run) it is replaced.  If no file
+   can be created: with fatal, Valgrind exits with a one-line error;
+   without (a forked child), one line says so and nothing is written. */
+void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal);
 
 /* Write a whole chunk: its header (built here) and payload. */
 void pl_out_chunk(UInt type, UInt thread, const void *payload, UInt len);
@@ -43,5 +44,6 @@ const HChar *pl_out_name(void);
 UInt  pl_out_seq(void);          /* the ".N" suffix used, 0 for none */
 ULong pl_out_bytes(void);        /* bytes written so far */
 Bool  pl_out_failed(void);       /* a write failed: the trace is incomplete */
+Bool  pl_out_not_created(void);  /* ... because the file was never created */
 
 #endif

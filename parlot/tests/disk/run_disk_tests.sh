@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A full disk while tracing: the trace goes to a 64 KiB tmpfs and a
-# program writing more than that is traced (--codec=raw: 2 bytes per
-# event).  The program must run to its end with its own output and exit
-# status; the tool must say once, naming the file and the reason, that the
-# trace is incomplete, and its summary must say so too; the trace written
-# so far must decode (up to the truncation, reported in one line), with
-# events.  Needs root (mount); skipped with a message otherwise (exit 77).
+# Traces that cannot be written while the program runs:
+#   - the output directory disappears (gone.c removes it, then forks): the
+#     child's trace cannot be created; the child runs on untraced (its
+#     output, its exit status seen by the parent), the tool says so once,
+#     naming the file and the reason;
+#   - a full disk: the trace goes to a 64 KiB tmpfs and a program writing
+#     more than that is traced (--codec=raw: 2 bytes per event).  The
+#     program must run to its end with its own output and exit status; the
+#     tool must say once, naming the file and the reason, that the trace is
+#     incomplete, and its summary must say so too; the trace written so
+#     far must decode (up to the truncation, reported in one line), with
+#     events.  Needs root (mount); skipped with a message otherwise.
 # Environment: VALGRIND, PARLOT_DECODE, CC.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,17 +22,35 @@ CC=${CC:-cc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-disk.XXXXXX")
 mnt=$work/small
 mkdir -p "$mnt"
-if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
-   rm -rf "$work"
-   echo "# skipped: cannot mount a small tmpfs (needs root): the full-disk test did not run"
-   exit 77
-fi
 trap 'umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
 
 passed=0 failed=0
 pass() { echo "PASS: $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
          failed=$((failed + 1)); }
+
+# ---- the directory disappears ------------------------------------------------
+"$CC" -O0 -g -o "$work/gone" "$here/gone.c" || { echo "FAIL: build gone"; exit 1; }
+mkdir -p "$work/out"
+"$VALGRIND" --tool=parlot --parlot-out-file="$work/out/t.trace" "$work/gone" \
+   "$work/out/t.trace" "$work/out" >"$work/g.out" 2>"$work/g.err"
+rc=$?
+n=$(grep -c "ParLoT: error: cannot create trace file '$work/out/t.trace' (No such file or directory); this process runs untraced" "$work/g.err")
+if [ $rc -eq 0 ] && grep -qx "child runs" "$work/g.out" &&
+   grep -qx "parent sees 3" "$work/g.out" && [ "$n" -eq 1 ]; then
+   pass "a forked child whose trace cannot be created runs on, untraced (one line)"
+else
+   fail "child without a trace" "exit $rc, $n error lines" \
+      "$(cat "$work/g.out")" "$(grep ParLoT "$work/g.err" | head -4)"
+fi
+
+# ---- a full disk ---------------------------------------------------------------
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+   echo "# skipped: cannot mount a small tmpfs (needs root): the full-disk test did not run"
+   echo "$passed passed, $failed failed"
+   [ $failed -eq 0 ]
+   exit
+fi
 
 "$CC" -O2 -g -o "$work/fib" "$here/../../../bench/workloads/fib.c" ||
    { echo "FAIL: build fib"; exit 1; }
