@@ -25,6 +25,7 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
    pl_group *gs = NULL;
    size_t ngroups = 0, i;
    report r;
+   uint32_t *cycle = NULL;
    char label[64];
    int ret = -1;
 
@@ -71,6 +72,8 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
    for (i = 0; i < r.g->nedges; i++)
       r.callers[i] = &r.g->edges[i];
    qsort(r.callers, r.g->nedges, sizeof *r.callers, report_by_callee);
+   if (!(r.cycle = cycle = report_call_cycles(r.g, p->nfns)))
+      goto out;
 
    if (report_write_header(o, p, opt, ri, ngroups,
                     opt->group ? &gs[opt->group - 1] : NULL) < 0)
@@ -88,6 +91,7 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
 out:
    free(r.fns);
    free(r.callers);
+   free(cycle);
    pl_groups_free(gs, ngroups);
    pl_graph_free(&total);
    return ret;

@@ -91,7 +91,18 @@ typedef struct {
    table             t;
    int               sort_incl;  /* the list being written: by inclusive
                                     events (1) or by calls (0) */
+   const uint32_t   *cycle;      /* [fn]: its call cycle, 0 if none */
 } report;
+
+/* ---- report_cycles.c ----------------------------------------------------- */
+
+/* Per function ID of g (1..nfns), the call cycle it is in (a strongly
+   connected component of g's edges with two or more functions, or one
+   that calls itself), numbered from 1; 0 when it is in none.  An edge
+   whose two ends share a cycle number lies on a cycle: its inclusive
+   figures count the calls nested in the cycle again.  Malloc'ed; NULL if
+   out of memory. */
+uint32_t *report_call_cycles(const pl_graph *g, uint32_t nfns);
 
 void report_sort_context(const pl_program *p);
 int  report_cmp_fn_ids(uint32_t a, uint32_t b);

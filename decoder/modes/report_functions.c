@@ -208,7 +208,8 @@ static long tree_edges(const report *r, uint32_t fn, int callers,
 /* A row of the list: measured (o NULL: widen the table's columns) or
    written. */
 static void list_row(report *r, outbuf *o, uint64_t calls, uint64_t events,
-                     const char *marker, uint32_t fn, uint64_t times)
+                     const char *marker, uint32_t fn, uint64_t times,
+                     int in_cycle)
 {
    uint64_t v[2];
    v[0] = r->sort_incl ? events : calls;
@@ -220,7 +221,16 @@ static void list_row(report *r, outbuf *o, uint64_t calls, uint64_t events,
    report_table_cells(o, &r->t, v);
    outbuf_str(o, marker);
    report_put_fn(o, r->p, fn, times);
+   if (in_cycle)
+      outbuf_str(o, " (cycle)");
    outbuf_str(o, "\n");
+}
+
+/* Whether edge e lies on a call cycle (recursion). */
+static int on_cycle(const report *r, const pl_edge *e)
+{
+   return e->caller && r->cycle[e->caller]
+          && r->cycle[e->caller] == r->cycle[e->callee];
 }
 
 /* The callers ("<") or the callees (">") of f. */
@@ -233,8 +243,19 @@ static int tree_rows(report *r, outbuf *o, const pl_fstat *f, int callers)
    for (k = 0; k < n; k++)
       list_row(r, o, e[k]->incl_calls, e[k]->incl_events,
                callers ? "< " : ">   ",
-               callers ? e[k]->caller : e[k]->callee, e[k]->calls);
+               callers ? e[k]->caller : e[k]->callee, e[k]->calls,
+               on_cycle(r, e[k]));
    free(e);
+   return 0;
+}
+
+/* Whether any edge of the graph lies on a cycle. */
+static int has_cycle_edges(const report *r)
+{
+   size_t e;
+   for (e = 0; e < r->g->nedges; e++)
+      if (on_cycle(r, &r->g->edges[e]))
+         return 1;
    return 0;
 }
 
@@ -249,7 +270,7 @@ static int list_rows(report *r, outbuf *o, size_t n)
       if ((r->opt->tree & TREE_CALLER) && tree_rows(r, o, f, 1) < 0)
          return -1;
       list_row(r, o, f->calls, f->incl_events, r->opt->tree ? "*  " : "",
-               f->fn, 0);
+               f->fn, 0, 0);
       if ((r->opt->tree & TREE_CALLING) && tree_rows(r, o, f, 0) < 0)
          return -1;
    }
@@ -275,6 +296,10 @@ int report_write_list(report *r, outbuf *o, int sort_incl)
    report_table_head(o, &r->t, "function [object]");
    if (list_rows(r, o, n) < 0)
       return -1;
+   if (r->opt->tree && has_cycle_edges(r))
+      outbuf_str(o, "\n(cycle): a caller or callee line within a call cycle "
+                    "(recursion); its inclusive\nfigures count the calls "
+                    "nested in the cycle again, and may exceed 100%.\n");
    outbuf_str(o, "\n");
    return 0;
 }

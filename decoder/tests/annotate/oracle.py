@@ -173,14 +173,48 @@ def parse_fn(label):
 
 
 def parse_edge(label):
-    """'name (Nx) [object]' or '(no caller) (Nx)' -> (fn, N)."""
+    """'name (Nx) [object]' or '(no caller) (Nx)', either followed by
+    ' (cycle)' -> (fn, N, on a cycle)."""
+    cyc = label.endswith(" (cycle)")
+    if cyc:
+        label = label[:-len(" (cycle)")]
     m = re.match(r"^\(no caller\) \(" + NUM + r"x\)$", label)
     if m:
-        return NO_CALLER, int(m.group(1).replace(",", ""))
+        return NO_CALLER, int(m.group(1).replace(",", "")), cyc
     m = re.match(r"^(.*) \(" + NUM + r"x\) \[(.*)\]$", label)
     if not m:
         return None
-    return (m.group(3), m.group(1)), int(m.group(2).replace(",", ""))
+    return (m.group(3), m.group(1)), int(m.group(2).replace(",", "")), cyc
+
+
+def cycle_edges(edges):
+    """The edges (caller, callee) that lie on a call cycle: the caller is
+    reachable from the callee (a function calling itself included)."""
+    succ = {}
+    for caller, callee in edges:
+        if caller != NO_CALLER:
+            succ.setdefault(caller, set()).add(callee)
+    out = set()
+    for caller, callee in edges:
+        if caller == NO_CALLER:
+            continue
+        seen, todo = {callee}, [callee]
+        while todo:
+            f = todo.pop()
+            if f == caller:
+                out.add((caller, callee))
+                break
+            for g in succ.get(f, ()):
+                if g not in seen:
+                    seen.add(g)
+                    todo.append(g)
+    return out
+
+
+LEGEND = ["(cycle): a caller or callee line within a call cycle (recursion); "
+          "its inclusive",
+          "figures count the calls nested in the cycle again, and may exceed "
+          "100%."]
 
 
 def num(c):
@@ -315,6 +349,11 @@ def main(argv):
             n = min(n, top)
         bases = (m.events, m.calls) if sort_incl else (m.calls, m.events)
         shown, blocks, pending = [], [], []
+        cycles = cycle_edges(m.edges) if tree else set()
+        # the legend ends the list when a cycle exists and trees are shown
+        legend = [l for l in body if l in LEGEND]
+        want(f"{name}: cycle legend", legend, LEGEND if cycles else [])
+        body = [l for l in body if l not in LEGEND]
         for line in body:
             if not line:
                 continue
@@ -328,11 +367,11 @@ def main(argv):
                 if not parsed:
                     errors.append(f"{name}: bad tree line {line!r}")
                 elif label[0] == "<":
-                    pending.append((parsed[0], parsed[1], cells))
+                    pending.append(parsed + (cells,))
                 elif not blocks:
                     errors.append(f"{name}: callee line first: {line!r}")
                 else:
-                    blocks[-1][">"].append((parsed[0], parsed[1], cells))
+                    blocks[-1][">"].append(parsed + (cells,))
                 continue
             if tree and not label.startswith("*  "):
                 errors.append(f"{name}: no '*' on {line!r}")
@@ -365,8 +404,9 @@ def main(argv):
                         other = caller if kind == "<" else callee
                         v = (e[2], e[1]) if sort_incl else (e[1], e[2])
                         exp[other] = (e[0], [cell(v[0], bases[0]),
-                                             cell(v[1], bases[1])])
-                got = {o: (x, c) for o, x, c in blk[kind]}
+                                             cell(v[1], bases[1])],
+                                      (caller, callee) in cycles)
+                got = {o: (x, c, cy) for o, x, cy, c in blk[kind]}
                 want(f"{name}: '{kind}' lines of {fn}", got, exp)
     for e in errors[:20]:
         print(e)
