@@ -206,21 +206,17 @@ static void thread_set(pl_thread *t, Int state)
    pl_thread_update_recording(t, True);
 }
 
-/* A C string of the client, at most MAX_LABEL bytes of it. */
-static Bool client_string(Addr a, HChar *out)
+Bool pl_client_string(Addr a, HChar *out, SizeT n)
 {
    SizeT i = 0;
-   if (a == 0)
-      return False;
-   while (i < MAX_LABEL
-          && VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ)
+   while (i + 1 < n && VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ)
           && ((const HChar *)a)[i] != 0) {
       out[i] = ((const HChar *)a)[i];
       i++;
    }
    out[i] = 0;
-   return i == MAX_LABEL || VG_(am_is_valid_for_client)(a + i, 1,
-                                                        VKI_PROT_READ);
+   return a != 0 && (i + 1 == n
+                     || VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ));
 }
 
 /* ---- vgdb monitor commands ---------------------------------------------- */
@@ -256,13 +252,6 @@ static void monitor_status(void)
                       t->active ? "on" : "off");
    }
    VG_(gdb_printf)("%u thread%s\n", n, n == 1 ? "" : "s");
-}
-
-static void sync_all(void)
-{
-   for (UInt i = 0; i < pl_thread_slots(); i++)
-      if (pl_thread_at(i))
-         pl_thread_sync(pl_thread_at(i));
 }
 
 /* "parlot ..." from vgdb (monitor command). */
@@ -311,7 +300,7 @@ static Bool monitor_command(const HChar *req)
       break;
    }
    case 4:
-      sync_all();
+      pl_sync_all_threads();
       VG_(gdb_printf)("flushed\n");
       break;
    default:
@@ -351,7 +340,7 @@ Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret)
          thread_set(t, -1);
       break;
    case VG_USERREQ__PARLOT_MARK:
-      if (!client_string(args[1], label)) {
+      if (!pl_client_string(args[1], label, sizeof label)) {
          VG_(umsg)("ParLoT: PARLOT_MARK with an unreadable label at %#lx: "
                    "mark ignored\n", args[1]);
          break;
@@ -360,7 +349,7 @@ Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret)
          pl_thread_mark(t, label);
       break;
    case VG_USERREQ__PARLOT_FLUSH:
-      sync_all();
+      pl_sync_all_threads();
       break;
    default:
       VG_(umsg)("ParLoT: unknown client request %#lx ignored (a newer "

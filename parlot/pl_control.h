@@ -18,6 +18,10 @@ void pl_control_post_clo(void);
    and stop requests). */
 void pl_control_describe(pl_buf *process);
 void pl_control_describe_end(pl_buf *process_end);
+/* Copy the client's C string at a into out (n bytes, NUL included; a
+   longer string is cut).  False if a is NULL or its bytes could not be
+   read to the end or the cut (out holds what could). */
+Bool pl_client_string(Addr a, HChar *out, SizeT n);
 /* <valgrind/parlot.h> requests. */
 Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret);
 

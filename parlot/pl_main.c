@@ -145,7 +145,7 @@ static void set_thread(ThreadId tid, pl_thread *t)
    threads[tid] = t;
 }
 
-static void sync_all_threads(void)
+void pl_sync_all_threads(void)
 {
    for (UInt i = 0; i < n_thread_slots; i++)
       if (threads[i])
@@ -168,7 +168,7 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
       UInt now = VG_(read_millisecond_timer)();
       if (now - last_flush_ms >= (UInt)clo_flush_ms) {
          last_flush_ms = now;
-         sync_all_threads();
+         pl_sync_all_threads();
       }
    }
 }
@@ -433,18 +433,6 @@ static Bool is_exec(UInt sysno)
    return sysno == __NR_execve;
 }
 
-/* The exec'd program's path, if the client's pointer is readable. */
-static void exec_path(Addr a, HChar *out, SizeT n)
-{
-   SizeT i = 0;
-   while (i + 1 < n && VG_(am_is_valid_for_client)(a + i, 1, VKI_PROT_READ)
-          && ((const HChar *)a)[i] != 0) {
-      out[i] = ((const HChar *)a)[i];
-      i++;
-   }
-   out[i] = 0;
-}
-
 /* Whether a system call may wait for another thread or process (a lock,
    a message, a child, time): a thread blocked in one forever runs no more
    client code, so the periodic flush (pl_start_client_code) would never
@@ -507,8 +495,10 @@ static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
    if (!is_exec(sysno))
       return;
    HChar path[4096];
-   exec_path(sysno == __NR_execve ? args[0] : args[1], path, sizeof path);
-   sync_all_threads();
+   /* the exec'd program's path, "" if the pointer is bad */
+   pl_client_string(sysno == __NR_execve ? args[0] : args[1], path,
+                    sizeof path);
+   pl_sync_all_threads();
    pl_fn_flush_defs();
    pl_buf b = { 0 };
    pl_buf_kv(&b, "path", path);

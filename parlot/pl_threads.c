@@ -106,24 +106,29 @@ static void grow_stack(pl_thread *t)
                            t->cap * sizeof *t->stack);
 }
 
-static inline void push_frame(pl_thread *t, UInt fn, Addr sp, UInt rec)
+/* The entry of a frame into the stream, under its trace ID. */
+static inline void record_entry(pl_thread *t, UInt trace_id)
+{
+   t->rec_depth++;
+   if (t->rec_depth > t->max_depth)
+      t->max_depth = t->rec_depth;
+   room_for_event(t);
+   pl_enc_enter(&t->enc, trace_id);
+}
+
+/* Push a frame of function fn; trace_id: its ID in the trace if the call
+   is recorded, 0 if not.  (When not selective every function is recorded
+   and its trace ID is fn.) */
+static inline void push_frame(pl_thread *t, UInt fn, Addr sp, UInt trace_id)
 {
    if (UNLIKELY(t->depth == t->cap))
       grow_stack(t);
    t->stack[t->depth].sp = sp;
    t->stack[t->depth].fn = fn;
-   t->stack[t->depth].recorded = rec;
+   t->stack[t->depth].recorded = trace_id != 0;
    t->depth++;
-   if (rec) {
-      t->rec_depth++;
-      if (t->rec_depth > t->max_depth)
-         t->max_depth = t->rec_depth;
-      room_for_event(t);
-      /* trace IDs number recorded functions only; all are when not
-         selective */
-      pl_enc_enter(&t->enc, LIKELY(!pl_selective) ? fn
-                                                  : pl_fn_trace_id[fn]);
-   }
+   if (trace_id)
+      record_entry(t, trace_id);
 }
 
 /* Whether a call of fn entered now is recorded. */
@@ -137,13 +142,13 @@ static void push_selective(pl_thread *t, UInt fn, Addr sp)
 {
    if (pl_fn_flags[fn] & PL_FN_TOGGLE && t->toggle_inside++ == 0)
       pl_thread_update_recording(t, False);   /* frames below first */
-   push_frame(t, fn, sp, records(t, fn));
+   push_frame(t, fn, sp, records(t, fn) ? pl_fn_trace_id[fn] : 0);
 }
 
 static inline void push(pl_thread *t, UInt fn, Addr sp)
 {
    if (LIKELY(!pl_selective))
-      push_frame(t, fn, sp, 1);
+      push_frame(t, fn, sp, fn);
    else
       push_selective(t, fn, sp);
 }
@@ -324,11 +329,7 @@ static UInt recreate_stack(pl_thread *t)
       if (!records(t, f->fn))
          continue;
       f->recorded = 1;
-      t->rec_depth++;
-      if (t->rec_depth > t->max_depth)
-         t->max_depth = t->rec_depth;
-      room_for_event(t);
-      pl_enc_enter(&t->enc, pl_fn_trace_id[f->fn]);
+      record_entry(t, pl_fn_trace_id[f->fn]);
       n++;
    }
    return n;

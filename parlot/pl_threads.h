@@ -120,6 +120,8 @@ VG_REGPARM(1) void pl_on_return(UWord sp_after);
 pl_thread *pl_thread_of(ThreadId tid);
 UInt       pl_thread_slots(void);
 pl_thread *pl_thread_at(UInt slot);
+/* pl_thread_sync() every thread. */
+void       pl_sync_all_threads(void);
 
 /* Process totals over ended streams, for the summary. */
 typedef struct {

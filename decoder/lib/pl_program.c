@@ -64,7 +64,7 @@ int pl_program_set_filter(pl_program *p, const pl_filter *f)
 {
    if (!get_internal(p))
       return -1;
-   p->internal->filter = f && pl_filter_active(f) ? f : NULL;
+   p->internal->filter = pl_filter_active(f) ? f : NULL;
    return 0;
 }
 
@@ -283,45 +283,6 @@ static char *dup_or_empty(const char *s)
    return strdup(s ? s : "");
 }
 
-/* "arg0 arg1 ..." from the PROCESS chunk's argc/argN pairs.  The
-   arguments end at argc or at the first missing argN, whichever comes
-   first: a damaged argc must not make us count to 2^64. */
-static char *command_line(const pl_trace *t)
-{
-   const char *argc_s = pl_trace_process_get(t, "argc");
-   unsigned long argc = argc_s ? strtoul(argc_s, NULL, 10) : 0, i;
-   size_t len = 0;
-   char key[32], *cmd;
-
-   for (i = 0; i < argc; i++) {
-      const char *a;
-      snprintf(key, sizeof key, "arg%lu", i);
-      a = pl_trace_process_get(t, key);
-      if (!a) {
-         argc = i;
-         break;
-      }
-      len += strlen(a) + 1;
-   }
-   cmd = malloc(len + 1);
-   if (!cmd)
-      return NULL;
-   cmd[0] = 0;
-   len = 0;
-   for (i = 0; i < argc; i++) {
-      const char *a;
-      snprintf(key, sizeof key, "arg%lu", i);
-      a = pl_trace_process_get(t, key);
-      if (!a)
-         continue;
-      if (len)
-         cmd[len++] = ' ';
-      memcpy(cmd + len, a, strlen(a) + 1);
-      len += strlen(a);
-   }
-   return cmd;
-}
-
 static int add_process(pl_program *p, const pl_trace *t, const char *path)
 {
    pl_process *pr;
@@ -336,7 +297,7 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    pr->pid = dup_or_empty(pl_trace_process_get(t, "pid"));
    pr->ppid = dup_or_empty(pl_trace_process_get(t, "ppid"));
    pr->exe = dup_or_empty(pl_trace_process_get(t, "exe"));
-   pr->cmd = command_line(t);
+   pr->cmd = pl_trace_command(t);
    pr->rank = rank ? strdup(rank) : NULL;
    pr->role = role ? strdup(role) : NULL;
    pr->end = pl_trace_end(t);
@@ -379,32 +340,27 @@ static int recreates(const pl_trace *t, size_t i)
    return 0;
 }
 
-/* The next batch of a thread that re-creates frames: as pl_event in *buf
+/* The next batch of a thread that re-creates frames: as pl_event in *ev
    for the visitor, and to the graph builder with each run of re-created
    entries announced first.  The count, 0 at the end, -1 (*err set), or
    -2 if out of memory. */
-static long next_recreating(pl_view *view, pl_cg_builder *b, pl_event **buf,
-                            size_t *cap, pl_error *err)
+static long next_recreating(pl_view *view, pl_cg_builder *b,
+                            const pl_event **ev, pl_error *err)
 {
    const pl_vevent *ve;
    long n = pl_view_next(view, &ve, err), i, j;
 
    if (n <= 0)
       return n;
-   if (pl_grow(buf, cap, (size_t)n, sizeof **buf) < 0)
+   if (!(*ev = pl_view_batch_events(view)))
       return -2;
-   for (i = 0; i < n; i++) {
-      (*buf)[i].fn = ve[i].fn;
-      (*buf)[i].depth = ve[i].depth;
-      (*buf)[i].kind = ve[i].kind;
-   }
    for (i = 0; i < n; i = j) {
       uint32_t rec = ve[i].flags & PL_VEV_RECREATED;
       for (j = i + 1; j < n && (ve[j].flags & PL_VEV_RECREATED) == rec; j++)
          ;
       if (rec)
          pl_cg_recreated(b, (uint32_t)(j - i));
-      if (pl_cg_events(b, *buf + i, (size_t)(j - i)) < 0)
+      if (pl_cg_events(b, *ev + i, (size_t)(j - i)) < 0)
          return -2;
    }
    return n;
@@ -444,8 +400,6 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
    uint8_t *keep = NULL;
-   pl_event *buf = NULL;        /* batches of threads that re-create */
-   size_t buf_cap = 0;
    pl_cg_builder *b = NULL;
    pl_process *pr;
    size_t i, nth;
@@ -506,8 +460,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       slow = recreates(t, i);
       for (;;) {
          if (slow) {
-            n = next_recreating(view, b, &buf, &buf_cap, &e);
-            ev = buf;
+            n = next_recreating(view, b, &ev, &e);
          } else {
             n = pl_view_next_events(view, &ev, &e);
             if (n > 0 && pl_cg_events(b, ev, (size_t)n) < 0)
@@ -546,7 +499,6 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    }
 out:
    pl_cg_free(b);
-   free(buf);
    free(keep);
    free(fn_map);
    pl_trace_close(t);

@@ -1146,6 +1146,45 @@ void pl_events_close(pl_events *it)
    free(it);
 }
 
+/* "arg0 arg1 ..." from the PROCESS chunk's argc/argN pairs.  The
+   arguments end at argc or at the first missing argN, whichever comes
+   first: a damaged argc must not make us count to 2^64. */
+char *pl_trace_command(const pl_trace *t)
+{
+   const char *argc_s = pl_trace_process_get(t, "argc");
+   unsigned long argc = argc_s ? strtoul(argc_s, NULL, 10) : 0, i;
+   size_t len = 0;
+   char key[32], *cmd;
+
+   for (i = 0; i < argc; i++) {
+      const char *a;
+      snprintf(key, sizeof key, "arg%lu", i);
+      a = pl_trace_process_get(t, key);
+      if (!a) {
+         argc = i;
+         break;
+      }
+      len += strlen(a) + 1;
+   }
+   cmd = malloc(len + 1);
+   if (!cmd)
+      return NULL;
+   cmd[0] = 0;
+   len = 0;
+   for (i = 0; i < argc; i++) {
+      const char *a;
+      snprintf(key, sizeof key, "arg%lu", i);
+      a = pl_trace_process_get(t, key);
+      if (!a)
+         continue;
+      if (len)
+         cmd[len++] = ' ';
+      memcpy(cmd + len, a, strlen(a) + 1);
+      len += strlen(a);
+   }
+   return cmd;
+}
+
 uint64_t pl_trace_size(const pl_trace *t)
 {
    return t->size;

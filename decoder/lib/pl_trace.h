@@ -155,6 +155,10 @@ typedef struct {
    uint32_t seq;             /* as pl_mark's */
 } pl_tracing;
 
+/* "arg0 arg1 ..." from the PROCESS keys argc and argN ("" if none): a
+   malloc'ed string, NULL if out of memory.  (Since libparlot 0.2.) */
+char *pl_trace_command(const pl_trace *t);
+
 /* Bytes of the trace (the file, or the archive member), and how many of
    them the object and function tables take (OBJECTS and FUNCTIONS chunks,
    headers included).  (Since libparlot 0.2.) */

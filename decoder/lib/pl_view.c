@@ -19,7 +19,8 @@ struct pl_view {
    uint64_t        number;     /* events read */
    pl_vevent      *out;
    size_t          out_cap;
-   pl_event       *plain;      /* pl_view_next_events()'s batch */
+   size_t          out_n;      /* pl_view_next()'s last batch: out[0..n) */
+   pl_event       *plain;      /* the same as pl_event */
    size_t          plain_cap;
    uint64_t        first, last;   /* the thread's range (pl_filter.h) */
    const pl_tracing *tr;       /* recording changes of the thread */
@@ -61,7 +62,7 @@ pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
       return NULL;
    }
    /* a filter that drops nothing is no filter: events pass unchanged */
-   v->f = f && pl_filter_active(f) ? f : NULL;
+   v->f = pl_filter_active(f) ? f : NULL;
    v->keep = keep;
    v->it = pl_events_open(t, index, err);
    if (!v->it) {
@@ -107,6 +108,7 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
       v->out[i].number = ++v->number;
       v->out[i].flags = flags_of(v, v->number);
    }
+   v->out_n = (size_t)n;
    *ev = v->out;
    return n;
 }
@@ -169,6 +171,7 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
       if (v->number >= last)
          v->done = 1;
       if (k) {
+         v->out_n = k;
          *ev = v->out;
          return (long)k;
       }
@@ -176,10 +179,24 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
    return 0;
 }
 
+const pl_event *pl_view_batch_events(pl_view *v)
+{
+   size_t i;
+   if (pl_grow(&v->plain, &v->plain_cap, v->out_n ? v->out_n : 1,
+               sizeof *v->plain) < 0)
+      return NULL;
+   for (i = 0; i < v->out_n; i++) {
+      v->plain[i].fn = v->out[i].fn;
+      v->plain[i].depth = v->out[i].depth;
+      v->plain[i].kind = v->out[i].kind;
+   }
+   return v->plain;
+}
+
 long pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err)
 {
    const pl_vevent *ve;
-   long n, i;
+   long n;
 
    if (!v->f) {                /* no copy */
       n = pl_events_next(v->it, ev, err);
@@ -189,16 +206,10 @@ long pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err)
    }
    if ((n = pl_view_next(v, &ve, err)) <= 0)
       return n;
-   if (pl_grow(&v->plain, &v->plain_cap, (size_t)n, sizeof *v->plain) < 0) {
+   if (!(*ev = pl_view_batch_events(v))) {
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
-   for (i = 0; i < n; i++) {
-      v->plain[i].fn = ve[i].fn;
-      v->plain[i].depth = ve[i].depth;
-      v->plain[i].kind = ve[i].kind;
-   }
-   *ev = v->plain;
    return n;
 }
 

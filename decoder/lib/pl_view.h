@@ -45,6 +45,10 @@ long     pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err);
    for pl_events_next(); unfiltered, the stream's own batch, not copied.
    Use one of the two functions on a view, not both. */
 long     pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err);
+/* The batch pl_view_next() returned last, as pl_event (valid until the
+   view's next call); for code that wants both forms.  NULL if out of
+   memory. */
+const pl_event *pl_view_batch_events(pl_view *v);
 /* The thread's whole call stack (trace function IDs, outermost first)
    after the events read so far, unfiltered. */
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth);

@@ -182,6 +182,24 @@ static int resync(const side_buf *a, const side_buf *b, size_t lim_a,
    return 0;
 }
 
+/* resync(), bounded by the first mark both look-aheads hold when
+   aligning on marks: if the sides do not agree again before it, they are
+   re-synchronised at it. */
+static int resync_marks(const side_buf *a, const side_buf *b, int align,
+                        size_t *ri, size_t *rj)
+{
+   size_t ma = SIZE_MAX, mb = SIZE_MAX;
+   int anchored = align && common_mark(a, b, &ma, &mb);
+   int r = resync(a, b, ma, mb, ri, rj);
+
+   if (r >= 0 && anchored && (!r || *ri > ma || *rj > mb)) {
+      *ri = ma;
+      *rj = mb;
+      r = 1;
+   }
+   return r;
+}
+
 /* ---- Output -------------------------------------------------------------- */
 
 typedef struct {
@@ -304,19 +322,9 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
          res->bad_side = 1;
          goto out;
       }
-      {
-         size_t ma = SIZE_MAX, mb = SIZE_MAX;
-         int anchored = opts->align_marks && common_mark(&a, &b, &ma, &mb);
-         r = resync(&a, &b, ma, mb, &i, &j);
-         if (r < 0)
-            goto oom;
-         if (anchored && (!r || i > ma || j > mb)) {
-            /* they differ up to the mark: compare on from it */
-            i = ma;
-            j = mb;
-            r = 1;
-         }
-      }
+      r = resync_marks(&a, &b, opts->align_marks, &i, &j);
+      if (r < 0)
+         goto oom;
       if (res->hunks < opts->max_hunks
           && report_hunk(rep, &c, &a, &b, r ? i : avail(&a),
                          r ? j : avail(&b)) < 0)

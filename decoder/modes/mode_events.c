@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pl_alloc.h"
 #include "pl_modes.h"
 #include "pl_names.h"
 #include "thread_notes.h"
@@ -140,30 +139,21 @@ static void print_marks(outbuf *o, const char *prefix, size_t plen,
    }
 }
 
-/* A batch of a thread with marks: events and marks in stream order. */
-static int print_marked(outbuf *o, const char *prefix, size_t plen,
-                        const tails *tl, thread_notes *notes,
-                        const pl_vevent *ve, size_t n, pl_event **buf,
-                        size_t *cap)
+/* A batch of a thread with marks (ev: the same as pl_event): events and
+   marks in stream order. */
+static void print_marked(outbuf *o, const char *prefix, size_t plen,
+                         const tails *tl, thread_notes *notes,
+                         const pl_vevent *ve, const pl_event *ev, size_t n)
 {
    size_t i, j;
-   if (pl_grow(buf, cap, n, sizeof **buf) < 0)
-      return -1;
-   for (i = 0; i < n; i++) {
-      (*buf)[i].fn = ve[i].fn;
-      (*buf)[i].depth = ve[i].depth;
-      (*buf)[i].kind = ve[i].kind;
-   }
    for (i = 0; i < n; i = j) {
       print_marks(o, prefix, plen, notes, ve[i].number);
-      /* the run up to the next mark */
-      for (j = i + 1; j < n && !(notes->mi < notes->nmarks
-                                 && notes->marks[notes->mi].position
-                                    < ve[j].number); j++)
+      /* the run up to the next note */
+      for (j = i + 1; j < n && thread_notes_next_at(notes) >= ve[j].number;
+           j++)
          ;
-      print_events(o, prefix, plen, tl, *buf + i, j - i);
+      print_events(o, prefix, plen, tl, ev + i, j - i);
    }
-   return 0;
 }
 
 int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
@@ -176,8 +166,6 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
    trace_labels nm;
    tails tl;
    uint8_t *keep = NULL;
-   pl_event *buf = NULL;       /* batches of threads with marks */
-   size_t buf_cap = 0;
    int ret = 0;
 
    if (nthreads == 0)
@@ -185,8 +173,7 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
    memset(&tl, 0, sizeof tl);
    if (trace_labels_load(&nm, t, opts->demangle) < 0
        || build_tails(t, &nm, &tl) < 0
-       || (pl_filter_active(opts->filter)
-           && !(keep = pl_filter_functions(opts->filter, t, opts->demangle)))) {
+       || !(keep = pl_filter_functions(opts->filter, t, opts->demangle))) {
       trace_labels_free(&nm);
       free(tl.arena);
       free(tl.at);
@@ -207,22 +194,24 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
 
       if (!pl_select_match(&opts->select, pid, number))
          continue;
-      it = pl_view_open(t, i, keep ? opts->filter : NULL, keep, err);
+      it = pl_view_open(t, i, opts->filter, keep, err);
       if (!it) {
          ret = -1;
          break;
       }
       if (pg && pg->thread)
          pg->thread(pg->ctx, i, nthreads, pl_trace_stream_bytes(t, i));
-      thread_notes_open(&notes, t, i, keep ? opts->filter : NULL);
+      thread_notes_open(&notes, t, i, opts->filter);
       for (;;) {
          if (notes.nmarks) {
             n = pl_view_next(it, &ve, err);
-            if (n > 0 && print_marked(o, prefix, (size_t)plen, &tl, &notes,
-                                      ve, (size_t)n, &buf, &buf_cap) < 0) {
+            if (n > 0 && !(ev = pl_view_batch_events(it))) {
                pl_error_set(err, 0, "out of memory");
                n = -1;
             }
+            if (n > 0)
+               print_marked(o, prefix, (size_t)plen, &tl, &notes, ve, ev,
+                            (size_t)n);
          } else {
             n = pl_view_next_events(it, &ev, err);
             if (n > 0)
@@ -242,7 +231,6 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
       if (o->err)
          break;
    }
-   free(buf);
    free(keep);
    free(tl.arena);
    free(tl.at);

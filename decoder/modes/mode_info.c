@@ -16,6 +16,7 @@
 #include "pl_alloc.h"
 #include "pl_codec.h"
 #include "pl_modes.h"
+#include "report.h"
 #include "xml_out.h"
 
 #ifndef PACKAGE_VERSION
@@ -75,30 +76,6 @@ static char *dup_opt(const char *s)
    return s ? strdup(s) : NULL;
 }
 
-/* "arg0 arg1 ..." from the PROCESS keys (exe if there are none). */
-static char *command_of(const pl_trace *t)
-{
-   size_t len = 1, k;
-   char key[32], *cmd;
-   const char *a;
-
-   for (k = 0; snprintf(key, sizeof key, "arg%zu", k),
-               (a = pl_trace_process_get(t, key)) != NULL; k++)
-      len += strlen(a) + 1;
-   if (k == 0)
-      return strdup((a = pl_trace_process_get(t, "exe")) ? a : "");
-   if (!(cmd = malloc(len)))
-      return NULL;
-   cmd[0] = '\0';
-   for (k = 0; snprintf(key, sizeof key, "arg%zu", k),
-               (a = pl_trace_process_get(t, key)) != NULL; k++) {
-      if (k)
-         strcat(cmd, " ");
-      strcat(cmd, a);
-   }
-   return cmd;
-}
-
 /* Events and depth of a thread without THREAD_END: decode it. */
 static int count_thread(const pl_trace *t, size_t i, info_thread *th,
                         pl_error *err)
@@ -134,7 +111,7 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
    r->file = strdup(pl_trace_path(t));
    r->pid = dup_opt(pl_trace_process_get(t, "pid"));
    r->rank = dup_opt(pl_trace_process_get(t, "mpi_rank"));
-   r->cmd = command_of(t);
+   r->cmd = pl_trace_command(t);
    r->recorded = dup_opt(pl_trace_recording(t));
    r->exit_status = dup_opt(pl_trace_process_end_get(t, "exit_status"));
    r->end = pl_trace_end(t);
@@ -195,6 +172,36 @@ static const char *trace_end_name(int e)
                                                              : "truncated";
 }
 
+/* ---- Totals -------------------------------------------------------------- */
+
+typedef struct {
+   uint64_t threads, events, stream, uncompressed, tables, file;
+   int      uncompressed_known;   /* every thread with stream bytes has it */
+} info_totals;
+
+static void totals_of(const info_state *s, info_totals *t)
+{
+   size_t i, k;
+   memset(t, 0, sizeof *t);
+   t->uncompressed_known = 1;
+   for (i = 0; i < s->n; i++) {
+      const info_trace *r = &s->traces[i];
+      for (k = 0; k < r->nthreads; k++) {
+         const info_thread *th = &r->threads[k];
+         t->events += th->events;
+         t->stream += th->stream_bytes;
+         t->uncompressed += th->uncompressed;
+         t->uncompressed_known &= th->uncompressed != 0
+                                  || th->stream_bytes == 0;
+      }
+      t->threads += r->nthreads;
+      t->tables += r->table_bytes;
+      t->file += r->file_bytes;
+   }
+   if (!t->uncompressed_known)
+      t->uncompressed = 0;
+}
+
 /* ---- Text ---------------------------------------------------------------- */
 
 static void put_ratio(outbuf *o, uint64_t raw, uint64_t stream, int width)
@@ -205,24 +212,16 @@ static void put_ratio(outbuf *o, uint64_t raw, uint64_t stream, int width)
       outbuf_printf(o, "%*s", width, "-");
 }
 
-/* 1234567 as "1,234,567" (at most 26 characters). */
+/* 1234567 as "1,234,567" in buf (at least 27 bytes). */
 static const char *commas(char *buf, uint64_t v)
 {
-   char tmp[32];
-   int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v), i, k = 0;
-   for (i = 0; i < n; i++) {
-      if (i && (n - i) % 3 == 0)
-         buf[k++] = ',';
-      buf[k++] = tmp[i];
-   }
-   buf[k] = '\0';
+   report_put_commas(buf, v);
    return buf;
 }
 
 static void write_text(const info_state *s, outbuf *o)
 {
-   uint64_t ev = 0, st = 0, raw = 0, tab = 0, fb = 0, nth = 0;
-   int raw_known = 1;
+   info_totals tot;
    char a[32], b[32], c[32], d[32];
    size_t i, k;
 
@@ -259,23 +258,18 @@ static void write_text(const info_state *s, outbuf *o)
                        th->uncompressed ? commas(c, th->uncompressed) : "-");
          put_ratio(o, th->uncompressed, th->stream_bytes, 7);
          outbuf_str(o, "\n");
-         ev += th->events;
-         st += th->stream_bytes;
-         raw += th->uncompressed;
-         raw_known &= th->uncompressed != 0 || th->stream_bytes == 0;
       }
       outbuf_printf(o, "   tables %s bytes; file %s bytes\n",
                     commas(a, r->table_bytes), commas(b, r->file_bytes));
-      nth += r->nthreads;
-      tab += r->table_bytes;
-      fb += r->file_bytes;
    }
+   totals_of(s, &tot);
    outbuf_printf(o, "== total: %zu trace%s, %llu thread%s, %s events, "
                  "%s stream bytes, %s table bytes, %s file bytes, ratio ",
-                 s->n, s->n == 1 ? "" : "s", (unsigned long long)nth,
-                 nth == 1 ? "" : "s", commas(a, ev), commas(b, st),
-                 commas(c, tab), commas(d, fb));
-   put_ratio(o, raw_known ? raw : 0, st, 0);
+                 s->n, s->n == 1 ? "" : "s", (unsigned long long)tot.threads,
+                 tot.threads == 1 ? "" : "s", commas(a, tot.events),
+                 commas(b, tot.stream), commas(c, tot.tables),
+                 commas(d, tot.file));
+   put_ratio(o, tot.uncompressed, tot.stream, 0);
    outbuf_str(o, " (uncompressed stream / stream)\n");
 }
 
@@ -283,8 +277,7 @@ static void write_text(const info_state *s, outbuf *o)
 
 static void write_xml_body(xml_out *x, const info_state *s)
 {
-   uint64_t ev = 0, st = 0, raw = 0, tab = 0, fb = 0, nth = 0;
-   int raw_known = 1;
+   info_totals tot;
    size_t i, k;
 
    for (i = 0; i < s->n && !x->failed; i++) {
@@ -320,25 +313,19 @@ static void write_xml_body(xml_out *x, const info_state *s)
          if (th->uncompressed)
             xml_attr_u64(x, "uncompressed-bytes", th->uncompressed);
          xml_end(x);
-         ev += th->events;
-         st += th->stream_bytes;
-         raw += th->uncompressed;
-         raw_known &= th->uncompressed != 0 || th->stream_bytes == 0;
       }
       xml_end(x);
-      nth += r->nthreads;
-      tab += r->table_bytes;
-      fb += r->file_bytes;
    }
+   totals_of(s, &tot);
    xml_start(x, "total");
    xml_attr_u64(x, "traces", s->n);
-   xml_attr_u64(x, "threads", nth);
-   xml_attr_u64(x, "events", ev);
-   xml_attr_u64(x, "stream-bytes", st);
-   if (raw_known && raw)
-      xml_attr_u64(x, "uncompressed-bytes", raw);
-   xml_attr_u64(x, "table-bytes", tab);
-   xml_attr_u64(x, "file-bytes", fb);
+   xml_attr_u64(x, "threads", tot.threads);
+   xml_attr_u64(x, "events", tot.events);
+   xml_attr_u64(x, "stream-bytes", tot.stream);
+   if (tot.uncompressed)
+      xml_attr_u64(x, "uncompressed-bytes", tot.uncompressed);
+   xml_attr_u64(x, "table-bytes", tot.tables);
+   xml_attr_u64(x, "file-bytes", tot.file);
    xml_end(x);
 }
 

@@ -6,7 +6,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-
 #include <string.h>
 
 #include "pl_modes.h"
@@ -44,7 +43,7 @@ static void put_header(outbuf *o, const pl_trace *t, size_t i,
 }
 
 /* Marks of one label with consecutive occurrences, written as one line
-   ("# marks iter #1-#100 at events 12-5123"): a folded loop would
+   ("# marks iter #1-#100 after events 12-5123"): a folded loop would
    otherwise be preceded by one line per iteration. */
 typedef struct {
    const pl_mark *first, *last;

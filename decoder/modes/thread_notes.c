@@ -28,6 +28,14 @@ static int in_range(const thread_notes *s, uint64_t p)
    return p + 1 >= s->first && p <= s->last;
 }
 
+uint64_t thread_notes_next_at(const thread_notes *s)
+{
+   uint64_t m = s->mi < s->nmarks ? s->marks[s->mi].position : UINT64_MAX;
+   uint64_t g = s->ti < s->ntracing ? s->tracing[s->ti].position
+                                    : UINT64_MAX;
+   return m < g ? m : g;
+}
+
 int thread_notes_before(thread_notes *s, uint64_t number, thread_note *n)
 {
    for (;;) {

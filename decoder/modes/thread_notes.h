@@ -31,6 +31,9 @@ void thread_notes_open(thread_notes *s, const pl_trace *t, size_t index,
                        const pl_filter *f);
 /* Whether the thread has notes at all. */
 int  thread_notes_any(const thread_notes *s);
+/* The position of the next note not returned yet, UINT64_MAX if none:
+   events after it are after the note. */
+uint64_t thread_notes_next_at(const thread_notes *s);
 /* The next note that lies before event number `number` (UINT64_MAX: the
    rest), in order: 1 with *n filled, or 0. */
 int  thread_notes_before(thread_notes *s, uint64_t number, thread_note *n);

@@ -282,13 +282,7 @@ static int parse_options(int argc, char **argv, report_opts *opt,
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
       { "jobs", required_argument, NULL, 'j' },
       { "ranks", required_argument, NULL, OPT_RANKS },
-      { "images", required_argument, NULL, OPT_FILTER },
-      { "only", required_argument, NULL, OPT_FILTER },
-      { "hide", required_argument, NULL, OPT_FILTER },
-      { "depth", required_argument, NULL, OPT_FILTER },
-      { "range", required_argument, NULL, OPT_FILTER },
-      { "from-mark", required_argument, NULL, OPT_FILTER },
-      { "to-mark", required_argument, NULL, OPT_FILTER },
+      PL_CLI_FILTER_OPTIONS(OPT_FILTER),
       { NULL, 0, NULL, 0 }
    };
    int group_by_given = 0, c, index;

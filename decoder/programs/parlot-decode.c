@@ -383,8 +383,9 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
           OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT };
-   static const char *const filters[] = { "images", "only", "hide", "depth",
-                                          "range", "from-mark", "to-mark" };
+   static const struct option filters[] = {
+      PL_CLI_FILTER_OPTIONS(OPT_FILTER)
+   };
    struct option longopts[NMODES + 20];
    const char *loops_given = NULL;
    uint64_t window = 256;
@@ -417,8 +418,7 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                                     OPT_WINDOW };
    longopts[m++] = (struct option){ "dot", no_argument, NULL, OPT_DOT };
    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++)
-      longopts[m++] = (struct option){ filters[k], required_argument, NULL,
-                                       OPT_FILTER };
+      longopts[m++] = filters[k];
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
 
    opterr = 0;

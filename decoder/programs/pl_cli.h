@@ -22,6 +22,18 @@ enum { PL_EXIT_DATA = 1, PL_EXIT_USAGE = 2 };
 /* Print the usage-error line (arg quoted, if not NULL); returns
    PL_EXIT_USAGE. */
 int  pl_usage_error(const char *prog, const char *what, const char *arg);
+/* getopt_long entries, returning val, for the filter options every
+   program takes (pl_filter_option() applies each one by its name); the
+   file includes <getopt.h>. */
+#define PL_CLI_FILTER_OPTIONS(val)                     \
+   { "images", required_argument, NULL, (val) },       \
+   { "only", required_argument, NULL, (val) },         \
+   { "hide", required_argument, NULL, (val) },         \
+   { "depth", required_argument, NULL, (val) },        \
+   { "range", required_argument, NULL, (val) },        \
+   { "from-mark", required_argument, NULL, (val) },    \
+   { "to-mark", required_argument, NULL, (val) }
+
 /* The usage error for what getopt_long returned, c ':' (a missing
    argument) or anything else (an unknown option), with opterr = 0 and the
    optstring starting with ':'. */
