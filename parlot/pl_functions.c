@@ -303,6 +303,14 @@ UInt pl_fn_entry_id(Addr a)
    return id;
 }
 
+Bool pl_fn_is_entry(Addr a)
+{
+   const HChar *sym;
+   HChar plt_name[48];
+   return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &sym)
+          || (keep_plt && plt_owner(a, plt_name, sizeof plt_name));
+}
+
 UInt pl_fn_containing(Addr a)
 {
    PtrdiffT off;

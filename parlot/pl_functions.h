@@ -34,6 +34,10 @@ extern UInt  *pl_fn_trace_id;
    translation) and queues their definitions. */
 UInt pl_fn_entry_id(Addr a);
 
+/* Whether a is a function's first instruction (of any object, without
+   defining the function). */
+Bool pl_fn_is_entry(Addr a);
+
 /* The ID of the traced function whose code holds address a (as
    pl_fn_entry_id of its entry), 0 if none: for frames found by unwinding
    the stack. */

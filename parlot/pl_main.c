@@ -162,6 +162,11 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
    }
    if (t->lwp == 0)
       t->lwp = VG_(gettid)();
+   if (pl_cur != t) {                    /* each thread its own last jump */
+      if (pl_cur)
+         pl_cur->jump_sp = pl_jump_sp;
+      pl_jump_sp = t->jump_sp;
+   }
    pl_cur = t;
 
    if (clo_flush_ms > 0) {
@@ -522,13 +527,16 @@ static IRTemp read_sp(IRSB *sb, const VexGuestLayout *layout, IRType ty)
 }
 
 static void add_entry_call(IRSB *sb, const VexGuestLayout *layout,
-                           IRType ty, UInt fn)
+                           IRType ty, UInt fn, Bool by_call)
 {
    IRTemp sp = read_sp(sb, layout, ty);
-   IRDirty *d = unsafeIRDirty_0_N(2, "pl_on_entry",
-                                  VG_(fnptr_to_fnentry)(&pl_on_entry),
-                                  mkIRExprVec_2(mkIRExpr_HWord(fn),
-                                                IRExpr_RdTmp(sp)));
+   IRDirty *d = by_call
+      ? unsafeIRDirty_0_N(2, "pl_on_call_entry",
+                          VG_(fnptr_to_fnentry)(&pl_on_call_entry),
+                          mkIRExprVec_2(mkIRExpr_HWord(fn), IRExpr_RdTmp(sp)))
+      : unsafeIRDirty_0_N(2, "pl_on_entry",
+                          VG_(fnptr_to_fnentry)(&pl_on_entry),
+                          mkIRExprVec_2(mkIRExpr_HWord(fn), IRExpr_RdTmp(sp)));
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -541,10 +549,50 @@ static void add_return_call(IRSB *sb, const VexGuestLayout *layout, IRType ty)
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+/* pl_jump_sp = SP: this jump may reach a function's entry (a tail call if
+   that function is entered at the SP of the frame on top). */
+static void add_jump_note(IRSB *sb, const VexGuestLayout *layout, IRType ty)
+{
+   IRTemp sp = read_sp(sb, layout, ty);
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&pl_jump_sp),
+                                  IRExpr_RdTmp(sp)));
+}
+
+/* Whether a jump to the constant dst enters a function. */
+static Bool enters_function(const IRConst *dst)
+{
+   return pl_fn_is_entry(dst->tag == Ico_U64 ? (Addr)dst->Ico.U64
+                                             : (Addr)dst->Ico.U32);
+}
+
+/* Whether the instruction at IMark 'from' (statements from..to-1) is a
+   call, which stores its return address, the next instruction's, on the
+   stack.  VEX follows direct calls and jumps into the callee within one
+   superblock, so an entry in the middle of a block was reached from the
+   instruction before it. */
+static Bool is_call_insn(const IRSB *sb, Int from, Int to)
+{
+   const IRStmt *m = sb->stmts[from];
+   ULong ret = (ULong)m->Ist.IMark.addr + m->Ist.IMark.len;
+   for (Int i = from + 1; i < to; i++) {
+      const IRStmt *st = sb->stmts[i];
+      if (st->tag == Ist_Store && st->Ist.Store.data->tag == Iex_Const) {
+         const IRConst *c = st->Ist.Store.data->Iex.Const.con;
+         if ((c->tag == Ico_U64 && c->Ico.U64 == ret)
+             || (c->tag == Ico_U32 && c->Ico.U32 == (UInt)ret))
+            return True;
+      }
+   }
+   return False;
+}
+
 /* An entry call goes right after the IMark of a function's first
    instruction (so it sees the SP at entry, whether the function was
-   reached by call or jump, and also inside chased blocks).  A block ending
-   in a return gets a return call at its very end, after the ret's own SP
+   reached by call or jump, and also inside chased blocks).  How it was
+   reached tells a call from a tail call: inside a block, the instruction
+   before says; at a block's start, jumps that may enter a function note
+   their SP (add_jump_note) for the entry to compare.  A block ending in a
+   return gets a return call at its very end, after the ret's own SP
    update, reached only when the ret itself executes. */
 static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                            const VexGuestLayout *layout,
@@ -552,6 +600,8 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                            const VexArchInfo *archinfo_host,
                            IRType gWordTy, IRType hWordTy)
 {
+   Int prev_imark = -1;
+
    if (gWordTy != hWordTy)
       VG_(tool_panic)("host/guest word size mismatch");
    if (!pl_instrumenting)          /* nothing records: as --tool=none */
@@ -560,15 +610,27 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
    IRSB *sb = deepCopyIRSBExceptStmts(sb_in);
    for (Int i = 0; i < sb_in->stmts_used; i++) {
       IRStmt *st = sb_in->stmts[i];
+      if (st->tag == Ist_Exit && st->Ist.Exit.jk == Ijk_Boring
+          && enters_function(st->Ist.Exit.dst))
+         add_jump_note(sb, layout, gWordTy);
       addStmtToIRSB(sb, st);
-      if (st->tag == Ist_IMark) {
-         UInt fn = pl_fn_entry_id((Addr)st->Ist.IMark.addr);
-         if (fn)
-            add_entry_call(sb, layout, gWordTy, fn);
+      if (st->tag != Ist_IMark)
+         continue;
+      UInt fn = pl_fn_entry_id((Addr)st->Ist.IMark.addr);
+      if (fn) {
+         Bool by_call = prev_imark >= 0 && is_call_insn(sb_in, prev_imark, i);
+         if (prev_imark >= 0 && !by_call)     /* a jump or fall-through */
+            add_jump_note(sb, layout, gWordTy);
+         add_entry_call(sb, layout, gWordTy, fn, by_call);
       }
+      prev_imark = i;
    }
    if (sb_in->jumpkind == Ijk_Ret)
       add_return_call(sb, layout, gWordTy);
+   else if (sb_in->jumpkind == Ijk_Boring
+            && (sb_in->next->tag != Iex_Const           /* computed */
+                || enters_function(sb_in->next->Iex.Const.con)))
+      add_jump_note(sb, layout, gWordTy);
    return sb;
 }
 

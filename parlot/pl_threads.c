@@ -4,11 +4,19 @@
 
    Correction (x86/amd64, stack grows down; a frame is known by the SP at
    its entry, which points at its return address):
-   - entry at SP s: every open frame whose entry SP is <= s cannot still be
-     live (a live caller's frame lies above the callee's) — it ended without
-     a visible return (longjmp, exception, tail call): emit its exit first.
+   - entry at SP s reached by a call: every open frame whose entry SP is
+     <= s cannot still be live (a live caller's frame lies above the
+     callee's) — it ended without a visible return (longjmp, exception):
+     emit its exit first.
+   - entry at SP s reached by a jump: frames whose entry SP is < s have
+     ended; a frame entered at exactly s is the function that jumped (a tail
+     call: it left its return address in place), so the new frame is its
+     callee, as Callgrind attributes it, and both end at the one return.  A
+     jump to the entry of the function on top at that SP is a loop in it,
+     not a call.
    - return leaving SP s after the ret: every frame whose entry SP is < s
-     has returned, the matching one and any stale ones above it.
+     has returned, the matching one, the tail-callers below it at the same
+     SP and any stale ones above it.
    So the stream always replays as a valid stack. */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
@@ -38,6 +46,7 @@ struct pl_mark_count {
 
 pl_thread *pl_cur;
 pl_totals  pl_total;
+UWord      pl_jump_sp;
 Bool       pl_selective;
 UWord      pl_max_depth;
 Bool       pl_instrumenting = True;
@@ -193,13 +202,28 @@ static void drop_left_handlers(pl_thread *t, Addr sp)
    }
 }
 
-VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
+static inline void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
 {
-   pl_thread *t = pl_cur;
    if (UNLIKELY(t->n_barriers))
       drop_left_handlers(t, sp);
-   end_frames(t, sp, True);
-   push(t, (UInt)fn, sp);
+   end_frames(t, sp, !jumped);
+   if (jumped && t->depth > t->floor && t->stack[t->depth - 1].sp == sp
+       && t->stack[t->depth - 1].fn == fn)
+      return;                         /* a loop back to its own entry */
+   push(t, fn, sp);
+}
+
+VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
+{
+   Bool jumped = pl_jump_sp == sp;
+   pl_jump_sp = 0;
+   enter(pl_cur, (UInt)fn, sp, jumped);
+}
+
+VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp)
+{
+   pl_jump_sp = 0;
+   enter(pl_cur, (UInt)fn, sp, False);
 }
 
 VG_REGPARM(1) void pl_on_return(UWord sp_after)
@@ -361,15 +385,24 @@ void pl_thread_reconcile(pl_thread *t)
       usp[m] = i + 1 < n ? sps[i + 1] - sizeof(Addr) : ~(Addr)0;
       m++;
    }
-   /* the outermost frame's entry SP is the unwinder's guess (a program's
-      entry point is jumped to, not called): its function alone identifies
-      it */
-   while (k < t->depth && k < m && t->stack[k].fn == ufn[k]
-          && (t->stack[k].sp == usp[k] || k == 0))
+   /* Shadow frames sharing an entry SP are one machine frame, the last of
+      a chain of tail calls: the unwind sees only the innermost.  The
+      outermost frame's entry SP is the unwinder's guess (a program's entry
+      point is jumped to, not called): its function alone identifies it. */
+   UWord kept = 0;
+   while (kept < t->depth && k < m) {
+      UWord top = kept;
+      while (top + 1 < t->depth && t->stack[top + 1].sp == t->stack[kept].sp)
+         top++;
+      if (t->stack[top].fn != ufn[k]
+          || (t->stack[top].sp != usp[k] && k != 0))
+         break;
+      kept = top + 1;
       k++;
+   }
    t->n_barriers = 0;        /* handlers left while uninstrumented */
    t->floor = 0;
-   while (t->depth > k)
+   while (t->depth > kept)
       pop(t);
    for (UInt j = k; j < m; j++)
       push_frame(t, ufn[j], usp[j], 0);

@@ -31,6 +31,7 @@ typedef struct {
    UWord     depth, cap;
    UWord     max_depth;
    UWord     floor;         /* frames below it belong to interrupted code */
+   UWord     jump_sp;       /* pl_jump_sp while another thread runs */
    pl_barrier *barriers;    /* one per signal handler running */
    UInt      n_barriers, cap_barriers;
    UChar    *buf;           /* chunk header + stream prefix + encoder output */
@@ -62,7 +63,8 @@ extern UWord pl_max_depth;     /* --max-depth: recorded levels, 0 = all */
 extern Bool  pl_instrumenting;
 
 /* Make t's shadow stack the thread's real call stack, unwound with the
-   debug info: frames it still has are kept (same function and entry SP),
+   debug info: frames it still has are kept (same function and entry SP;
+   a chain of tail calls, which shares one machine frame, as its last),
    the others end (their returns are recorded if their calls were) and the
    frames found above the kept ones are pushed, unrecorded.  Up to 65,536
    frames are unwound. */
@@ -111,8 +113,16 @@ void pl_thread_sync(pl_thread *t);
 void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi);
 void pl_thread_signal_return(pl_thread *t);
 
-/* Event helpers called from instrumented code. */
+/* The SP of the running thread's last jump that may have reached a
+   function entry (instrumented code stores it; pl_on_entry consumes it);
+   pl_main.c keeps one per thread across thread switches. */
+extern UWord pl_jump_sp;
+
+/* Event helpers called from instrumented code: an entry reached by a call
+   or a jump (a tail call if pl_jump_sp says so), an entry known to be
+   reached by a call, a return. */
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
+VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
 
 /* The threads by Valgrind slot (pl_main.c): the thread in slot tid, or

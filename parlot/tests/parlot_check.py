@@ -781,6 +781,88 @@ def compare_runs(a, b, what):
 # The 'oracle' command
 # --------------------------------------------------------------------------
 
+# Valgrind shows these as "(below main)" (VG_(get_fnname)); the trace has
+# the symbol names.
+BELOW_MAIN = {"_start", "__libc_start_call_main", "__libc_start_main",
+              "generic_start_main", "(below main)"}
+
+
+def named_edges(edges, objects):
+    """{(caller, callee): calls} named object:function for the functions of
+    the given object basenames.  Code without a symbol (a PLT stub, which
+    Callgrind shows as a function of its own named by its address) is
+    folded into its caller when it reaches one function only."""
+    def node(ob, fn):
+        fn = re.sub(r"'\d+$", "", fn)
+        if fn.startswith("0x") or fn == "???":
+            return None
+        return "%s:%s" % (os.path.basename(ob),
+                          "(below main)" if fn in BELOW_MAIN else fn)
+    out, anon_in, anon_out = collections.Counter(), {}, {}
+    for (ob, fn, cob, cfn), n in edges.items():
+        a, b = node(ob, fn), node(cob, cfn)
+        if b is None:
+            anon_in.setdefault((cob, cfn), []).append((a, n))
+        elif a is None:
+            anon_out.setdefault((ob, fn), set()).add(b)
+        else:
+            out[(a, b)] += n
+    for anon, callers in anon_in.items():
+        targets = anon_out.get(anon, set())
+        if len(targets) == 1:
+            for a, n in callers:
+                if a is not None:
+                    out[(a, next(iter(targets)))] += n
+    keep = tuple(objects)
+    return collections.Counter({
+        (a, b): n for (a, b), n in out.items()
+        if a.split(":", 1)[0] in keep and b.split(":", 1)[0] in keep
+        and "(below main)" not in (a.split(":", 1)[1], b.split(":", 1)[1])})
+
+
+def compare_named_edges(args, prog_args, events, libs):
+    """Every caller->callee count among the main image's and libs'
+    functions equals Callgrind's on the same run."""
+    out = "%s.named.callgrind.out" % os.path.basename(args.prog)
+    cmd = valgrind_cmd() + ["--tool=callgrind", "--command-line-only=yes",
+                            "--callgrind-out-file=" + out,
+                            os.path.abspath(args.prog)] + prog_args
+    # stdout to a file, as vg_regtest runs the program (libc asks isatty
+    # only of a character device)
+    with open(out + ".stdout", "w") as so:
+        proc = subprocess.run(cmd, stdout=so, stderr=subprocess.PIPE)
+    os.unlink(out + ".stdout")
+    try:
+        if not os.path.exists(out):
+            raise CheckFailed("callgrind run failed (exit %d): %s" % (
+                proc.returncode, proc.stderr.decode(errors="replace")[-2000:]))
+        raw = collections.Counter()
+        for _, evs in streams_of(events).items():
+            stack = []
+            for e in evs:
+                if e.kind == "call":
+                    caller = stack[-1] if stack else ("", "???")
+                    raw[caller + (e.obj, e.fn)] += 1
+                    stack.append((e.obj, e.fn))
+                elif stack:
+                    stack.pop()
+        objs = [os.path.basename(args.prog)] + libs
+        pe, ce = named_edges(raw, objs), named_edges(parse_callgrind(out), objs)
+    finally:
+        if os.path.exists(out):
+            os.unlink(out)
+    diffs = ["  %s -> %s: ParLoT %d, Callgrind %d" % (a, b, pe.get((a, b), 0),
+                                                     ce.get((a, b), 0))
+             for (a, b) in sorted(set(pe) | set(ce))
+             if pe.get((a, b), 0) != ce.get((a, b), 0)]
+    if diffs:
+        raise CheckFailed("per-edge call counts differ from Callgrind's "
+                          "(%d edges):\n%s" % (len(diffs), "\n".join(diffs[:40])))
+    if not any(b.startswith("libc.so.6:") and a.startswith("libc.so.6:")
+               for a, b in pe):
+        raise CheckFailed("no edge inside libc was compared")
+
+
 # --------------------------------------------------------------------------
 # Summaries: parlot-decode --xml / --callgrind, parlot-annotate
 # --------------------------------------------------------------------------
@@ -1207,32 +1289,37 @@ TAIL_JUMPS = [("tc_a", "tc_b"), ("tc_b", "tc_c"), ("tc_mix", "tc_b"),
 PLAIN_CALLS = [("tc_mix", "tc_c")]
 
 
-def tail_model():
-    """Expected (kind, function, depth relative to main) sequence."""
+def tail_model(chain_n):
+    """Expected (kind, function, depth relative to main) sequence: a tail
+    call makes its target a callee of the function that jumped, and the
+    whole chain returns at once (as Callgrind attributes it)."""
     seq = []
 
-    def tail_chain(first, chain):
-        seq.append(("call", first, 1))
-        prev = first
-        for nxt in chain:
-            seq.append(("return", prev, 1))
-            seq.append(("call", nxt, 1))
-            prev = nxt
-        seq.append(("return", prev, 1))
+    def tail_chain(first, chain, depth=1):
+        frames = [first] + chain
+        for i, f in enumerate(frames):
+            seq.append(("call", f, depth + i))
+        for i in reversed(range(len(frames))):
+            seq.append(("return", frames[i], depth + i))
+
+    def even_odd(n):
+        chain, f = [], "even_t"
+        while n > 0:
+            f = "odd_t" if f == "even_t" else "even_t"
+            chain.append(f)
+            n -= 1
+        tail_chain("even_t", chain)
 
     for _ in range(3):                                  # tc_a(i), i < 3
         tail_chain("tc_a", ["tc_b", "tc_c"])
     seq += [("call", "tc_mix", 1), ("call", "tc_c", 2),
-            ("return", "tc_c", 2), ("return", "tc_mix", 1),
-            ("call", "tc_b", 1), ("return", "tc_b", 1),
-            ("call", "tc_c", 1), ("return", "tc_c", 1)]   # tc_mix(7)
-    chain, n, f = [], 5, "even_t"                        # even_t(5)
-    while n > 0:
-        f = "odd_t" if f == "even_t" else "even_t"
-        chain.append(f)
-        n -= 1
-    tail_chain("even_t", chain)
+            ("return", "tc_c", 2)]                       # tc_mix(7)
+    tail_chain("tc_b", ["tc_c"], 2)
+    seq.append(("return", "tc_mix", 1))
+    even_odd(5)                                          # even_t(5)
     seq += [("call", "tc_lib", 1), ("return", "tc_lib", 1)]
+    if chain_n is not None:
+        even_odd(chain_n)                                # even_t(argv[1])
     return seq
 
 
@@ -1287,36 +1374,41 @@ def cmd_tailcall(args):
                           % len(main_depth))
     got = [(e.kind, e.fn, e.depth - main_depth[0]) for e in main_thr
            if syms.is_main(e.obj) and e.fn in tracked]
-    want = tail_model()
+    want = tail_model(args.chain)
     if got != want:
         n = common_prefix(got, want)
         raise CheckFailed("tail-call sequence differs at event #%d (%d vs "
                           "%d events)\n    expected: %s\n    decoded:  %s"
                           % (n, len(want), len(got), want[max(0, n - 2):n + 3],
                              got[max(0, n - 2):n + 3]))
-    # tc_lib jumps to puts through the PLT: the event right after
-    # "return tc_lib" is the call of puts itself (PLT stubs are not
-    # functions), at the same depth.
+    # tc_lib jumps to puts through the PLT (PLT stubs are not functions):
+    # puts is tc_lib's callee, after the dynamic linker's lazy binding.
     for i, e in enumerate(main_thr if args.images == "all" else []):
-        if e.kind == "return" and e.fn == "tc_lib":
-            nxt = main_thr[i + 1] if i + 1 < len(main_thr) else None
+        if e.kind == "call" and e.fn == "tc_lib":
+            rest = [x for x in main_thr[i + 1:i + 200]
+                    if "/ld-linux" not in x.obj]
+            nxt = rest[0] if rest else None
             if (nxt is None or nxt.kind != "call" or syms.is_main(nxt.obj)
                     or nxt.fn not in ("puts", "_IO_puts")
-                    or nxt.depth != e.depth):
-                raise CheckFailed("after return from tc_lib, expected the "
+                    or nxt.depth != e.depth + 1):
+                raise CheckFailed("after the call of tc_lib, expected the "
                                   "call of libc's puts at depth %d, got %s"
-                                  % (e.depth, nxt))
+                                  % (e.depth + 1, nxt))
             break
     print("tail calls decode as documented")
+    if args.callgrind:
+        prog_args = [] if args.chain is None else [str(args.chain)]
+        compare_named_edges(args, prog_args, events, ["libc.so.6"])
+        print("edges of the program and libc match callgrind")
 
 
 def cmd_keepplt(args):
     """--keep-plt=yes: main calls printf through printf@plt (a call
     instruction to the stub, verified with objdump); the stub, a function
     of its own now, jumps to printf: by the tail-call semantics the stream
-    must hold "call <stub>, [lazy binding], return <stub>, call printf",
-    the stub in the main image at printf's depth, under a name that is not
-    one of the program's own functions."""
+    must hold "call <stub>, [PLT0, lazy binding], call printf", printf the
+    stub's callee, the stub in the main image at main's callees' depth,
+    under a name that is not one of the program's own functions."""
     funcs = disassembly(args.prog)
     if not any(re.match(r"^call\s+\S+ <printf@plt>$", i)
                for i in funcs.get("main", [])):
@@ -1332,19 +1424,22 @@ def cmd_keepplt(args):
         raise CheckFailed("expected one call of main, found %d" % len(mains))
     d = mains[0].depth + 1
     calls = [i for i, e in enumerate(thr) if e.kind == "call"
-             and e.fn == "printf" and e.depth == d
+             and e.fn == "printf" and e.depth == d + 1
              and not syms.is_main(e.obj)]
     if not calls:
-        raise CheckFailed("no call of printf at depth %d" % d)
+        raise CheckFailed("no call of printf at depth %d" % (d + 1))
     i = calls[0]
-    prev = thr[i - 1]
-    if not (prev.kind == "return" and prev.depth == d and
-            syms.is_main(prev.obj) and prev.fn not in own):
+    j = i - 1
+    while j > 0 and thr[j].depth > d:     # lazy binding, through PLT0
+        j -= 1
+    stub = thr[j]
+    if not (stub.kind == "call" and stub.depth == d and
+            syms.is_main(stub.obj) and stub.fn not in own):
         raise CheckFailed("with --keep-plt=yes, the call of printf at depth "
-                          "%d should follow the return of its PLT stub (a "
-                          "main-image function at the same depth, not one "
-                          "of the program's own); the events before it are "
-                          "%s" % (d, [(e.kind, e.depth, os.path.basename(
+                          "%d should be made by its PLT stub (a main-image "
+                          "function at depth %d, not one of the program's "
+                          "own); the events before it are %s"
+                          % (d + 1, d, [(e.kind, e.depth, os.path.basename(
                               e.obj), e.fn) for e in thr[max(0, i - 3):i]]))
     print("PLT stubs are functions of their own")
 
@@ -1394,6 +1489,10 @@ def main():
     t.add_argument("--prog", required=True)
     t.add_argument("--trace", required=True, action="append")
     t.add_argument("--images", choices=["all", "main"], default="all")
+    t.add_argument("--chain", type=int,
+                   help="the program's argument: even_t(N) at the end")
+    t.add_argument("--callgrind", action="store_true",
+                   help="compare every edge of the program and libc")
     k = sub.add_parser("keepplt")
     k.add_argument("--prog", required=True)
     k.add_argument("--trace", required=True, action="append")

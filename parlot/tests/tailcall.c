@@ -3,15 +3,20 @@
    instrumentation: tc_a jumps to tc_b, which jumps to tc_c; tc_mix calls
    tc_c and then jumps to tc_b; even_t/odd_t jump to each other n times;
    tc_lib jumps to puts (a library function reached through the PLT).
+   main also calls fopen and qsort, which tail-call __fopen_internal and
+   qsort_r inside libc, and with an argument N runs even_t(N): a chain of
+   N + 1 tail calls, one frame each.
 
-   Documented semantics: a tail call "f -> jmp g" is recorded as the return
-   from f followed by the call of g, at the same depth as f.  So main's
-   call of tc_a(x) must decode as
-       call tc_a, return tc_a, call tc_b, return tc_b, call tc_c, return tc_c
-   all at depth(main)+1.  The checker (parlot_check.py tailcall) holds
+   Documented semantics (as Callgrind attributes them): a tail call
+   "f -> jmp g" makes g a callee of f, and both end at g's return.  So
+   main's call of tc_a(x) must decode as
+       call tc_a, call tc_b, call tc_c, return tc_c, return tc_b, return tc_a
+   at depths main+1, +2, +3.  The checker (parlot_check.py tailcall) holds
    this model and verifies with objdump that the compiler really emitted
-   the jumps. */
+   the jumps; the vgtest also compares every edge of the program and of
+   libc with Callgrind's. */
 #include <stdio.h>
+#include <stdlib.h>
 
 static volatile int sink;
 
@@ -40,15 +45,31 @@ __attribute__((noinline, noipa)) int odd_t(unsigned n)
 
 __attribute__((noinline, noipa)) int tc_lib(const char *s) { return puts(s); }
 
-int main(void)
+static int by_value(const void *a, const void *b)
 {
-   int i, s = 0;
+   int x = *(const int *)a, y = *(const int *)b;
+   return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+   int i, s = 0, v[32];
+   FILE *f;
+
    for (i = 0; i < 3; i++)
       s += tc_a(i);
    s += tc_mix(7);
    s += even_t(5);
    s += tc_lib("tail");
-   sink += s;
+   f = fopen("/dev/null", "r");
+   if (f)
+      fclose(f);
+   for (i = 0; i < 32; i++)
+      v[i] = (i * 7919) % 32;
+   qsort(v, 32, sizeof v[0], by_value);
+   if (argc > 1)
+      s += even_t((unsigned)strtoul(argv[1], NULL, 10));
+   sink += s + v[0];
    printf("%d\n", sink);
    return 0;
 }
