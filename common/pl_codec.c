@@ -124,6 +124,31 @@ void pl_enc_sync(pl_encoder *e)
 
 /* ---- Decoder ----------------------------------------------------------- */
 
+/* docs/codec.md 7.1.  LZRC: every modelled decision multiplies the coder's
+   range by at most 65071/65536 (p <= 4065, range >= 2^16 before it), a
+   direct one by at most 1/2, and the chunk's n - 4 normalisation bytes
+   multiply it by 256 each, from below 2^32 to at least 2^16: so its
+   decisions carry at most 8 (n - 2) "bits" of -log2(shrink), and no token
+   yields more than 5844 words per such bit (a match of 65,535 words: 21
+   modelled decisions and 11 direct ones). */
+uint64_t pl_codec_max_raw(int kind, uint64_t n)
+{
+   switch (kind) {
+   case PL_CODEC_RAW:
+      return n;
+   case PL_CODEC_LZZE:
+      return n > UINT64_MAX / 8 ? UINT64_MAX : 8 * n;
+   case PL_CODEC_LZRC:
+      if (n < 4)
+         return 0;
+      if (n - 2 > UINT64_MAX / (2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE))
+         return UINT64_MAX;
+      return 2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE * (n - 2);
+   default:
+      return 0;
+   }
+}
+
 void pl_dec_init(pl_decoder *d, int kind)
 {
    d->kind = kind;

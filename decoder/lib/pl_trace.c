@@ -529,12 +529,16 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
    if (raw_end % 2 != 0)
       return damage(t, off, "thread %u: STREAM chunk raw_end %llu is odd",
                     thr, ULL(raw_end));
-   /* LZZE: a data byte stands for at most 8 raw bytes (a 0 bitmap); an
-      LZRC chunk is at least its 4 flush bytes, and a match has no limit */
-   if (th->info.codec == PL_CODEC_RAW ? raw != n
-       : th->info.codec == PL_CODEC_LZZE ? raw > 8 * (uint64_t)n : n < 4)
+   /* What the codec can express in n bytes (docs/codec.md 7.1): this
+      bounds the work of decoding the chunk, whatever its raw_end says */
+   if (th->info.codec == PL_CODEC_RAW && raw != n)
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes", thr, n, ULL(raw));
+   if (raw > pl_codec_max_raw((int)th->info.codec, n))
+      return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
+                    "%llu raw bytes (%s: at most %llu)", thr, n, ULL(raw),
+                    th->info.codec == PL_CODEC_LZRC ? "LZRC" : "LZZE",
+                    ULL(pl_codec_max_raw((int)th->info.codec, n)));
    if (pl_grow(&th->chunks, &th->chunks_cap, th->nchunks + 1,
                sizeof *th->chunks))
       return damage(t, off, "out of memory");

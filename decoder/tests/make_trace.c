@@ -24,7 +24,7 @@
 
    usage: make_trace [options] TRACE LISTING EXPECT   (LISTING may be "none")
      --seed N  --threads N  --events N (per thread)  --functions N
-     --codec lzze|raw|mixed  --chunk N (max data bytes per STREAM chunk,
+     --codec lzze|raw|lzrc|mixed (mixed: LZZE and RAW)  --chunk N (max data bytes per STREAM chunk,
      0 = random per thread; a chunk holds at least one ZE group)
      --fork N (inherited depth of thread 1)  --raw-names 0|1 (listing with
      the names as recorded, i.e. for parlot-decode --no-demangle)
@@ -39,6 +39,9 @@
      --table FILE (the functions defined, one per line:
      ID<TAB>OBJECT<TAB>NAME AS RECORDED<TAB>NAME AS SHOWN, escaped as in the
      listing)
+     --marks 1 (now and then a MARK chunk, or a TRACING chunk that stops
+     or restarts recording, format 1.2, for the fuzzers' seeds: the
+     listing shows neither)
      --twin ID (ID > 1: function ID gets the object and name of function ID-1, as
      two static functions of the same name in one library: same identity,
      so their call paths share stack tags) */
@@ -59,7 +62,7 @@ enum variant {
    /* these act once G.kill_at events were generated */
    V_KILLED, V_KILLED_SYNCED, V_ZERO_TAIL, V_BAD_EXIT, V_BAD_ID, V_CRC,
    V_MISSING, V_BAD_LEN, V_RAW_LONG, V_RAW_SHORT, V_RAW_STUCK, V_EMPTY_CHUNK,
-   V_EXEC_MID_EVENT,
+   V_HUGE_MATCH, V_EXEC_MID_EVENT,
    /* the others */
    V_BAD_INHERIT, V_AFTER_END, V_OPEN_FRAMES, V_COUNT, V_END_RAW
 };
@@ -88,6 +91,11 @@ static const char *const variants[] = {
    "raw-short",   /* a STREAM chunk's raw_end 8 short of what its bytes hold */
    "raw-stuck",   /* a STREAM chunk's raw_end equal to the previous one */
    "empty-chunk", /* a STREAM chunk without stream bytes */
+   "huge-match",  /* killed (no THREAD_END) right after a STREAM chunk whose
+                     open match is declared 2^40 words long, as an encoder
+                     would write it (LZZE: the length; LZRC: the length and
+                     raw_end): hours of copying for a reader that believes
+                     it */
    "exec-mid-event", /* a final EXEC, but a stream ends inside an event */
    "bad-inherit", /* an exit among a forked thread's inherited entries */
    "after-end",   /* a chunk after PROCESS_END */
@@ -110,6 +118,9 @@ typedef struct gthread {
    uint64_t   stream_off;      /* stream bytes written so far */
    uint64_t   raw_written;     /* raw_end of the last STREAM chunk */
    uint64_t   raw_shift;       /* raw-long/raw-short: added to raw_ends */
+   uint64_t   noted;           /* --marks: position of the last one + 1 */
+   uint32_t   nmarks;
+   int        stopped;         /* --marks: the last TRACING chunk stopped */
    uint32_t   sync_every;      /* sync after 1 in this many events (0: no) */
    uint32_t  *stack;
    size_t     sp, scap;
@@ -129,6 +140,7 @@ static struct {
    uint64_t  rng;
    enum variant variant;
    int       extras;
+   int       marks;           /* --marks: MARK and TRACING chunks */
    uint32_t  nfns_max;        /* function IDs used: 1..nfns_max */
    uint32_t  defined;         /* functions defined so far */
    int       objs2_defined;
@@ -485,7 +497,9 @@ static void put_stream(gthread *t, const uint8_t *data, size_t n,
    stream that is: 8 raw bytes per group, except that the last ready group
    may be short after pl_enc_sync, when pl_enc_ready_raw() tells.  (So a
    sync must be followed by writing everything out, before the next event:
-   a short group must end its chunk.)  RAW has no groups: any even split. */
+   a short group must end its chunk.)  RAW has no groups: any even split.
+   LZRC: everything up to the last sync, one chunk (a sync is always
+   followed by a flush of everything). */
 static void flush_stream(gthread *t, int all)
 {
    for (;;) {
@@ -496,7 +510,10 @@ static void flush_stream(gthread *t, int all)
 
       if (ready == 0 || (!all && ready < t->chunk_max))
          return;
-      if (t->codec == PL_CODEC_RAW) {
+      if (t->codec == PL_CODEC_LZRC) {
+         n = ready;
+         raw_end = ready_raw;
+      } else if (t->codec == PL_CODEC_RAW) {
          n = t->chunk_max & ~(size_t)1;
          if (n < 2)
             n = 2;
@@ -570,6 +587,21 @@ static void begin_thread(gthread *t, uint32_t parent)
 static void after_event(gthread *t)
 {
    G.events_total++;
+   if (G.marks && t->enc.events >= t->noted && rnd_below(100) == 0) {
+      uint8_t p[PL_TRACING_SIZE + 8];
+      pl_put64(p, t->enc.events);
+      if (rnd_below(4)) {
+         pl_put32(p + 8, ++t->nmarks);
+         memcpy(p + 12, "phase", 6);
+         put_chunk(PL_CHUNK_MARK, t->number, p, 18);
+      } else {
+         t->stopped = !t->stopped;
+         pl_put32(p + 8, t->stopped ? 0 : PL_TRACING_ON);
+         pl_put32(p + 12, 0);
+         put_chunk(PL_CHUNK_TRACING, t->number, p, PL_TRACING_SIZE);
+      }
+      t->noted = t->enc.events + 1;
+   }
    if (t->sync_every && rnd_below(t->sync_every) == 0)
       sync_thread(t);
    else
@@ -618,6 +650,30 @@ static uint32_t pick_fn(void)
    return 1 + (uint32_t)rnd_below(G.nfns_max);
 }
 
+/* "huge-match": the open match of t declared 2^40 words long and written
+   out as the encoder writes a match (LZRC: with raw_end counting its
+   words), then the process is killed. */
+static void huge_match(gthread *t)
+{
+   uint64_t extra = (1ull << 40) - t->enc.match_len;
+
+   flush_stream(t, 1);
+   t->enc.match_len += extra;
+   if (t->codec == PL_CODEC_LZRC) {
+      t->enc.words += extra;
+      t->enc.raw_bytes += 2 * extra;
+      expect("prefix", "^offset %" PRIu64 ": thread %" PRIu32 ": STREAM "
+             "chunk of [0-9]+ bytes cannot hold [0-9]+ raw bytes \\(LZRC: "
+             "at most [0-9]+\\)$", G.off, t->number);
+   } else {
+      expect("prefix", "^offset [0-9]+: thread %" PRIu32 ": corrupt stream: "
+             "match longer than 65535 words", t->number);
+   }
+   sync_thread(t);
+   G.damage_done = 1;
+   G.killed = 1;
+}
+
 /* Run up to n events of thread t. */
 static void run_thread(gthread *t, uint64_t n)
 {
@@ -653,6 +709,11 @@ static void run_thread(gthread *t, uint64_t n)
             expect("prefix", "^offset %" PRIu64 ": STREAM chunk: payload "
                    "length 2147483647 exceeds the maximum", G.off);
             write_bytes(h, sizeof h);
+         }
+         if (G.variant == V_HUGE_MATCH && t->enc.match_len > 0
+             && t->codec != PL_CODEC_RAW) {
+            huge_match(t);
+            return;
          }
          if (G.variant == V_KILLED || G.variant == V_ZERO_TAIL) {
             G.killed = 1;
@@ -926,6 +987,7 @@ int main(int argc, char **argv)
       else if (!strcmp(o, "pid")) pid = (uint32_t)strtoul(v, NULL, 0);
       else if (!strcmp(o, "deep")) deep = strtoul(v, NULL, 0);
       else if (!strcmp(o, "table")) table = v;
+      else if (!strcmp(o, "marks")) G.marks = atoi(v);
       else if (!strcmp(o, "twin")) G.twin = (uint32_t)strtoul(v, NULL, 0);
       else die("unknown option");
    }
@@ -999,6 +1061,8 @@ int main(int argc, char **argv)
          t->codec = PL_CODEC_RAW;
       else if (!strcmp(codec, "lzze"))
          t->codec = PL_CODEC_LZZE;
+      else if (!strcmp(codec, "lzrc"))
+         t->codec = PL_CODEC_LZRC;
       else
          t->codec = i % 3 == 1 ? PL_CODEC_RAW : PL_CODEC_LZZE;
       t->target = events / 2 + rnd_below(events + 1);
@@ -1069,6 +1133,8 @@ int main(int argc, char **argv)
 
    if (G.killed && (G.variant == V_EXEC || G.variant == V_EXEC_MID_EVENT)) {
       /* the exec succeeded: the trace is complete */
+   } else if (G.killed && G.variant == V_HUGE_MATCH) {
+      /* the damage is the expected message, not the missing end */
    } else if (G.killed && G.variant == V_KILLED_SYNCED) {
       expect("exact", "^offset %" PRIu64 ": truncated: no PROCESS_END ",
              G.off);

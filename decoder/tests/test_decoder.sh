@@ -19,6 +19,7 @@
 #    byte make_trace's own listing of the events it encoded, with C++ names
 #    demangled, or as recorded with --no-demangle;
 #  - each damage variant of make_trace: exit 1, exactly one stderr line
+#    (a crafted 2^40-word match in a killed process's trace: at once)
 #    "parlot-decode: FILE: offset N: ..." with the expected message and
 #    offset, and stdout equal to (or, per thread, a prefix of) the listing;
 #    a process killed between its last STREAM chunk and THREAD_END, with
@@ -115,6 +116,8 @@ valid big-ids-raw --seed 8 --functions 140000 --codec raw
 valid extras --seed 9 --variant extras --threads 5
 valid no-events --seed 10 --threads 1 --events 0
 valid no-demangle --seed 1 --raw-names 1
+valid lzrc --seed 18 --codec lzrc
+valid lzrc-exec --seed 19 --codec lzrc --variant exec --threads 5
 valid exec --seed 41 --variant exec
 valid exec-lzze --seed 42 --variant exec --codec lzze --threads 5
 valid exec-raw-chunks --seed 43 --variant exec --codec raw --chunk 3
@@ -164,6 +167,17 @@ for v in killed killed-synced zero-tail bad-exit bad-id bad-inherit crc \
    variant $v 11
    variant $v 12 --codec raw --chunk 5
 done
+# A crafted match of 2^40 words in a thread without THREAD_END (the process
+# was killed): hours of copying for a decoder that believes it.  Refused at
+# once, with one line: LZZE's length is more than any encoder writes
+# (PL_MAX_MATCH), LZRC's raw_end more than its chunk's bytes can express.
+saved_timeout=$TIMEOUT
+[ -z "$TIMEOUT" ] || TIMEOUT="timeout 10"
+for c in lzze lzrc; do
+   variant huge-match 11 --codec $c
+   variant huge-match 17 --codec $c --threads 2 --events 4000
+done
+TIMEOUT=$saved_timeout
 # killed between its last STREAM chunk and THREAD_END, with more seeds and
 # chunkings: every event decodes (the old format lost the last ZE group)
 for seed in 13 14 15 16; do
