@@ -1388,12 +1388,17 @@ static int grow_stack(pl_events *it)
 }
 
 /* Event number seg_at begins entries re-creating open frames: they must
-   all be entries; find the next such point. */
+   all be entries; find the next such point.  Entries that must come
+   anyway (the inherited ones, in a damaged trace those of an earlier
+   TRACING chunk) are not cut short by it. */
 static void next_segment(pl_events *it)
 {
    const thread_rec *th = it->th;
-   it->enter_from = th->tracing[it->next_seg].position;
-   it->enter_end = it->enter_from + th->tracing[it->next_seg].recreated;
+   const pl_tracing *g = &th->tracing[it->next_seg];
+   if (g->position >= it->enter_end)
+      it->enter_from = g->position;
+   if (g->position + g->recreated > it->enter_end)
+      it->enter_end = g->position + g->recreated;
    it->seg_at = UINT64_MAX;
    while (++it->next_seg < th->ntracing)
       if (th->tracing[it->next_seg].recreated) {
@@ -1443,10 +1448,10 @@ static size_t replay(pl_events *it, size_t n)
    if (i < n) {
       uint64_t e = it->events + i + 1;
       uint32_t x = v[i];
-      if (x == PL_WORD_EXIT && e <= it->enter_end && it->enter_from == 0
-          && it->enter_end == it->th->info.inherited_depth)
-         fail(it, it->chunk_off, "thread %u, event %llu: exit among the %llu "
-              "inherited entries", number, ULL(e), ULL(it->enter_end));
+      if (x == PL_WORD_EXIT && e <= it->th->info.inherited_depth)
+         fail(it, it->chunk_off, "thread %u, event %llu: exit among the %u "
+              "inherited entries", number, ULL(e),
+              it->th->info.inherited_depth);
       else if (x == PL_WORD_EXIT && e <= it->enter_end)
          fail(it, it->chunk_off, "thread %u, event %llu: exit among the %llu "
               "entries re-creating open frames after event %llu (TRACING "
