@@ -170,6 +170,7 @@ void pl_dec_init(pl_decoder *d, int kind)
    d->esc_words = 0;
    d->esc_acc = 0;
    d->words = 0;
+   d->long_matches = 0;
    d->error = 0;
 }
 

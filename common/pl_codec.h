@@ -44,7 +44,8 @@ enum pl_codec_kind {
 
 /* Longest match the LZ codecs write (LZZE and LZRC): an encoder closes a
    match when it reaches this many words, and a decoder rejects a longer
-   length (docs/codec.md 4.5, 5.6).  With it, a chunk of n stream bytes
+   length (docs/codec.md 4.5, 5.6) in a trace of format 1.3 or later
+   (earlier encoders wrote any length: pl_decoder.long_matches).  With it, a chunk of n stream bytes
    holds a bounded number of events, so that a crafted length cannot make
    a reader decode for hours (pl_codec_max_raw). */
 #define PL_MAX_MATCH 65535u
@@ -194,6 +195,8 @@ typedef struct {
    uint32_t esc_acc;
    uint64_t words;         /* LZ output words so far */
    const char *error;      /* static message when PL_DEC_CORRUPT */
+   int      long_matches;  /* format 1.2 or older: lengths up to 2^64 - 1,
+                              not PL_MAX_MATCH (the reader sets it) */
 } pl_decoder;
 
 void pl_dec_init(pl_decoder *d, int kind);

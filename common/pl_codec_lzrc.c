@@ -292,6 +292,7 @@ enum {
 };
 
 static const char err_long[]    = "LZRC match longer than 65535 words";
+static const char err_len64[]   = "LZRC match length of 2^64 or more";
 static const char err_overrun[] = "LZRC match runs past the chunk's raw_end";
 static const char err_escape[]  = "escaped function ID below 0xFFFF";
 static const char err_trailer[] = "data after the end of the chunk (raw_end)";
@@ -433,10 +434,11 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       case D_UNARY:
          NORM();
          if (dec_bit(d, &m->p_unary[UNARY_CTX(d->rc_bits)])) {
-            /* L >= 2^16: more than PL_MAX_MATCH, which the encoder never
-               writes (a crafted length would copy for hours) */
-            if (++d->rc_bits == 16) {
-               err = err_long;
+            /* L >= 2^16: more than PL_MAX_MATCH, which encoders since
+               format 1.3 never write (a crafted length would copy for
+               hours); earlier ones wrote up to 2^64 - 1 */
+            if (++d->rc_bits == (d->long_matches ? 64u : 16u)) {
+               err = d->long_matches ? err_len64 : err_long;
                goto fail;
             }
             continue;

@@ -204,7 +204,7 @@ long pl_lzze_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             goto fail;
          }
          d->len_acc |= (uint64_t)(w & 0x7FFFu) << d->len_shift;
-         if (PL_UNLIKELY(d->len_acc > PL_MAX_MATCH)) {
+         if (PL_UNLIKELY(d->len_acc > PL_MAX_MATCH) && !d->long_matches) {
             /* more than the encoder writes: a crafted length would
                otherwise copy for hours */
             err = err_long;

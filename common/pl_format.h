@@ -18,7 +18,7 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  1
-#define PL_VERSION_MINOR  2
+#define PL_VERSION_MINOR  3
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.

@@ -534,7 +534,9 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
    if (th->info.codec == PL_CODEC_RAW && raw != n)
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes", thr, n, ULL(raw));
-   if (raw > pl_codec_max_raw((int)th->info.codec, n))
+   /* (LZRC's bound needs the match limit of format 1.3) */
+   if ((t->minor >= 3 || th->info.codec != PL_CODEC_LZRC)
+       && raw > pl_codec_max_raw((int)th->info.codec, n))
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes (%s: at most %llu)", thr, n, ULL(raw),
                     th->info.codec == PL_CODEC_LZRC ? "LZRC" : "LZZE",
@@ -1138,6 +1140,8 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
    if (th->info.ended && th->info.max_depth < it->depth_limit)
       it->depth_limit = th->info.max_depth;
    pl_dec_init(&it->dec, (int)th->info.codec);
+   /* matches were bounded from format 1.3 on (pl_codec.h PL_MAX_MATCH) */
+   it->dec.long_matches = it->t->minor < 3;
    return it;
 }
 

@@ -178,6 +178,20 @@ for c in lzze lzrc; do
    variant huge-match 17 --codec $c --threads 2 --events 4000
 done
 TIMEOUT=$saved_timeout
+# ... but a trace of format 1.2, whose encoder wrote matches of any length,
+# still decodes: a real one (tailcall 2000000 traced by the tool of commit
+# aad3fdc: a 2,000,001-deep chain of tail calls, whose 2,000,005 exits are
+# one match), every event its THREAD_END records.
+old=$top/decoder/tests/corpus/fuzz_trace/format-1.2-long-match
+run "$SAN_DECODE" "$tmp/old.out" "$tmp/old.err" --events "$old"
+want=$("$PARLOT_DECODE" --info "$old" | awk '$1 == 1 && $2 == "lzrc" { gsub(",", "", $4); print $4 }')
+got=$(wc -l <"$tmp/old.out")
+if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ ! -s "$tmp/old.err" ]; then
+   pass "format 1.2 trace with a match longer than 65,535 words: $got events"
+else
+   fail "format 1.2 trace with a long match: exit $rc, $got events of $want" \
+      "$(head -2 "$tmp/old.err")"
+fi
 # killed between its last STREAM chunk and THREAD_END, with more seeds and
 # chunkings: every event decodes (the old format lost the last ZE group)
 for seed in 13 14 15 16; do
