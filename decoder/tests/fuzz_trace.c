@@ -49,8 +49,8 @@
    none.
 
    Work per input is bounded: at most MAX_EVENTS events are decoded over
-   all threads (a crafted match length can stand for 2^60 events; a real
-   trace that long would decode for hours, which is no bug). */
+   all threads (a chunk may legitimately stand for up to 46,752 words per
+   byte, docs/codec.md 7.1: a 4 kB input can still hold 10^8 events). */
 
 #define _GNU_SOURCE
 
