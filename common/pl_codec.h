@@ -45,9 +45,10 @@ enum pl_codec_kind {
 /* Longest match the LZ codecs write (LZZE and LZRC): an encoder closes a
    match when it reaches this many words, and a decoder rejects a longer
    length (docs/codec.md 4.5, 5.6) in a trace of format 1.3 or later
-   (earlier encoders wrote any length: pl_decoder.long_matches).  With it, a chunk of n stream bytes
-   holds a bounded number of events, so that a crafted length cannot make
-   a reader decode for hours (pl_codec_max_raw). */
+   (earlier encoders wrote any length: pl_decoder.long_matches).  With it,
+   a chunk of n stream bytes holds a bounded number of events, so that a
+   crafted length cannot make a reader decode for hours
+   (pl_codec_max_raw). */
 #define PL_MAX_MATCH 65535u
 
 /* The most raw bytes (STREAM chunk raw_end minus the previous chunk's) a

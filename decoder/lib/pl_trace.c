@@ -1141,7 +1141,7 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
       it->depth_limit = th->info.max_depth;
    pl_dec_init(&it->dec, (int)th->info.codec);
    /* matches were bounded from format 1.3 on (pl_codec.h PL_MAX_MATCH) */
-   it->dec.long_matches = it->t->minor < 3;
+   it->dec.long_matches = t->minor < 3;
    return it;
 }
 

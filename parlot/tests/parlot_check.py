@@ -653,19 +653,28 @@ def edges_from_callgrind(path, syms):
     return out
 
 
-def edges_from_parlot(events, syms):
+def call_edges(events, node):
+    """{(caller, callee): calls} of the decoded events, each function named
+    node(event); calls from outside any frame come from "<other>"."""
     out = collections.Counter()
     for _, evs in streams_of(events).items():
         stack = []
         for e in evs:
             if e.kind == "call":
-                k = syms.key(e.obj, e.fn)
-                if k is not None:
-                    caller = stack[-1] if stack else None
-                    out[(caller if caller is not None else "<other>", k)] += 1
+                k = node(e)
+                out[(stack[-1] if stack else "<other>", k)] += 1
                 stack.append(k)
             elif stack:
                 stack.pop()
+    return out
+
+
+def edges_from_parlot(events, syms):
+    out = collections.Counter()
+    for (caller, callee), n in call_edges(
+            events, lambda e: syms.key(e.obj, e.fn)).items():
+        if callee is not None:
+            out[(caller if caller is not None else "<other>", callee)] += n
     return out
 
 
@@ -692,22 +701,67 @@ def compare_edges(pe, ce, syms, skip=()):
                           "(%d edges):\n%s" % (len(diffs), "\n".join(diffs[:40])))
 
 
+# Valgrind shows these as "(below main)" (VG_(get_fnname)); the trace has
+# the symbol names.
+BELOW_MAIN = {"_start", "__libc_start_call_main", "__libc_start_main",
+              "generic_start_main", "(below main)"}
+
+
+def named_edges(edges, objects):
+    """{(caller, callee): calls} named object:function for the functions of
+    the given object basenames.  Code without a symbol (a PLT stub, which
+    Callgrind shows as a function of its own named by its address) is
+    folded into its caller when it reaches one function only."""
+    def node(ob, fn):
+        fn = re.sub(r"'\d+$", "", fn)
+        if fn.startswith("0x") or fn == "???":
+            return None
+        return "%s:%s" % (os.path.basename(ob),
+                          "(below main)" if fn in BELOW_MAIN else fn)
+    out, anon_in, anon_out = collections.Counter(), {}, {}
+    for (ob, fn, cob, cfn), n in edges.items():
+        a, b = node(ob, fn), node(cob, cfn)
+        if b is None:
+            anon_in.setdefault((cob, cfn), []).append((a, n))
+        elif a is None:
+            anon_out.setdefault((ob, fn), set()).add(b)
+        else:
+            out[(a, b)] += n
+    for anon, callers in anon_in.items():
+        targets = anon_out.get(anon, set())
+        if len(targets) == 1:
+            for a, n in callers:
+                if a is not None:
+                    out[(a, next(iter(targets)))] += n
+    keep = tuple(objects)
+    return collections.Counter({
+        (a, b): n for (a, b), n in out.items()
+        if a.split(":", 1)[0] in keep and b.split(":", 1)[0] in keep
+        and "(below main)" not in (a.split(":", 1)[1], b.split(":", 1)[1])})
+
+
+def callgrind_profile(prog, prog_args, out, env=None):
+    """Runs prog under Callgrind, writing its profile to out.  The
+    program's stdout goes to a file, as vg_regtest runs it (libc asks
+    isatty only of a character device, which changes libc's calls)."""
+    cmd = valgrind_cmd() + ["--tool=callgrind", "--command-line-only=yes",
+                            "--callgrind-out-file=" + out,
+                            os.path.abspath(prog)] + prog_args
+    with open(out + ".stdout", "w") as so:
+        proc = subprocess.run(cmd, stdout=so, stderr=subprocess.PIPE, env=env)
+    os.unlink(out + ".stdout")
+    if not os.path.exists(out):
+        raise CheckFailed("callgrind run failed (exit %d): %s" % (
+            proc.returncode, proc.stderr.decode(errors="replace")[-2000:]))
+
+
 def run_callgrind(args, prog_args, files, events, syms, name):
     out = "%s.callgrind.out" % name
     oracle = "%s.callgrind.oracle" % name
     env = dict(os.environ)
     env["PARLOT_ORACLE_LOG"] = oracle
-    cmd = valgrind_cmd() + ["--tool=callgrind", "--command-line-only=yes",
-                            "--callgrind-out-file=" + out,
-                            os.path.abspath(args.prog)] + \
-        prog_args
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, env=env)
     try:
-        if not os.path.exists(out):
-            raise CheckFailed("callgrind run failed (exit %d): %s" % (
-                proc.returncode,
-                proc.stderr.decode(errors="replace")[-2000:]))
+        callgrind_profile(args.prog, prog_args, out, env)
         skip = [n for n in (args.callgrind_skip or "").split(",") if n]
         compare_edges(edges_from_parlot(events, syms),
                       edges_from_callgrind(out, syms), syms, skip)
@@ -718,6 +772,34 @@ def run_callgrind(args, prog_args, files, events, syms, name):
                 os.unlink(p)
             except OSError:
                 pass
+
+
+def compare_named_edges(args, prog_args, events, libs):
+    """Every caller->callee count among the main image's and libs'
+    functions equals Callgrind's on the same run."""
+    out = "%s.named.callgrind.out" % os.path.basename(args.prog)
+    try:
+        callgrind_profile(args.prog, prog_args, out)
+        raw = collections.Counter()
+        for (caller, callee), n in call_edges(
+                events, lambda e: (e.obj, e.fn)).items():
+            raw[(("", "???") if caller == "<other>" else caller)
+                + callee] += n
+        objs = [os.path.basename(args.prog)] + libs
+        pe, ce = named_edges(raw, objs), named_edges(parse_callgrind(out), objs)
+    finally:
+        if os.path.exists(out):
+            os.unlink(out)
+    diffs = ["  %s -> %s: ParLoT %d, Callgrind %d" % (a, b, pe.get((a, b), 0),
+                                                     ce.get((a, b), 0))
+             for (a, b) in sorted(set(pe) | set(ce))
+             if pe.get((a, b), 0) != ce.get((a, b), 0)]
+    if diffs:
+        raise CheckFailed("per-edge call counts differ from Callgrind's "
+                          "(%d edges):\n%s" % (len(diffs), "\n".join(diffs[:40])))
+    if not any(b.startswith("libc.so.6:") and a.startswith("libc.so.6:")
+               for a, b in pe):
+        raise CheckFailed("no edge inside libc was compared")
 
 
 # --------------------------------------------------------------------------
@@ -780,88 +862,6 @@ def compare_runs(a, b, what):
 # --------------------------------------------------------------------------
 # The 'oracle' command
 # --------------------------------------------------------------------------
-
-# Valgrind shows these as "(below main)" (VG_(get_fnname)); the trace has
-# the symbol names.
-BELOW_MAIN = {"_start", "__libc_start_call_main", "__libc_start_main",
-              "generic_start_main", "(below main)"}
-
-
-def named_edges(edges, objects):
-    """{(caller, callee): calls} named object:function for the functions of
-    the given object basenames.  Code without a symbol (a PLT stub, which
-    Callgrind shows as a function of its own named by its address) is
-    folded into its caller when it reaches one function only."""
-    def node(ob, fn):
-        fn = re.sub(r"'\d+$", "", fn)
-        if fn.startswith("0x") or fn == "???":
-            return None
-        return "%s:%s" % (os.path.basename(ob),
-                          "(below main)" if fn in BELOW_MAIN else fn)
-    out, anon_in, anon_out = collections.Counter(), {}, {}
-    for (ob, fn, cob, cfn), n in edges.items():
-        a, b = node(ob, fn), node(cob, cfn)
-        if b is None:
-            anon_in.setdefault((cob, cfn), []).append((a, n))
-        elif a is None:
-            anon_out.setdefault((ob, fn), set()).add(b)
-        else:
-            out[(a, b)] += n
-    for anon, callers in anon_in.items():
-        targets = anon_out.get(anon, set())
-        if len(targets) == 1:
-            for a, n in callers:
-                if a is not None:
-                    out[(a, next(iter(targets)))] += n
-    keep = tuple(objects)
-    return collections.Counter({
-        (a, b): n for (a, b), n in out.items()
-        if a.split(":", 1)[0] in keep and b.split(":", 1)[0] in keep
-        and "(below main)" not in (a.split(":", 1)[1], b.split(":", 1)[1])})
-
-
-def compare_named_edges(args, prog_args, events, libs):
-    """Every caller->callee count among the main image's and libs'
-    functions equals Callgrind's on the same run."""
-    out = "%s.named.callgrind.out" % os.path.basename(args.prog)
-    cmd = valgrind_cmd() + ["--tool=callgrind", "--command-line-only=yes",
-                            "--callgrind-out-file=" + out,
-                            os.path.abspath(args.prog)] + prog_args
-    # stdout to a file, as vg_regtest runs the program (libc asks isatty
-    # only of a character device)
-    with open(out + ".stdout", "w") as so:
-        proc = subprocess.run(cmd, stdout=so, stderr=subprocess.PIPE)
-    os.unlink(out + ".stdout")
-    try:
-        if not os.path.exists(out):
-            raise CheckFailed("callgrind run failed (exit %d): %s" % (
-                proc.returncode, proc.stderr.decode(errors="replace")[-2000:]))
-        raw = collections.Counter()
-        for _, evs in streams_of(events).items():
-            stack = []
-            for e in evs:
-                if e.kind == "call":
-                    caller = stack[-1] if stack else ("", "???")
-                    raw[caller + (e.obj, e.fn)] += 1
-                    stack.append((e.obj, e.fn))
-                elif stack:
-                    stack.pop()
-        objs = [os.path.basename(args.prog)] + libs
-        pe, ce = named_edges(raw, objs), named_edges(parse_callgrind(out), objs)
-    finally:
-        if os.path.exists(out):
-            os.unlink(out)
-    diffs = ["  %s -> %s: ParLoT %d, Callgrind %d" % (a, b, pe.get((a, b), 0),
-                                                     ce.get((a, b), 0))
-             for (a, b) in sorted(set(pe) | set(ce))
-             if pe.get((a, b), 0) != ce.get((a, b), 0)]
-    if diffs:
-        raise CheckFailed("per-edge call counts differ from Callgrind's "
-                          "(%d edges):\n%s" % (len(diffs), "\n".join(diffs[:40])))
-    if not any(b.startswith("libc.so.6:") and a.startswith("libc.so.6:")
-               for a, b in pe):
-        raise CheckFailed("no edge inside libc was compared")
-
 
 # --------------------------------------------------------------------------
 # Summaries: parlot-decode --xml / --callgrind, parlot-annotate
