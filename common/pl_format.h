@@ -18,7 +18,7 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  1
-#define PL_VERSION_MINOR  3
+#define PL_VERSION_MINOR  4
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
@@ -41,7 +41,9 @@ enum pl_chunk_type {
    PL_CHUNK_PROCESS_END  = 7, /* key\0value\0 pairs: exit status, totals */
    PL_CHUNK_EXEC         = 8, /* key\0value\0 pairs; see below */
    PL_CHUNK_MARK         = 9, /* 1.2: u64 position; u32 occurrence; label\0 */
-   PL_CHUNK_TRACING      = 10 /* 1.2: struct below */
+   PL_CHUNK_TRACING      = 10, /* 1.2: struct below */
+   PL_CHUNK_ALIASES      = 11  /* 1.4: { u32 fn_id; name\0 } ...: a defined
+                                  function's other names */
 };
 
 /* MARK (1.2): a point of interest of the thread (PARLOT_MARK): after the

@@ -28,8 +28,12 @@ typedef struct {
 
 typedef struct {
    Addr   addr;
-   HChar *name;
+   HChar *name;        /* Valgrind's name (its primary name at addr) */
    UInt   obj;
+   /* shown: the name written to the trace, name or one of aliases;
+      aliases: the other names at addr, NULL-terminated, or NULL */
+   const HChar  *shown;
+   HChar       **aliases;
 } pl_function;
 
 static Bool main_only;
@@ -69,7 +73,28 @@ extern Int VG_(cl_exec_fd);
 extern Bool VG_(get_inst_offset_in_function)(DiEpoch ep, Addr a,
                                              PtrdiffT *offset);
 
-static pl_buf pending_objs, pending_fns;
+/* Core functions, not in the tool headers (stable since 3.9): a
+   DebugInfo's symbol table, sorted by address with the names of one
+   address merged into one entry (Valgrind's preferred name and the
+   others).  SymAVMAs as pub_core_debuginfo.h declares it. */
+typedef struct {
+   Addr main;
+#  if defined(VGA_ppc64be) || defined(VGA_ppc64le)
+   Addr tocptr;
+#  endif
+#  if defined(VGA_ppc64le)
+   Addr local_ep;
+#  endif
+} pl_sym_avmas;
+extern Int  VG_(DebugInfo_syms_howmany)(const DebugInfo *di);
+extern void VG_(DebugInfo_syms_getidx)(const DebugInfo *di, Int idx,
+                                       pl_sym_avmas *avmas, UInt *size,
+                                       const HChar **pri_name,
+                                       const HChar ***sec_names,
+                                       Bool *isText, Bool *isIFunc,
+                                       Bool *isGlobal);
+
+static pl_buf pending_objs, pending_fns, pending_aliases;
 static ULong  exe_dev, exe_ino;
 static Bool   exe_known;
 
@@ -78,17 +103,32 @@ void pl_fn_set_patterns(const pl_fn_patterns *p)
    patterns = p;
 }
 
-static Bool any_glob(const HChar **pats, UInt n, const HChar *a,
-                     const HChar *b)
+/* Whether a pattern of pats matches one of f's names or demangled. */
+static Bool any_glob(const HChar **pats, UInt n, const pl_function *f,
+                     const HChar *demangled)
+{
+   for (UInt i = 0; i < n; i++) {
+      if (pl_glob_match(pats[i], f->name)
+          || (demangled && pl_glob_match(pats[i], demangled)))
+         return True;
+      for (HChar **al = f->aliases; al && *al; al++)
+         if (pl_glob_match(pats[i], *al))
+            return True;
+   }
+   return False;
+}
+
+static Bool any_glob_obj(const HChar **pats, UInt n, const HChar *path,
+                         const HChar *base)
 {
    for (UInt i = 0; i < n; i++)
-      if (pl_glob_match(pats[i], a) || (b && pl_glob_match(pats[i], b)))
+      if (pl_glob_match(pats[i], path) || pl_glob_match(pats[i], base))
          return True;
    return False;
 }
 
-/* The flags of a function named name (as recorded) in object objname. */
-static UChar classify(Addr a, const HChar *name, const HChar *objname)
+/* The flags of function f in object objname. */
+static UChar classify(const pl_function *f, const HChar *objname)
 {
    const pl_fn_patterns *p = patterns;
    const HChar *base, *shown = NULL;
@@ -98,20 +138,21 @@ static UChar classify(Addr a, const HChar *name, const HChar *objname)
       return fl;
    base = VG_(strrchr)(objname, '/') ? VG_(strrchr)(objname, '/') + 1
                                      : objname;
-   if ((p->n_only_obj && !any_glob(p->only_obj, p->n_only_obj, objname, base))
-       || any_glob(p->hide_obj, p->n_hide_obj, objname, base))
+   if ((p->n_only_obj && !any_glob_obj(p->only_obj, p->n_only_obj, objname,
+                                       base))
+       || any_glob_obj(p->hide_obj, p->n_hide_obj, objname, base))
       fl = 0;
    /* the demangled name, as users write it ("ns::f(int)") */
    if (p->n_only || p->n_hide || p->n_toggle) {
       const HChar *d;
-      if (VG_(get_fnname)(VG_(current_DiEpoch)(), a, &d)
-          && VG_(strcmp)(d, name) != 0)
+      if (VG_(get_fnname)(VG_(current_DiEpoch)(), f->addr, &d)
+          && VG_(strcmp)(d, f->name) != 0)
          shown = d;
    }
-   if (fl && ((p->n_only && !any_glob(p->only, p->n_only, name, shown))
-              || any_glob(p->hide, p->n_hide, name, shown)))
+   if (fl && ((p->n_only && !any_glob(p->only, p->n_only, f, shown))
+              || any_glob(p->hide, p->n_hide, f, shown)))
       fl = 0;
-   if (any_glob(p->toggle, p->n_toggle, name, shown))
+   if (any_glob(p->toggle, p->n_toggle, f, shown))
       fl |= PL_FN_TOGGLE;
    return fl;
 }
@@ -161,8 +202,12 @@ static void queue_fn(UInt id)
    pl_buf_u32(&pending_fns, pl_fn_trace_id[id]);
    pl_buf_u32(&pending_fns, fns[id].obj);
    pl_buf_u64(&pending_fns, fns[id].addr);
-   pl_buf_str(&pending_fns, fns[id].name);
-   if (pending_fns.len >= 256 * 1024)
+   pl_buf_str(&pending_fns, fns[id].shown);
+   for (HChar **al = fns[id].aliases; al && *al; al++) {
+      pl_buf_u32(&pending_aliases, pl_fn_trace_id[id]);
+      pl_buf_str(&pending_aliases, *al);
+   }
+   if (pending_fns.len + pending_aliases.len >= 256 * 1024)
       pl_fn_flush_defs();
 }
 
@@ -251,6 +296,78 @@ static const DebugInfo *plt_owner(Addr a, HChar *out, SizeT n)
    return NULL;
 }
 
+/* The names other than Valgrind's primary name `name` of the text symbol
+   at a in di (NULL-terminated, owned by the core), or NULL if none.  The
+   table is sorted by address without overlaps: a binary search. */
+static const HChar **other_names(const DebugInfo *di, Addr a,
+                                 const HChar *name)
+{
+   Int lo = 0, hi = VG_(DebugInfo_syms_howmany)(di) - 1;
+
+   while (lo <= hi) {
+      Int mid = lo + (hi - lo) / 2;
+      pl_sym_avmas av;
+      const HChar *pri, **sec;
+      Bool text;
+      VG_(DebugInfo_syms_getidx)(di, mid, &av, NULL, &pri, &sec, &text,
+                                 NULL, NULL);
+      if (av.main < a)
+         lo = mid + 1;
+      else if (av.main > a)
+         hi = mid - 1;
+      else
+         return text && VG_(strcmp)(pri, name) == 0 ? sec : NULL;
+   }
+   return NULL;
+}
+
+/* The name users wrote among a function's names (docs/manual.md, "Function
+   names").  Valgrind prefers the MPI profiling name PMPI_X to the public
+   MPI_X at one address; undo that for any profiling prefix: a name
+   beginning with 'P' or 'p' gives way to the rest of it when that is also
+   a name of the function (PMPI_Send -> MPI_Send, pmpi_send_ ->
+   mpi_send_, pshmem_put -> shmem_put). */
+static const HChar *public_name(const HChar *name, const HChar **others)
+{
+   if (!others || (name[0] != 'P' && name[0] != 'p'))
+      return name;
+   for (; *others; others++)
+      if (VG_(strcmp)(*others, name + 1) == 0)
+         return *others;
+   return name;
+}
+
+/* f->shown and f->aliases from Valgrind's name f->name and its others. */
+static void set_names(pl_function *f, const HChar **others)
+{
+   UInt n = 0, k = 0;
+   const HChar *shown = public_name(f->name, others);
+
+   f->shown = f->name;
+   f->aliases = NULL;
+   if (!others)
+      return;
+   while (others[n])
+      n++;
+   f->aliases = VG_(malloc)("pl.fn.aliases", (n + 1) * sizeof *f->aliases);
+   if (shown != f->name)
+      f->aliases[k++] = f->name;
+   for (UInt i = 0; i < n; i++) {
+      /* a name in both .symtab and .dynsym comes twice */
+      Bool seen = VG_(strcmp)(others[i], f->name) == 0;
+      for (UInt j = 0; j < i && !seen; j++)
+         seen = VG_(strcmp)(others[i], others[j]) == 0;
+      if (seen)
+         continue;
+      HChar *copy = VG_(strdup)("pl.fn.alias", others[i]);
+      if (others[i] == shown)
+         f->shown = copy;
+      else
+         f->aliases[k++] = copy;
+   }
+   f->aliases[k] = NULL;
+}
+
 UInt pl_fn_entry_id(Addr a)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
@@ -281,7 +398,6 @@ UInt pl_fn_entry_id(Addr a)
       VG_(free)(name);
       return id;
    }
-   UChar fl = classify(a, name, objname);
    id = n_fns++;
    fns = grow(fns, &cap_fns, n_fns, sizeof *fns, "pl.fn.fns");
    pl_fn_flags = grow(pl_fn_flags, &cap_flags, n_fns, 1, "pl.fn.flags");
@@ -290,6 +406,8 @@ UInt pl_fn_entry_id(Addr a)
    fns[id].addr = a;
    fns[id].name = name;
    fns[id].obj = obj;
+   set_names(&fns[id], di ? other_names(di, a, name) : NULL);
+   UChar fl = classify(&fns[id], objname);
    pl_fn_flags[id] = fl;
    pl_fn_trace_id[id] = fl & PL_FN_RECORD ? n_defined + 1 : 0;
    if (2 * (used_slots + 1) > n_slots)
@@ -330,12 +448,18 @@ void pl_fn_flush_defs(void)
       pl_out_chunk(PL_CHUNK_FUNCTIONS, 0, pending_fns.data, pending_fns.len);
       pending_fns.len = 0;
    }
+   if (pending_aliases.len) {
+      pl_out_chunk(PL_CHUNK_ALIASES, 0, pending_aliases.data,
+                   pending_aliases.len);
+      pending_aliases.len = 0;
+   }
 }
 
 void pl_fn_requeue_all(void)
 {
    pending_objs.len = 0;
    pending_fns.len = 0;
+   pending_aliases.len = 0;
    for (UInt i = 1; i < n_objs; i++)
       queue_obj(i);
    pl_fn_flush_defs();

@@ -342,14 +342,23 @@ uint32_t pl_main_object(const pl_trace *t)
    return 0;
 }
 
-static int any_match(char *const *pats, size_t n, const char *a,
-                     const char *b)
+/* Whether a pattern of pats matches one of function id's names (as
+   recorded, or demangled with demangle). */
+static int any_match(char *const *pats, size_t n, const pl_trace *t,
+                     uint32_t id, int demangle)
 {
-   size_t i;
-   for (i = 0; i < n; i++)
-      if (pl_glob_match(pats[i], a) || (b && pl_glob_match(pats[i], b)))
-         return 1;
-   return 0;
+   const pl_name *nm = &pl_trace_function(t, id)->name;
+   size_t k = 0, i;
+   int hit = 0;
+
+   for (; nm && !hit; nm = pl_trace_function_alias(t, id, k++)) {
+      char *d = demangle ? pl_demangle(nm->str, nm->len) : NULL;
+      for (i = 0; i < n && !hit; i++)
+         hit = pl_glob_match(pats[i], nm->str)
+               || (d && pl_glob_match(pats[i], d));
+      free(d);
+   }
+   return hit;
 }
 
 uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
@@ -368,18 +377,14 @@ uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
    keep[0] = 0;
    for (id = 1; id <= n; id++) {
       const pl_function *fn = pl_trace_function(t, id);
-      char *d = NULL;
       int k = 1;
 
       if (f->main_only && (!main_obj || fn->obj != main_obj))
          k = 0;
-      if (k && (f->nonly || f->nhide) && demangle)
-         d = pl_demangle(fn->name.str, fn->name.len);
-      if (k && f->nonly && !any_match(f->only, f->nonly, fn->name.str, d))
+      if (k && f->nonly && !any_match(f->only, f->nonly, t, id, demangle))
          k = 0;
-      if (k && any_match(f->hide, f->nhide, fn->name.str, d))
+      if (k && f->nhide && any_match(f->hide, f->nhide, t, id, demangle))
          k = 0;
-      free(d);
       keep[id] = (uint8_t)k;
    }
    return keep;

@@ -12,8 +12,9 @@
      thread without the from-mark shows nothing, one without the to-mark
      shows all that follows.
 
-   Patterns are Callgrind's globs ('*', '?') and match a function's
-   demangled name or its name as recorded.  A filtered-out call is dropped
+   Patterns are Callgrind's globs ('*', '?') and match any of a function's
+   names — the one shown and its aliases (pl_trace_function_alias: PMPI_Send
+   for MPI_Send) — as recorded or demangled.  A filtered-out call is dropped
    with its return; its callees stay, one level up, under the nearest
    shown caller.  Depths count shown frames only, so two runs filtered
    alike compare alike.  pl_view.h iterates a thread through a filter;

@@ -50,6 +50,19 @@ typedef struct {
    size_t     nchunks, chunks_cap;
 } thread_rec;
 
+/* One ALIASES entry: another name of function fn; next: the index + 1 of
+   fn's next alias, 0 if last. */
+typedef struct {
+   pl_name  name;
+   uint32_t fn;
+   uint32_t next;
+} alias_rec;
+
+/* A function's aliases: indexes + 1 of its first and last, 0 if none. */
+typedef struct {
+   uint32_t first, last;
+} alias_list;
+
 struct pl_trace {
    char    *path;             /* file name for messages */
    int      fd;
@@ -69,7 +82,12 @@ struct pl_trace {
    pl_function *fns;          /* [0] unused */
    uint32_t     nfns;
    size_t       fns_cap;
-   uint8_t    **blocks;       /* OBJECTS/FUNCTIONS payloads, names point in */
+   alias_rec   *aliases;      /* in file order */
+   size_t       naliases, aliases_cap;
+   alias_list  *alias_of;     /* per function ID below alias_of_cap */
+   size_t       alias_of_cap;
+   uint8_t    **blocks;       /* OBJECTS/FUNCTIONS/ALIASES payloads, names
+                                 point in */
    size_t       nblocks, blocks_cap;
 
    thread_rec *threads;       /* sorted by thread number */
@@ -85,8 +103,8 @@ struct pl_trace {
    int      damaged;
    pl_error damage;
    char    *recording;        /* pl_trace_recording(), NULL: everything */
-   uint64_t table_bytes;      /* OBJECTS and FUNCTIONS chunks, headers
-                                 included */
+   uint64_t table_bytes;      /* OBJECTS, FUNCTIONS and ALIASES chunks,
+                                 headers included */
 };
 
 static const pl_name unknown_object = { "???", 3 };
@@ -106,7 +124,7 @@ static const char *chunk_name(unsigned type)
 {
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
-      "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING"
+      "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING", "ALIASES"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -474,6 +492,55 @@ static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    return 0;
 }
 
+/* ALIASES: { u32 fn_id; name\0 } of functions defined before. */
+static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   uint64_t base = off + PL_CHUNK_HEADER_SIZE;
+   size_t i = 0;
+
+   if (keep_block(t, p)) {
+      free(p);
+      return damage(t, off, "out of memory");
+   }
+   while (i < len) {
+      uint32_t id;
+      long n;
+      size_t had = t->alias_of_cap;
+      alias_rec *a;
+      if (len - i < 5)
+         return damage(t, base + i, "ALIASES: truncated entry");
+      id = pl_get32(p + i);
+      n = name_len(p + i + 4, len - i - 4);
+      if (n < 0)
+         return damage(t, base + i, "ALIASES: unterminated name");
+      if (id == 0 || id > t->nfns)
+         return damage(t, base + i, "ALIASES: function %u is not defined",
+                       id);
+      if (t->naliases >= UINT32_MAX
+          || pl_grow(&t->aliases, &t->aliases_cap, t->naliases + 1,
+                     sizeof *t->aliases)
+          || pl_grow(&t->alias_of, &t->alias_of_cap, (size_t)t->nfns + 1,
+                     sizeof *t->alias_of))
+         return damage(t, off, "out of memory");
+      memset(t->alias_of + had, 0,
+             (t->alias_of_cap - had) * sizeof *t->alias_of);
+      a = &t->aliases[t->naliases];
+      a->name.str = (const char *)p + i + 4;
+      a->name.len = (size_t)n;
+      a->fn = id;
+      a->next = 0;
+      /* appended: the aliases of one function keep their file order */
+      t->naliases++;
+      if (t->alias_of[id].last)
+         t->aliases[t->alias_of[id].last - 1].next = (uint32_t)t->naliases;
+      else
+         t->alias_of[id].first = (uint32_t)t->naliases;
+      t->alias_of[id].last = (uint32_t)t->naliases;
+      i += 4 + (size_t)n + 1;
+   }
+   return 0;
+}
+
 static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
                            const uint8_t *p)
 {
@@ -687,7 +754,8 @@ static int keeps_payload(unsigned type)
 {
    return type == PL_CHUNK_PROCESS || type == PL_CHUNK_PROCESS_END
           || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
-          || type == PL_CHUNK_EXEC || type == PL_CHUNK_MARK;
+          || type == PL_CHUNK_EXEC || type == PL_CHUNK_MARK
+          || type == PL_CHUNK_ALIASES;
 }
 
 /* Read one chunk's payload, check its CRC, and act on it. */
@@ -735,6 +803,9 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_FUNCTIONS:
       t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
       return on_functions(t, off, keep, len);
+   case PL_CHUNK_ALIASES:
+      t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
+      return on_aliases(t, off, keep, len);
    case PL_CHUNK_THREAD_BEGIN: return on_thread_begin(t, off, thr, head);
    case PL_CHUNK_STREAM:       return on_stream(t, off, thr, len, head);
    case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head);
@@ -798,7 +869,7 @@ static void index_file(pl_trace *t, reader *r)
                 chunk_name(type), len, min_payload(type));
          return;
       }
-      if (type <= PL_CHUNK_TRACING && (thr == 0) == thread_chunk) {
+      if (type <= PL_CHUNK_ALIASES && (thr == 0) == thread_chunk) {
          damage(t, off, "%s chunk: bad thread number %u", chunk_name(type), thr);
          return;
       }
@@ -998,6 +1069,8 @@ void pl_trace_close(pl_trace *t)
    free(t->threads);
    free(t->blocks);
    free(t->fns);
+   free(t->aliases);
+   free(t->alias_of);
    free(t->objs);
    free(t->proc);
    free(t->pend);
@@ -1057,6 +1130,17 @@ uint32_t pl_trace_nobjects(const pl_trace *t) { return t->nobjs; }
 const pl_function *pl_trace_function(const pl_trace *t, uint32_t id)
 {
    return id >= 1 && id <= t->nfns ? &t->fns[id] : NULL;
+}
+
+const pl_name *pl_trace_function_alias(const pl_trace *t, uint32_t id,
+                                       size_t k)
+{
+   uint32_t i;
+   if (id < 1 || id >= t->alias_of_cap)
+      return NULL;
+   for (i = t->alias_of[id].first; i && k; k--)
+      i = t->aliases[i - 1].next;
+   return i ? &t->aliases[i - 1].name : NULL;
 }
 
 const pl_name *pl_trace_object(const pl_trace *t, uint32_t id)

@@ -126,6 +126,12 @@ const char  *pl_trace_process_end_get(const pl_trace *t, const char *key);
 uint32_t           pl_trace_nfunctions(const pl_trace *t);
 const pl_function *pl_trace_function(const pl_trace *t, uint32_t id);
 uint32_t           pl_trace_nobjects(const pl_trace *t);
+/* The other names of function id (format 1.4's ALIASES chunks: symbols of
+   the same address, docs/trace-format.md 4.11), k = 0, 1, ... in file
+   order; NULL past the last, and for traces without aliases.  Filters
+   match them; reports show pl_function's name.  (Since libparlot 0.3.) */
+const pl_name     *pl_trace_function_alias(const pl_trace *t, uint32_t id,
+                                           size_t k);
 const pl_name     *pl_trace_object(const pl_trace *t, uint32_t id);
 
 /* Threads in increasing thread-number order. */

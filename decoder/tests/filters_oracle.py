@@ -39,6 +39,10 @@ FUNCS = [("main", "main", MAIN), ("solve", "solve", MAIN),
          ("MPIDI_poll", "MPIDI_poll", MPI),
          ("memcpy", "memcpy", LIBC), ("malloc", "malloc", LIBC)]
 SHOWN = {f[0]: f[1] for f in FUNCS}
+# other names of the same functions (ALIASES chunks, format 1.4), which
+# filters match too
+ALIASES = {"MPI_Send": ["PMPI_Send"], "MPI_Recv": ["PMPI_Recv"],
+           "memcpy": ["memmove", "__GI_memcpy"]}
 OBJ = {f[0]: f[2] for f in FUNCS}
 
 
@@ -66,6 +70,7 @@ def header(pid, ppid):
     lines = ["process pid=%d ppid=%d exe=%s arg0=./sim" % (pid, ppid, MAIN)]
     lines += ["object " + o for o in (MAIN, MPI, LIBC)]
     lines += ["function %s %s" % (f[0], f[2]) for f in FUNCS]
+    lines += ["alias %s %s" % (f, " ".join(a)) for f, a in ALIASES.items()]
     return lines
 
 
@@ -126,7 +131,7 @@ def parse_filters(args):
 
 
 def keep(f, name):
-    names = (name, SHOWN[name])
+    names = [name, SHOWN[name]] + ALIASES.get(name, [])
     match = lambda pats: any(fnmatch.fnmatchcase(n, p)
                              for p in pats for n in names)
     if f["main"] and OBJ[name] != MAIN:

@@ -64,14 +64,16 @@ enum variant {
    V_MISSING, V_BAD_LEN, V_RAW_LONG, V_RAW_SHORT, V_RAW_STUCK, V_EMPTY_CHUNK,
    V_HUGE_MATCH, V_EXEC_MID_EVENT,
    /* the others */
-   V_BAD_INHERIT, V_AFTER_END, V_OPEN_FRAMES, V_COUNT, V_END_RAW
+   V_BAD_INHERIT, V_AFTER_END, V_OPEN_FRAMES, V_COUNT, V_END_RAW,
+   V_BAD_ALIAS
 };
 
 static const char *const variants[] = {
    "ok",          /* a valid trace */
    "extras",      /* valid, with what readers must skip: higher minor version,
                      header/chunk flags, unknown chunk types and keys, longer
-                     fixed-size payloads */
+                     fixed-size payloads; and aliases of some functions
+                     (ALIASES chunks, format 1.4: the names shown stay) */
    "exec",        /* valid: ends with the EXEC chunk of a successful exec
                      (threads without THREAD_END, frames open), after some
                      failed ones */
@@ -102,6 +104,7 @@ static const char *const variants[] = {
    "open-frames", /* a thread ends with frames still open */
    "count",       /* THREAD_END records one event too many */
    "end-raw",     /* THREAD_END raw bytes differ from the last raw_end */
+   "bad-alias",   /* an ALIASES entry of a function not defined yet */
 };
 
 typedef struct {
@@ -237,8 +240,9 @@ static void put_unknown_chunk(void)
    size_t i, n = rnd_below(sizeof junk);
    for (i = 0; i < n; i++)
       junk[i] = (uint8_t)rnd();
-   /* types 9 (MARK) and 10 (TRACING) exist since format 1.2 */
-   put_chunk(11 + (unsigned)rnd_below(245), (uint32_t)rnd_below(3), junk,
+   /* types 9 (MARK) and 10 (TRACING) exist since format 1.2, 11 (ALIASES)
+      since 1.4 */
+   put_chunk(12 + (unsigned)rnd_below(244), (uint32_t)rnd_below(3), junk,
              (uint32_t)n);
 }
 
@@ -356,6 +360,46 @@ static void put_objects(uint32_t first, uint32_t last)
    put_chunk(PL_CHUNK_OBJECTS, 0, buf, (uint32_t)n);
 }
 
+/* With extras, every third function of first..last gets one or two other
+   names; bad-alias names the next function, not defined yet, instead. */
+static void put_aliases(uint32_t first, uint32_t last)
+{
+   uint8_t buf[1024];
+   size_t n = 0;
+   uint32_t id;
+
+   if (G.variant == V_BAD_ALIAS && !G.damage_done) {
+      pl_put32(buf, last + 1);
+      memcpy(buf + 4, "early", 6);
+      expect("prefix", "^offset %" PRIu64 ": ALIASES: function %" PRIu32
+             " is not defined$", G.off + PL_CHUNK_HEADER_SIZE, last + 1);
+      put_chunk(PL_CHUNK_ALIASES, 0, buf, 10);
+      G.damage_done = 1;
+      return;
+   }
+   if (!G.extras)
+      return;
+   for (id = first; id <= last; id++) {
+      char name[200];
+      int k, m = (int)rnd_below(2) + 1;
+      if (id % 3)
+         continue;
+      fn_name(id, name, sizeof name);
+      for (k = 0; k < m; k++) {
+         size_t l = (size_t)snprintf((char *)buf + n + 4, sizeof buf - n - 4,
+                                     "__alias%d_%.40s", k, name) + 1;
+         pl_put32(buf + n, id);
+         n += 4 + l;
+         if (sizeof buf - n < 4 + 60) {
+            put_chunk(PL_CHUNK_ALIASES, 0, buf, (uint32_t)n);
+            n = 0;
+         }
+      }
+   }
+   if (n)
+      put_chunk(PL_CHUNK_ALIASES, 0, buf, (uint32_t)n);
+}
+
 /* Define functions up to `id`, at most 4096 per chunk. */
 static void define_upto(uint32_t id)
 {
@@ -388,6 +432,7 @@ static void define_upto(uint32_t id)
          G.defined = f;
       }
       put_chunk(PL_CHUNK_FUNCTIONS, 0, buf, (uint32_t)n);
+      put_aliases(G.defined - k + 1, G.defined);
    }
 }
 

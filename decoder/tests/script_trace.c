@@ -31,6 +31,9 @@
          script order.  The address defaults to 0x1000 times the ID.
          Consecutive definitions go into one OBJECTS or FUNCTIONS chunk,
          written before the next chunk of any other kind.
+     alias F NAME...
+         Function F (a name or #ID, as in call) has these other names too:
+         ALIASES entries (format 1.4), pending like definitions.
      thread N [parent=P] [codec=lzze|raw] [inherited=K] [tid=T] [lwp=L]
          THREAD_BEGIN: thread N starts (N = 1, 2, 3, ... in order).  The
          parent defaults to 0 for thread 1 and 1 for the others, the codec
@@ -242,7 +245,8 @@ static void put_chunk(unsigned type, uint32_t thread, const void *p,
                       size_t len)
 {
    uint8_t h[PL_CHUNK_HEADER_SIZE];
-   if (type != PL_CHUNK_OBJECTS && type != PL_CHUNK_FUNCTIONS)
+   if (type != PL_CHUNK_OBJECTS && type != PL_CHUNK_FUNCTIONS
+       && type != PL_CHUNK_ALIASES)
       flush_definitions();
    if (len > PL_MAX_PAYLOAD)
       die("chunk too large");
@@ -600,6 +604,14 @@ static void command(char **w, int n)
       cmd_object(w, n);
    } else if (strcmp(c, "function") == 0) {
       cmd_function(w, n);
+   } else if (strcmp(c, "alias") == 0) {
+      uint8_t id[4];
+      int i;
+      if (n < 3)
+         die("usage: alias F NAME...");
+      pl_put32(id, function_arg(w[1]));
+      for (i = 2; i < n; i++)
+         pending_entry(PL_CHUNK_ALIASES, id, 4, w[i]);
    } else if (strcmp(c, "thread") == 0) {
       cmd_thread(w, n);
    } else if (strcmp(c, "call") == 0) {

@@ -163,7 +163,7 @@ variant() { # variant seed [options...]
 
 for v in killed killed-synced zero-tail bad-exit bad-id bad-inherit crc \
          missing bad-len raw-long raw-short raw-stuck empty-chunk \
-         exec-mid-event after-end open-frames count end-raw; do
+         exec-mid-event after-end open-frames count end-raw bad-alias; do
    variant $v 11
    variant $v 12 --codec raw --chunk 5
 done

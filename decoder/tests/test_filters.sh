@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The filters (--images, --only, --hide, --depth, --range) in every mode:
+# The filters (--images, --only, --hide, --depth, --range) in every mode,
+# patterns matching any of a function's names (aliases included):
 # parlot-decode --events, --folded, --paths, --xml, --callgrind and
 # parlot-annotate.
 #
@@ -158,6 +159,8 @@ check_filter demangled '--only=sim::*' --only=kernel
 check_filter range --range=100-900
 check_filter mixed --images=main --depth=2 --range=50-
 check_filter only-hide '--only=*e*' --hide=kernel
+check_filter only-alias '--only=PMPI_*' --only=malloc
+check_filter hide-alias --hide=memmove
 
 # bad arguments: one line, exit 2, in both programs
 for args in --depth=0 --images=some --range=9-3 --only=; do
