@@ -131,9 +131,16 @@ void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm)
    *--p = ' ';
    p = put_right(p, l->number, ends, 10);
    outbuf_write(o, p, (size_t)(end - p));
+   if (k > THREAD_LINE_MAX_INDENT)
+      k = THREAD_LINE_MAX_INDENT;
    for (; k > 20; k -= 20)
       outbuf_write(o, spaces, 40);
    outbuf_write(o, spaces, 2 * (size_t)k);
+   if (l->indent > THREAD_LINE_MAX_INDENT) {
+      outbuf_str(o, "[");
+      outbuf_u64(o, l->indent);
+      outbuf_str(o, "] ");
+   }
    switch (l->kind) {
    case PL_LINE_CALL:
       outbuf_write(o, trace_label(nm, l->fn), trace_label_len(nm, l->fn));

@@ -43,7 +43,11 @@ void thread_lines_close(thread_lines *s);
 /* Write line l as --replay does: the event number (blank for the end of a
    loop or variant), the depth, then the line indented two spaces per
    level: a call's function, "N × {" for a loop, "iteration N instead: {"
-   for a variant, "}" for their ends, "# mark LABEL #N" for a mark. */
+   for a variant, "}" for their ends, "# mark LABEL #N" for a mark.  Past
+   THREAD_LINE_MAX_INDENT levels a line is indented as deep as that and
+   begins with "[LEVEL] ": a recursion a million deep writes lines of
+   bounded length, not terabytes of spaces. */
+#define THREAD_LINE_MAX_INDENT 100
 #define THREAD_LINE_HEADER "#    event depth  call\n"
 void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm);
 

@@ -223,6 +223,7 @@ static void check_tables(const pl_trace *t, uint64_t size)
 {
    const pl_error *dmg = pl_trace_damage(t);
    uint32_t nfns = pl_trace_nfunctions(t), nobjs = pl_trace_nobjects(t), id;
+   const pl_name *al;
    size_t nthreads = pl_trace_nthreads(t), i, nkv;
    const pl_kv *kv;
    uint64_t nexec;
@@ -267,7 +268,11 @@ static void check_tables(const pl_trace *t, uint64_t size)
       check_name(&f->name, "function", id);
       if (f->obj > nobjs)
          die("function %u names object %u of %u", id, f->obj, nobjs);
+      for (size_t k = 0; (al = pl_trace_function_alias(t, id, k)); k++)
+         check_name(al, "alias of function", id);
    }
+   if (pl_trace_function_alias(t, 0, 0) || pl_trace_function_alias(t, nfns + 1, 0))
+      die("aliases of function 0 or %u exist", nfns + 1);
    for (i = 0; i < nthreads; i++) {
       const pl_thread_info *ti = pl_trace_thread(t, i);
       if (!ti)

@@ -53,6 +53,7 @@ model.py unfold REPLAY
     "DEPTH NAME" per line, headers left out.
 """
 import fnmatch
+import re
 import sys
 
 MAIN = "/opt/app/solver"
@@ -121,6 +122,14 @@ def script(out, pid, iters, extra, kill):
             f.write("%d %d %d %s %s\n" % c)
 
 
+def indent(level):
+    """--replay's indentation: two spaces per level, at most 100 levels;
+    deeper, "[LEVEL] " after them."""
+    if level <= 100:
+        return "  " * level
+    return "  " * 100 + "[%d] " % level
+
+
 def replay(calls_path, thread, filters):
     only, hide, main_only, max_depth = [], [], False, 0
     for a in filters:
@@ -148,7 +157,7 @@ def replay(calls_path, thread, filters):
             keep = False
         shown.append(keep)
         if keep:
-            print("%10d %5d  %s%s" % (int(num), vd, "  " * (vd - 1), name))
+            print("%10d %5d  %s%s" % (int(num), vd, indent(vd - 1), name))
 
 
 def unfold(path):
@@ -168,6 +177,9 @@ def unfold(path):
             d, text = rows[i]
             ind = (len(text) - len(text.lstrip(" "))) // 2
             body = text.strip()
+            m = re.match(r"\[(\d+)\] (.*)", body)
+            if m:
+                ind, body = int(m.group(1)), m.group(2)
             if ind < indent or body == "}" or (
                     body.startswith("iteration ")
                     and body.endswith(" instead: {")):
@@ -246,6 +258,42 @@ replay_case only-mpi 1 --only='MPI_*'
 replay_case hide 1 --hide=exchange --hide='MPIDI_*'
 replay_case depth 1 --depth=2
 replay_case only-and-hide 1 --only='*e*' --hide=smooth
+
+# a recursion 250 deep: past 100 levels the lines keep 100 levels of
+# indentation and say their level, as the model does; --loops lines unfold
+# back to the calls all the same
+{
+   echo "process pid=600 exe=/opt/app/deep"
+   echo "object /opt/app/deep"
+   echo "function main /opt/app/deep"
+   echo "function rec /opt/app/deep"
+   echo "thread 1"
+   echo "call 1 main"
+   for i in $(seq 250); do echo "call 1 rec"; done
+   printf 'return 1 251\nend\n'
+} >"$tmp/deep.script"
+awk 'BEGIN { print "1 1 1 /opt/app/deep main"
+             for (i = 2; i <= 251; i++) print "1", i, i, "/opt/app/deep rec" }' \
+   >"$tmp/deep.calls"
+"$SCRIPT_TRACE" "$tmp/deep.script" "$tmp/deep.trace" 2>"$tmp/err" ||
+   fail "script_trace deep" "$(cat "$tmp/err")"
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --replay "$tmp/deep.trace"
+model replay "$tmp/deep.calls" 1 >"$tmp/want"
+tail -n +3 "$tmp/out" >"$tmp/got"
+if [ $rc -eq 0 ] && cmp -s "$tmp/got" "$tmp/want" &&
+   [ "$(awk '{ if (length > m) m = length } END { print m }' "$tmp/got")" -lt 240 ]; then
+   pass "replay 251 deep: indentation capped at 100 levels, [LEVEL] beyond"
+else
+   fail "replay 251 deep: exit $rc" "$(diff "$tmp/want" "$tmp/got" | head -5)"
+fi
+run "$PARLOT_DECODE" "$tmp/loops" "$tmp/err" --replay --loops "$tmp/deep.trace"
+model unfold "$tmp/loops" >"$tmp/unfolded"
+awk '{ print $3, $5 }' "$tmp/deep.calls" >"$tmp/want"
+if [ $rc -eq 0 ] && cmp -s "$tmp/unfolded" "$tmp/want"; then
+   pass "replay --loops 251 deep: unfolds to the calls"
+else
+   fail "replay --loops 251 deep: exit $rc" "$(diff "$tmp/want" "$tmp/unfolded" | head -5)"
+fi
 
 # the header names the thread and the filter
 run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --replay --images=main \

@@ -1444,6 +1444,68 @@ def cmd_keepplt(args):
     print("PLT stubs are functions of their own")
 
 
+def cmd_aliases(args):
+    """Functions with several names (nm: symbols at one address).  Each is
+    shown by one of its names, never by a profiling name PX or pX when X is
+    another of them; its calls, under that name, are as many as the
+    program made by all its names (its counts file).  With --recorded, the
+    tool ran with --only on some of the names: exactly the functions having
+    those names are recorded (filters match any name)."""
+    syms = Symbols(args.prog)
+    counts = collections.Counter()
+    try:
+        with open(args.counts) as fh:
+            for line in fh:
+                name, n = line.split()
+                if name not in syms.addr_of:
+                    raise SetupError("%s is not a symbol of %s"
+                                     % (name, args.prog))
+                counts[min(syms.addr_of[name])] += int(n)
+    except OSError as e:
+        raise SetupError("cannot read the program's counts: %s" % e)
+    events = decode(args.trace[0])
+    check_consistency(args.trace[0], events, True)
+    shown = collections.defaultdict(collections.Counter)   # addr -> names
+    for e in events:
+        if e.kind == "call" and syms.is_main(e.obj):
+            for a in syms.addr_of.get(e.fn, ()):
+                shown[a][e.fn] += 1
+    recorded = None
+    if args.recorded:
+        recorded = {min(syms.addr_of[n]) for n in args.recorded.split(",")}
+    profiling_pairs = 0
+    for addr, want in sorted(counts.items()):
+        names = syms.names[addr]
+        if recorded is not None and addr not in recorded:
+            if shown.get(addr):
+                raise CheckFailed("%s was recorded, though no --only "
+                                  "pattern names it" % "/".join(names))
+            continue
+        got = shown.get(addr, collections.Counter())
+        if len(got) != 1:
+            raise CheckFailed("the function named %s appears under %d names "
+                              "in the trace (%s), expected 1"
+                              % ("/".join(names), len(got), dict(got)))
+        (name, n), = got.items()
+        if name[0] in "Pp" and name[1:] in names:
+            raise CheckFailed("%s is shown by its profiling name %s, not %s"
+                              % ("/".join(names), name, name[1:]))
+        if "P" + name in names or "p" + name in names:
+            profiling_pairs += 1
+        if n != want:
+            raise CheckFailed("%s: %d calls in the trace, the program made "
+                              "%d" % (name, n, want))
+    if recorded is not None:
+        extra = {e.fn for e in events if e.kind == "call" and
+                 not any(a in recorded for a in syms.addr_of.get(e.fn, ()))}
+        if extra:
+            raise CheckFailed("recorded besides the --only functions: %s"
+                              % sorted(extra)[:5])
+    if not profiling_pairs:
+        raise CheckFailed("no function with a profiling name was checked")
+    print("functions with aliases are shown by their public names")
+
+
 # --------------------------------------------------------------------------
 
 def main():
@@ -1496,12 +1558,21 @@ def main():
     k = sub.add_parser("keepplt")
     k.add_argument("--prog", required=True)
     k.add_argument("--trace", required=True, action="append")
+    a = sub.add_parser("aliases")
+    a.add_argument("--prog", required=True)
+    a.add_argument("--trace", required=True, action="append")
+    a.add_argument("--counts", required=True,
+                   help="the program's NAME COUNT lines")
+    a.add_argument("--recorded", metavar="N1,N2",
+                   help="the run recorded only the functions so named")
     args = ap.parse_args()
     try:
         if args.cmd == "oracle":
             cmd_oracle(args)
         elif args.cmd == "keepplt":
             cmd_keepplt(args)
+        elif args.cmd == "aliases":
+            cmd_aliases(args)
         else:
             cmd_tailcall(args)
     except SetupError as e:

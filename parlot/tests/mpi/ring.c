@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MPI test program for ParLoT: a token goes round a ring of ranks, then an
    allreduce.  Each rank counts its own calls of its functions and prints
-   them ("rank R calls FUNCTION N"): the oracle that the traces must match.
+   them ("rank R calls FUNCTION N"), and its calls of MPI functions by the
+   names it wrote ("rank R mpi MPI_Send N"): the oracle that the traces
+   must match.
    noinline and -O0 keep every call a call. */
 #include <mpi.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #define ROUNDS 5
 
 static unsigned long n_ring_step, n_combine, n_local_work, n_check_sum;
+static unsigned long n_send, n_recv, n_allreduce;
 
 __attribute__((noinline)) static long local_work(int rank, int round)
 {
@@ -35,6 +38,8 @@ __attribute__((noinline)) static long ring_step(int rank, int size, long token,
       token += local_work(rank, round);
       MPI_Send(&token, 1, MPI_LONG, next, round, MPI_COMM_WORLD);
    }
+   n_send++;
+   n_recv++;
    return token;
 }
 
@@ -42,6 +47,7 @@ __attribute__((noinline)) static long combine(long v)
 {
    long sum = 0;
    n_combine++;
+   n_allreduce++;
    MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
    return sum;
 }
@@ -70,6 +76,12 @@ int main(int argc, char **argv)
    printf("rank %d calls local_work %lu\n", rank, n_local_work);
    printf("rank %d calls combine %lu\n", rank, n_combine);
    printf("rank %d calls check_sum %lu\n", rank, n_check_sum);
+   printf("rank %d mpi MPI_Init 1\n", rank);
+   printf("rank %d mpi MPI_Comm_rank 1\n", rank);
+   printf("rank %d mpi MPI_Send %lu\n", rank, n_send);
+   printf("rank %d mpi MPI_Recv %lu\n", rank, n_recv);
+   printf("rank %d mpi MPI_Allreduce %lu\n", rank, n_allreduce);
+   printf("rank %d mpi MPI_Finalize 1\n", rank);   /* just below */
    printf("rank %d size %d ok %d\n", rank, size, ok);
    MPI_Finalize();
    return ok ? 0 : 1;

@@ -16,8 +16,17 @@
 # role=launcher, in form 2 there are none; every trace decodes completely
 # (parlot-decode --events exits 0); per rank, the calls of the program's own
 # functions in the trace equal the counts the program printed (its own
-# counters: an oracle the tool did not compute).  The PROCESS chunks are read
-# by trace_process.py, which shares no code with the decoder.
+# counters: an oracle the tool did not compute), and so do its calls of MPI
+# functions by the names it wrote (MPI_Send; Fortran's case and trailing
+# underscores aside), although Valgrind prefers the profiling names
+# (PMPI_Send); no function of an MPI library is shown by a profiling name PX
+# or pX where the library's dynamic symbol table (nm, not Valgrind) has X at
+# the same address, and at least one such pair is checked per program trace.
+# One more run per implementation records with --only='PMPI_Send'
+# --only='pmpi_recv*' --only='PMPI_Recv': the tool's filters match aliases,
+# so the traces hold exactly the program's MPI_Send and MPI_Recv calls.
+# The PROCESS chunks are read by trace_process.py, which shares no code
+# with the decoder.
 #
 # Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE,
 # PARLOT_DIFF (optional: the --within check),
@@ -72,6 +81,45 @@ rank_source() {
         mpich)   echo PMI_RANK ;;
         openmpi) echo OMPI_COMM_WORLD_RANK ;;
     esac
+}
+
+# norm_name NAME: a routine's name as Fortran and C agree on it (MPI_SEND,
+# mpi_send_ and MPI_Send are one routine)
+norm_name() {
+    echo "$1" | tr 'A-Z' 'a-z' | sed 's/_*$//'
+}
+
+# mpi_calls EVENTS APP: "NAME COUNT" (names normalised as norm_name) of the
+# calls that functions of the program APP make to other objects' functions
+mpi_calls() {
+    awk -F'\t' -v app="$2" '$3 == "call" { o = $5; sub(/.*\//, "", o)
+            fr[$2, $4] = o
+            if ($4 > 1 && fr[$2, $4 - 1] == app && o != app) {
+                n = tolower($6); sub(/_+$/, "", n); c[n]++ } }
+        END { for (k in c) print k, c[k] }' "$1"
+}
+
+# public_names EVENTS: one line per MPI library function of the --events
+# listing EVENTS shown by a profiling name although its library has the
+# public one at the same address ("bad OBJECT PX"), and per function shown
+# by a public name that has a profiling alias there ("good OBJECT X")
+public_names() {
+    local obj nmf
+    awk -F'\t' '$3 == "call" && $5 ~ /\/libmpi[^\/]*$/ { print $5 "\t" $6 }' "$1" |
+        sort -u > "$1.mpifns"
+    for obj in $(cut -f1 "$1.mpifns" | sort -u); do
+        nmf=$work/nm.$(basename "$obj")
+        [ -s "$nmf" ] || nm -D --defined-only "$obj" |
+            awk 'NF == 3 { n = $3; sub(/@.*/, "", n); print $1, n }' > "$nmf"
+        awk -F'\t' -v obj="$obj" 'FILENAME != "-" { split($0, w, " "); at[w[2]] = w[1]; next }
+            $1 == obj { f = $2; rest = substr(f, 2)
+                if (f ~ /^[Pp]/ && (rest in at) && (f in at) && at[rest] == at[f])
+                    print "bad", obj, f
+                else if ((f in at) && (("P" f) in at || ("p" f) in at) &&
+                         (at["P" f] == at[f] || at["p" f] == at[f]))
+                    print "good", obj, f }' "$nmf" - < "$1.mpifns"
+    done
+    rm -f "$1.mpifns"
 }
 
 # check_run NAME DIR APP IMPL FORM ORACLE: the checks above; ORACLE is the
@@ -131,9 +179,17 @@ check_run() {
             { errs+=("parlot-decode --events $(basename "$f") failed: $(head -2 "$dir/decode.err")"); continue; }
         # per program rank: calls of the program's own functions
         line=$(grep -P "^\Q$f\E\t" "$dir/prog.txt") || continue
-        [ -n "$oracle" ] || continue
-        local rank
+        local rank names
         rank=$(echo "$line" | grep -o $'\tmpi_rank=[0-9]*' | cut -d= -f2)
+        names=$(public_names "$dir/events")
+        if echo "$names" | grep -q '^bad '; then
+            errs+=("rank $rank shows profiling names where the library has public ones: $(echo "$names" | grep '^bad ' | cut -d' ' -f3 | head -5 | tr '\n' ' ')")
+        fi
+        [ -n "$oracle" ] || continue
+        # a program that counts its MPI calls makes some
+        if grep -qE '^rank [0-9]+ mpi ' "$oracle" && ! echo "$names" | grep -q '^good '; then
+            errs+=("rank $rank: no MPI function with a profiling alias to check the name of")
+        fi
         awk -F'\t' -v app="$appbase" '$3 == "call" { o = $5; sub(/.*\//, "", o)
                 if (o == app) n[$6]++ }
             END { for (k in n) print k, n[k] }' "$dir/events" > "$dir/calls.$rank"
@@ -143,6 +199,14 @@ check_run() {
             [ "${got:-0}" = "$cnt" ] ||
                 errs+=("rank $rank: $fn called ${got:-0} times in the trace, $cnt by the program's count")
         done < <(grep -E '^rank [0-9]+ calls ' "$oracle")
+        # the MPI calls of the program's own functions, by name
+        mpi_calls "$dir/events" "$appbase" > "$dir/mpi.$rank"
+        while read -r _ r _ fn cnt; do
+            [ "$r" = "$rank" ] || continue
+            got=$(awk -v fn="$(norm_name "$fn")" '$1 == fn { print $2 }' "$dir/mpi.$rank")
+            [ "${got:-0}" = "$cnt" ] ||
+                errs+=("rank $rank: the program's functions call $fn ${got:-0} times in the trace, $cnt by its count")
+        done < <(grep -E '^rank [0-9]+ mpi ' "$oracle")
     done
     rm -f "$dir/events"
     if [ -n "$oracle" ]; then
@@ -185,6 +249,41 @@ run_app() {
     [ $failed -eq $before ]
 }
 
+# check_only NAME IMPL APP: form 2 with --only on the profiling names; every
+# program trace holds MPI_Send and MPI_Recv calls alone, as many as the
+# program made
+check_only() {
+    local name=$1 impl=$2 app=$3 dir errs=() f rank n
+    dir=$work/$name
+    mkdir -p "$dir"
+    (cd "$dir" && timeout 300 $(mpirun_cmd "$impl") -np $NP "$VALGRIND" \
+        --tool=parlot -q --only=PMPI_Send --only='pmpi_recv*' \
+        --only=PMPI_Recv "$app") > "$dir/out" 2> "$dir/err" ||
+        { fail "$name (mpirun exit $?)"; sed 's/^/    | /' "$dir/err" | tail -15; return; }
+    n=0
+    for f in "$dir"/parlot.out.*; do
+        "$PARLOT_DECODE" --events "$f" > "$dir/events" 2> "$dir/decode.err" ||
+            { errs+=("parlot-decode --events $(basename "$f") failed: $(head -2 "$dir/decode.err")"); continue; }
+        rank=$($READ_PROCESS "$f" | grep -o $'\tmpi_rank=[0-9]*' | cut -d= -f2)
+        [ -n "$rank" ] || { errs+=("$(basename "$f"): no rank"); continue; }
+        n=$((n + 1))
+        awk -F'\t' '$3 == "call" { print $6 }' "$dir/events" | sort | uniq -c |
+            awk '{ print $2, $1 }' > "$dir/calls.$rank"
+        local want
+        want=$(grep -E "^rank $rank mpi MPI_(Send|Recv) " "$dir/out" |
+               awk '{ print $4, $5 }' | sort)
+        [ -n "$want" ] && [ "$(sort "$dir/calls.$rank")" = "$want" ] ||
+            errs+=("rank $rank: calls recorded '$(tr '\n' ' ' < "$dir/calls.$rank")', the program's '$(echo "$want" | tr '\n' ' ')'")
+    done
+    [ $n -eq $NP ] || errs+=("$n traces with a rank, expected $NP")
+    if [ ${#errs[@]} -eq 0 ]; then
+        pass "$name"
+    else
+        fail "$name"
+        printf '    %s\n' "${errs[@]}"
+    fi
+}
+
 for impl in ${MPI_IMPLS:-mpich openmpi}; do
     if ! command -v "mpicc.$impl" > /dev/null || ! command -v "mpirun.$impl" > /dev/null; then
         skip "$impl: mpicc.$impl/mpirun.$impl not installed (scripts/setup-debian installs them)"
@@ -210,6 +309,7 @@ for impl in ${MPI_IMPLS:-mpich openmpi}; do
             run_app "$impl-$lang-form$form" "$impl" "$form" "$bin/ring_$lang"
         done
     done
+    check_only "$impl-c-only-pmpi" "$impl" "$bin/ring_c"
 done
 
 # diverge.c: 4 ranks (MPICH, form 2) that behave identically except rank 2,
