@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Many threads: a first wave of NWAVE1 (default 70, more than the 64 the
-   original ParLoT allowed) threads alive at the same time, all joined,
-   then a second wave of NWAVE2 (default 30) threads created after the
-   first ones exited, so that Valgrind reuses their ThreadId slots: every
-   thread must still get its own stream and its own thread number.
+/* Many threads: a first wave of NWAVE1 (argv[1], default 70, more than
+   the 64 the original ParLoT allowed) threads alive at the same time, all
+   joined, then WAVES (argv[3], default 1) more waves of NWAVE2 (argv[2],
+   default 30) threads, each created after the previous wave exited, so
+   that Valgrind reuses their ThreadId slots: every thread must still get
+   its own stream and its own thread number.  At most 2047 workers.
 
    Each worker first announces its creation index in binary (MSB first)
    with calls to tag_bit0/tag_bit1 (INDEX_BITS calls), so that the checker
@@ -14,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define INDEX_BITS 8
+#define INDEX_BITS 11
 
 static pthread_barrier_t barrier;
 static volatile long sink;
@@ -62,21 +63,34 @@ int main(int argc, char **argv)
 {
    int n1 = argc > 1 ? atoi(argv[1]) : 70;
    int n2 = argc > 2 ? atoi(argv[2]) : 30;
+   int waves = argc > 3 ? atoi(argv[3]) : 1;
    pthread_t *t = calloc((size_t)(n1 + n2), sizeof *t);
-   long i;
+   pthread_attr_t small;
+   long i, next;
+
+   if (!t || n1 < 1 || n2 < 0 || waves < 0
+       || n1 + (long)n2 * waves >= 1L << INDEX_BITS)
+      abort();
+   /* hundreds of threads alive at once: modest stacks */
+   pthread_attr_init(&small);
+   pthread_attr_setstacksize(&small, 256 * 1024);
 
    pthread_barrier_init(&barrier, NULL, (unsigned)n1);
    for (i = 0; i < n1; i++)
-      if (pthread_create(&t[i], NULL, worker_wave1, (void *)(i + 1)) != 0)
+      if (pthread_create(&t[i], &small, worker_wave1, (void *)(i + 1)) != 0)
          abort();
    for (i = 0; i < n1; i++)
       pthread_join(t[i], NULL);
-   for (i = n1; i < n1 + n2; i++)
-      if (pthread_create(&t[i], NULL, worker, (void *)(i + 1)) != 0)
-         abort();
-   for (i = n1; i < n1 + n2; i++)
-      pthread_join(t[i], NULL);
+   next = n1 + 1;
+   for (int w = 0; w < waves; w++) {
+      for (i = 0; i < n2; i++)
+         if (pthread_create(&t[i], &small, worker, (void *)next++) != 0)
+            abort();
+      for (i = 0; i < n2; i++)
+         pthread_join(t[i], NULL);
+   }
    printf("%ld\n", sink > 0 ? 1L : 0L);
+   pthread_attr_destroy(&small);
    free(t);
    return 0;
 }
