@@ -105,7 +105,14 @@ typedef struct {
       end of the last sync (everything before it is final). */
    uint32_t cand[PL_RC_WAYS];   /* candidate positions, by rank */
    unsigned ncand;
-   unsigned alive;              /* ranks still matching (bit mask) */
+   unsigned alive;              /* ranks that may still match (bit mask):
+                                   the lowest (the leader) and the far ones
+                                   match every word so far, the others the
+                                   first `checked` (see pl_lzrc_word) */
+   unsigned far;                /* ranks whose words could leave the window
+                                   before a batch checks them: each word */
+   uint32_t checked;            /* words of the open match every rank in
+                                   alive is known to match */
    uint32_t rc_low, rc_range;
    size_t   sync_at;
    uint64_t sync_raw;

@@ -197,6 +197,8 @@ void pl_lzrc_enc_init(pl_encoder *e)
    e->match_len = 0;
    e->ncand = 0;
    e->alive = 0;
+   e->far = 0;
+   e->checked = 0;
    e->rc_low = 0;
    e->rc_range = 0xFFFFFFFFu;
    e->sync_at = 0;
@@ -227,7 +229,15 @@ void pl_lzrc_word_slow(pl_encoder *e, uint32_t v)
             alive |= 1u << k;
       e->ncand = n;
       if (alive) {
+         /* far: a candidate whose words could leave the window before a
+            batch checks them (pl_lzrc_check reads PL_RC_BATCH back) */
+         unsigned far = 0;
+         for (k = 0; k < n; k++)
+            if (m->pos - e->cand[k] > PL_RC_WINDOW - PL_RC_BATCH)
+               far |= 1u << k;
          e->alive = alive;
+         e->far = far;
+         e->checked = 1;
          e->match_len = 1;
          pl_lzrc_store(e, v);
          return;
@@ -245,6 +255,78 @@ void pl_lzrc_word_slow(pl_encoder *e, uint32_t v)
    }
    m->last_token = TOKEN_LITERAL;
    pl_lzrc_store(e, v);
+}
+
+/* Whether the n words from position a equal those from position b, in
+   the history (eight bytes at a time where neither range wraps). */
+static int same_words(const uint16_t *h, uint32_t a, uint32_t b, uint32_t n)
+{
+   uint32_t i = 0;
+   if ((a & RC_MASK) + n <= PL_RC_WINDOW && (b & RC_MASK) + n <= PL_RC_WINDOW) {
+      const uint16_t *x = h + (a & RC_MASK), *y = h + (b & RC_MASK);
+      for (; i + 4 <= n; i += 4) {
+         uint64_t u, w;
+         __builtin_memcpy(&u, x + i, 8);
+         __builtin_memcpy(&w, y + i, 8);
+         if (u != w)
+            return 0;
+      }
+   }
+   for (; i < n; i++)
+      if (h[(a + i) & RC_MASK] != h[(b + i) & RC_MASK])
+         return 0;
+   return 1;
+}
+
+/* The ranks behind the leader (not far) are checked over the words of the
+   open match since e->checked; those that differ leave e->alive.  Their
+   words are still in the history: at most PL_RC_BATCH words since the
+   last check, and their distance is at most PL_RC_WINDOW - PL_RC_BATCH
+   (else they are far). */
+void pl_lzrc_check(pl_encoder *e)
+{
+   uint32_t len = (uint32_t)e->match_len, start = e->rc.pos - len;
+   unsigned rest = e->alive & (e->alive - 1u) & ~e->far;
+
+   while (rest) {
+      unsigned k = (unsigned)__builtin_ctz(rest);
+      rest &= rest - 1u;
+      if (!same_words(e->rc.hist, e->cand[k] + e->checked, start + e->checked,
+                      len - e->checked))
+         e->alive &= ~(1u << k);
+   }
+   e->checked = len;
+}
+
+/* The leader of the open match (the lowest rank in e->alive) does not
+   predict v: the next rank in e->alive takes over, the lowest first, that
+   predicts v and matched every word so far (a far rank was checked at
+   every word; the others since e->checked now, fewer than PL_RC_BATCH
+   words).  1 if one did (it leads; the ranks below it are dropped), 0 if
+   the match ends (the leader stays the lowest: it is coded, as the lowest
+   rank that matched every word).  So the decisions are those of checking
+   every candidate at every word. */
+int pl_lzrc_promote(pl_encoder *e, uint32_t v)
+{
+   const uint16_t *h = e->rc.hist;
+   uint32_t len = (uint32_t)e->match_len, start = e->rc.pos - len;
+   unsigned rest = e->alive & (e->alive - 1u);
+
+   while (rest) {
+      unsigned k = (unsigned)__builtin_ctz(rest);
+      uint32_t src = e->cand[k];
+      rest &= rest - 1u;
+      if (!(e->far & (1u << k))
+          && (h[(src + len) & RC_MASK] != v
+              || !same_words(h, src + e->checked, start + e->checked,
+                             len - e->checked))) {
+         e->alive &= ~(1u << k);
+         continue;
+      }
+      e->alive &= ~((1u << k) - 1u);
+      return 1;
+   }
+   return 0;
 }
 
 /* Close the open match and flush the range coder (4 bytes: low), so that

@@ -202,7 +202,10 @@ static void drop_left_handlers(pl_thread *t, Addr sp)
    }
 }
 
-static inline void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
+/* Inline in each helper, so that a call's entry (jumped False) does not
+   test for loops and the event path makes no call of its own. */
+static inline __attribute__((always_inline))
+void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
 {
    if (UNLIKELY(t->n_barriers))
       drop_left_handlers(t, sp);
