@@ -34,6 +34,8 @@
 #  - parlot-merge refuses bad inputs (missing, not a trace, duplicate base
 #    names) and an output that is an input, leaving no archive and no
 #    temporary file; parlot-split never replaces files without --force;
+#  - 4,096 traces (a run of 4,096 ranks) merged and decoded under
+#    `ulimit -n 64`: --events is make_trace's listings, --info counts all;
 #  - usage errors of both programs: exit 2, one line.
 # Exit status: 0 if all passed, 1 otherwise.
 
@@ -467,6 +469,38 @@ usage_error() {
       "$(cat "$tmp/e")"
 }
 usage_error "merge without -o" $PARLOT_MERGE rank001.parlot
+# ---- at scale: 4,096 members ---------------------------------------------
+# A run of 4,096 ranks: its traces merged and decoded with at most 64 files
+# open (ulimit -n 64); --events of the archive is the concatenation of
+# make_trace's own listings, and --info counts every trace and event.
+mkdir "$tmp/big"
+i=1
+while [ $i -le 4096 ]; do
+   $MAKE_TRACE --seed $i --threads 1 --events 12 --functions 6 --deep 0 \
+      --pid $((20000 + i)) "$tmp/big/r$i.trace" "$tmp/big/r$i.list" \
+      "$tmp/big/exp" 2>/dev/null || break
+   i=$((i + 1))
+done
+check "make_trace: 4,096 traces" $([ $i = 4097 ]; echo $?) "stopped at $i"
+i=1
+while [ $i -le 4096 ]; do cat "$tmp/big/r$i.list"; i=$((i + 1)); done \
+   >"$tmp/big.events.exp"
+( ulimit -n 64 || exit 3
+  cd "$tmp/big" && $PARLOT_MERGE -o "$tmp/big.parlot" $(i=1; while [ $i -le 4096 ]; do
+     echo "r$i.trace"; i=$((i + 1)); done) || exit 1
+  $PARLOT_DECODE --events "$tmp/big.parlot" >"$tmp/big.events" || exit 1
+  $PARLOT_DECODE --info -j2 "$tmp/big.parlot" >"$tmp/big.info" || exit 1 ) \
+  2>"$tmp/big.e"
+rc=$?
+want="4096 4096 $(wc -l <"$tmp/big.events.exp" | tr -d ' ')"
+got=$(sed -n 's/^== total: \([0-9,]*\) traces, \([0-9,]*\) threads, \([0-9,]*\) events.*/\1 \2 \3/p' \
+      "$tmp/big.info" | tr -d ,)
+check "ulimit -n 64: 4,096 traces merged, decoded (--events, --info -j2)" \
+   $([ $rc = 0 ] && cmp -s "$tmp/big.events" "$tmp/big.events.exp" &&
+     [ "$got" = "$want" ]; echo $?) "exit $rc: $(head -2 "$tmp/big.e")" \
+   "traces, threads, events: '$got', expected '$want'"
+rm -rf "$tmp/big"
+
 usage_error "merge without inputs" $PARLOT_MERGE -o "$tmp/x.ar"
 usage_error "merge, unknown option" $PARLOT_MERGE --bogus -o "$tmp/x.ar" \
    rank001.parlot
