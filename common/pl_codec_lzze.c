@@ -152,8 +152,11 @@ long pl_lzze_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          break;
 
       /* Next LZ word from ZE.  Fast path: the current group has two bits
-         left (or a new group can start) and two bytes of input remain. */
-      if (PL_LIKELY(!z.have_low && z.raw_left >= 2 && z.end - z.p >= 3)) {
+         left (or a new group can start) and two bytes of input remain.
+         An odd number of bits left (a damaged chunk whose raw_end split a
+         word, the rest of it read bit by bit) is for the slow path. */
+      if (PL_LIKELY(!z.have_low && !(z.bits_left & 1u) && z.raw_left >= 2
+                    && z.end - z.p >= 3)) {
          unsigned m;
          if (z.bits_left == 0) {
             z.bitmap = *z.p++;
