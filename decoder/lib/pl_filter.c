@@ -342,23 +342,35 @@ uint32_t pl_main_object(const pl_trace *t)
    return 0;
 }
 
-/* Whether a pattern of pats matches one of function id's names (as
-   recorded, or demangled with demangle). */
-static int any_match(char *const *pats, size_t n, const pl_trace *t,
-                     uint32_t id, int demangle)
+static int any_glob(char *const *pats, size_t n, const char *a,
+                    const char *b)
+{
+   size_t i;
+   for (i = 0; i < n; i++)
+      if (pl_glob_match(pats[i], a) || (b && pl_glob_match(pats[i], b)))
+         return 1;
+   return 0;
+}
+
+/* Whether f shows function id: its --only and --hide patterns against
+   every name of it (the one shown and its aliases, as recorded, and
+   demangled with demangle), each name demangled once. */
+static int shows(const pl_filter *f, const pl_trace *t, uint32_t id,
+                 int demangle)
 {
    const pl_name *nm = &pl_trace_function(t, id)->name;
-   size_t k = 0, i;
-   int hit = 0;
+   size_t k = 0;
+   int only = f->nonly == 0, hide = 0;
 
-   for (; nm && !hit; nm = pl_trace_function_alias(t, id, k++)) {
+   if (!f->nonly && !f->nhide)
+      return 1;
+   for (; nm && !hide; nm = pl_trace_function_alias(t, id, k++)) {
       char *d = demangle ? pl_demangle(nm->str, nm->len) : NULL;
-      for (i = 0; i < n && !hit; i++)
-         hit = pl_glob_match(pats[i], nm->str)
-               || (d && pl_glob_match(pats[i], d));
+      only = only || any_glob(f->only, f->nonly, nm->str, d);
+      hide = any_glob(f->hide, f->nhide, nm->str, d);
       free(d);
    }
-   return hit;
+   return only && !hide;
 }
 
 uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
@@ -377,15 +389,8 @@ uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
    keep[0] = 0;
    for (id = 1; id <= n; id++) {
       const pl_function *fn = pl_trace_function(t, id);
-      int k = 1;
-
-      if (f->main_only && (!main_obj || fn->obj != main_obj))
-         k = 0;
-      if (k && f->nonly && !any_match(f->only, f->nonly, t, id, demangle))
-         k = 0;
-      if (k && f->nhide && any_match(f->hide, f->nhide, t, id, demangle))
-         k = 0;
-      keep[id] = (uint8_t)k;
+      keep[id] = (uint8_t)((!f->main_only || (main_obj && fn->obj == main_obj))
+                           && shows(f, t, id, demangle));
    }
    return keep;
 }

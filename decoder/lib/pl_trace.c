@@ -50,11 +50,10 @@ typedef struct {
    size_t     nchunks, chunks_cap;
 } thread_rec;
 
-/* One ALIASES entry: another name of function fn; next: the index + 1 of
-   fn's next alias, 0 if last. */
+/* One ALIASES entry: another name of a function; next: the index + 1 of
+   that function's next alias, 0 if last. */
 typedef struct {
    pl_name  name;
-   uint32_t fn;
    uint32_t next;
 } alias_rec;
 
@@ -421,6 +420,21 @@ static long name_len(const uint8_t *p, size_t avail)
    return z ? (long)(z - p) : -1;
 }
 
+/* The entry at p[i..len) of a table chunk (what: its name): `fixed` bytes,
+   then a NUL-terminated name; the name's length, or -1 once reported as
+   damage at base + i. */
+static long table_entry(pl_trace *t, uint64_t base, const uint8_t *p,
+                        uint32_t len, size_t i, size_t fixed, const char *what)
+{
+   long n;
+   if (len - i < fixed + 1)
+      return damage(t, base + i, "%s: truncated entry", what);
+   n = name_len(p + i + fixed, len - i - fixed);
+   if (n < 0)
+      return damage(t, base + i, "%s: unterminated name", what);
+   return n;
+}
+
 static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 {
    uint64_t base = off + PL_CHUNK_HEADER_SIZE;
@@ -432,13 +446,10 @@ static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    }
    while (i < len) {
       uint32_t id;
-      long n;
-      if (len - i < 5)
-         return damage(t, base + i, "OBJECTS: truncated entry");
-      id = pl_get32(p + i);
-      n = name_len(p + i + 4, len - i - 4);
+      long n = table_entry(t, base, p, len, i, 4, "OBJECTS");
       if (n < 0)
-         return damage(t, base + i, "OBJECTS: unterminated name");
+         return -1;
+      id = pl_get32(p + i);
       if (id != t->nobjs + 1)
          return damage(t, base + i, "OBJECTS: object ID %u, expected %u",
                        id, t->nobjs + 1);
@@ -463,15 +474,12 @@ static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    }
    while (i < len) {
       uint32_t id, obj;
-      long n;
+      long n = table_entry(t, base, p, len, i, 16, "FUNCTIONS");
       pl_function *f;
-      if (len - i < 17)
-         return damage(t, base + i, "FUNCTIONS: truncated entry");
+      if (n < 0)
+         return -1;
       id = pl_get32(p + i);
       obj = pl_get32(p + i + 4);
-      n = name_len(p + i + 16, len - i - 16);
-      if (n < 0)
-         return damage(t, base + i, "FUNCTIONS: unterminated name");
       if (id != t->nfns + 1)
          return damage(t, base + i, "FUNCTIONS: function ID %u, expected %u",
                        id, t->nfns + 1);
@@ -504,15 +512,12 @@ static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    }
    while (i < len) {
       uint32_t id;
-      long n;
+      long n = table_entry(t, base, p, len, i, 4, "ALIASES");
       size_t had = t->alias_of_cap;
       alias_rec *a;
-      if (len - i < 5)
-         return damage(t, base + i, "ALIASES: truncated entry");
-      id = pl_get32(p + i);
-      n = name_len(p + i + 4, len - i - 4);
       if (n < 0)
-         return damage(t, base + i, "ALIASES: unterminated name");
+         return -1;
+      id = pl_get32(p + i);
       if (id == 0 || id > t->nfns)
          return damage(t, base + i, "ALIASES: function %u is not defined",
                        id);
@@ -527,7 +532,6 @@ static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       a = &t->aliases[t->naliases];
       a->name.str = (const char *)p + i + 4;
       a->name.len = (size_t)n;
-      a->fn = id;
       a->next = 0;
       /* appended: the aliases of one function keep their file order */
       t->naliases++;
