@@ -409,7 +409,8 @@ uint32_t pl_crc32(uint32_t crc, const void *buf, size_t n)
    return ~crc;
 }
 
-void pl_file_header(uint8_t out[PL_FILE_HEADER_SIZE])
+void pl_file_header(uint8_t out[PL_FILE_HEADER_SIZE], unsigned major,
+                    unsigned minor)
 {
    static const uint8_t magic[PL_MAGIC_LEN] = {
       0x89, 'P', 'A', 'R', 'L', 'O', 'T', '\n'
@@ -418,8 +419,8 @@ void pl_file_header(uint8_t out[PL_FILE_HEADER_SIZE])
 
    for (k = 0; k < PL_MAGIC_LEN; k++)
       out[k] = magic[k];
-   pl_put16(out + 8, PL_VERSION_MAJOR);
-   pl_put16(out + 10, PL_VERSION_MINOR);
+   pl_put16(out + 8, (uint16_t)major);
+   pl_put16(out + 10, (uint16_t)minor);
    pl_put32(out + 12, 0);               /* header flags */
 }
 

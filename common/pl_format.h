@@ -17,8 +17,12 @@
     12  4  header flags (0; readers ignore unknown bits) */
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
-#define PL_VERSION_MAJOR  1
-#define PL_VERSION_MINOR  4
+#define PL_VERSION_MAJOR  2     /* what the tool writes, and the newest read */
+#define PL_VERSION_MINOR  0
+/* What the tool writes with --pack-tables=no: the newest version without
+   PACKED_TABLE chunks, which 1.x readers read. */
+#define PL_VERSION_PLAIN_MAJOR 1
+#define PL_VERSION_PLAIN_MINOR 4
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
@@ -42,9 +46,19 @@ enum pl_chunk_type {
    PL_CHUNK_EXEC         = 8, /* key\0value\0 pairs; see below */
    PL_CHUNK_MARK         = 9, /* 1.2: u64 position; u32 occurrence; label\0 */
    PL_CHUNK_TRACING      = 10, /* 1.2: struct below */
-   PL_CHUNK_ALIASES      = 11  /* 1.4: { u32 fn_id; name\0 } ...: a defined
+   PL_CHUNK_ALIASES      = 11, /* 1.4: { u32 fn_id; name\0 } ...: a defined
                                   function's other names */
+   PL_CHUNK_PACKED_TABLE = 12  /* 2.0: an OBJECTS, FUNCTIONS or ALIASES
+                                  payload, coded (pl_table_pack.h) */
 };
+
+/* PACKED_TABLE (2.0):
+     0  1  the type of the table chunk it stands for (2, 3 or 11)
+     1  3  reserved (0)
+     4  4  raw_len: bytes of that chunk's payload (<= PL_TPACK_MAX_RAW)
+     8     coded bytes (docs/table-pack.md)
+   It is read exactly as that chunk, at its place in the file. */
+#define PL_PACKED_PREFIX_SIZE 8
 
 /* MARK (1.2): a point of interest of the thread (PARLOT_MARK): after the
    first `position` events of its stream, the `occurrence`-th mark of this
@@ -119,8 +133,9 @@ static inline uint64_t pl_get64(const uint8_t *p)
 /* CRC-32 (IEEE 802.3 polynomial, reflected; crc32(0, buf, n) as zlib). */
 uint32_t pl_crc32(uint32_t crc, const void *buf, size_t n);
 
-/* Fill the 16-byte file header. */
-void pl_file_header(uint8_t out[PL_FILE_HEADER_SIZE]);
+/* Fill the 16-byte file header of format version major.minor. */
+void pl_file_header(uint8_t out[PL_FILE_HEADER_SIZE], unsigned major,
+                    unsigned minor);
 
 /* Fill a chunk header for the given payload (computes its CRC). */
 void pl_chunk_header(uint8_t out[PL_CHUNK_HEADER_SIZE], unsigned type,

@@ -441,15 +441,15 @@ UInt pl_fn_containing(Addr a)
 void pl_fn_flush_defs(void)
 {
    if (pending_objs.len) {
-      pl_out_chunk(PL_CHUNK_OBJECTS, 0, pending_objs.data, pending_objs.len);
+      pl_out_table(PL_CHUNK_OBJECTS, pending_objs.data, pending_objs.len);
       pending_objs.len = 0;
    }
    if (pending_fns.len) {
-      pl_out_chunk(PL_CHUNK_FUNCTIONS, 0, pending_fns.data, pending_fns.len);
+      pl_out_table(PL_CHUNK_FUNCTIONS, pending_fns.data, pending_fns.len);
       pending_fns.len = 0;
    }
    if (pending_aliases.len) {
-      pl_out_chunk(PL_CHUNK_ALIASES, 0, pending_aliases.data,
+      pl_out_table(PL_CHUNK_ALIASES, pending_aliases.data,
                    pending_aliases.len);
       pending_aliases.len = 0;
    }

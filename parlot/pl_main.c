@@ -48,7 +48,7 @@ static pl_buf tool_options;                /* as given, for the trace */
 static Bool pl_process_cmd_line_option(const HChar *arg)
 {
    const HChar *images, *codec;
-   Bool compress;
+   Bool compress, pack;
 
    if VG_STR_CLO(arg, "--parlot-out-file", clo_out_file) {}
    else if VG_STR_CLO(arg, "--images", images) {
@@ -72,6 +72,8 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
    else if VG_BOOL_CLO(arg, "--compress", compress)
       clo_codec = compress ? PL_CODEC_LZRC : PL_CODEC_RAW;
    else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
+   else if VG_BOOL_CLO(arg, "--pack-tables", pack)
+      pl_out_set_pack_tables(pack);
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
    else if VG_BOOL_CLO(arg, "--flush-on-block", clo_flush_on_block) {}
    else if (!pl_control_option(arg))
@@ -94,6 +96,9 @@ static void pl_print_usage(void)
 "    --codec=lzrc|lzze|raw     stream codec: LZ + range coder, LZ + zero\n"
 "                              elimination, or raw 16-bit words [lzrc]\n"
 "    --compress=yes|no         same as --codec=lzrc or --codec=raw [yes]\n"
+"    --pack-tables=yes|no      compress the object and function tables\n"
+"                              (trace format 2.0); no writes format 1.4,\n"
+"                              which older decoders read [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"
 "                              often, 0 = only when buffers fill [1000]\n"

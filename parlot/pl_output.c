@@ -16,6 +16,7 @@
 #include "pl_format.h"
 #include "pl_grow.h"
 #include "pl_output.h"
+#include "pl_table_pack.h"
 
 /* Core function, not in the tool headers but stable since 3.0: moves a
    descriptor above the client's range (so the client cannot close or
@@ -29,6 +30,9 @@ static UInt   out_seq;
 static ULong  out_bytes;
 static Bool   out_failed;
 static Bool   out_not_created;  /* the file could not even be created */
+static Bool   pack_tables = True;
+static pl_tpack *packer;        /* the table model of this file */
+static Bool   packer_fresh;     /* needs pl_tpack_init before use */
 
 /* ---- pl_buf ---------------------------------------------------------- */
 
@@ -196,8 +200,51 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
    out_failed = out_not_created = False;
 
    UChar hdr[PL_FILE_HEADER_SIZE];
-   pl_file_header(hdr);
+   if (pack_tables)
+      pl_file_header(hdr, PL_VERSION_MAJOR, PL_VERSION_MINOR);
+   else
+      pl_file_header(hdr, PL_VERSION_PLAIN_MAJOR, PL_VERSION_PLAIN_MINOR);
    write_all(hdr, sizeof hdr);
+   packer_fresh = True;
+}
+
+void pl_out_set_pack_tables(Bool on)
+{
+   pack_tables = on;
+}
+
+void pl_out_table(UInt type, const UChar *payload, UInt len)
+{
+   if (!pack_tables) {
+      pl_out_chunk(type, 0, payload, len);
+      return;
+   }
+   if (!packer)
+      packer = VG_(malloc)("pl.out.packer", sizeof *packer);
+   if (packer_fresh) {
+      pl_tpack_init(packer);
+      packer_fresh = False;
+   }
+   while (len > 0) {
+      SizeT n = pl_tpack_piece(type, payload, len);
+      if (n > PL_TPACK_MAX_RAW) {         /* one entry too long to pack */
+         pl_out_chunk(type, 0, payload, (UInt)n);
+      } else {
+         UChar *chunk = VG_(malloc)("pl.out.packed",
+                                    PL_PACKED_PREFIX_SIZE
+                                    + PL_TPACK_MAX_OUT(n));
+         SizeT coded = pl_tpack_encode(packer, type, payload, n,
+                                       chunk + PL_PACKED_PREFIX_SIZE);
+         chunk[0] = (UChar)type;
+         chunk[1] = chunk[2] = chunk[3] = 0;
+         pl_put32(chunk + 4, (UInt)n);
+         pl_out_chunk(PL_CHUNK_PACKED_TABLE, 0, chunk,
+                      (UInt)(PL_PACKED_PREFIX_SIZE + coded));
+         VG_(free)(chunk);
+      }
+      payload += n;
+      len -= (UInt)n;
+   }
 }
 
 void pl_out_chunk(UInt type, UInt thread, const void *payload, UInt len)

@@ -32,6 +32,13 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal);
 /* Write a whole chunk: its header (built here) and payload. */
 void pl_out_chunk(UInt type, UInt thread, const void *payload, UInt len);
 
+/* Write an OBJECTS, FUNCTIONS or ALIASES payload (whole entries): as
+   PACKED_TABLE chunks (format 2.0), or as it is with
+   pl_out_set_pack_tables(False) (format 1.4, which pl_out_open then
+   writes in the file header). */
+void pl_out_table(UInt type, const UChar *payload, UInt len);
+void pl_out_set_pack_tables(Bool on);
+
 /* Write bytes that already form complete chunks. */
 void pl_out_write(const void *buf, SizeT len);
 

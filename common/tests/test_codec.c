@@ -1838,9 +1838,9 @@ static void test_format(void)
       CHECK(c == (uint32_t)crc32(0, buf + off, (uInt)len), "zlib crc");
 #endif
    }
-   pl_file_header(fh);
+   pl_file_header(fh, 2, 7);
    CHECK(memcmp(fh, PL_MAGIC, PL_MAGIC_LEN) == 0, "magic");
-   CHECK(pl_get16(fh + 8) == PL_VERSION_MAJOR && pl_get16(fh + 10) == PL_VERSION_MINOR
+   CHECK(pl_get16(fh + 8) == 2 && pl_get16(fh + 10) == 7
          && pl_get32(fh + 12) == 0, "file header fields");
    pl_chunk_header(h, PL_CHUNK_STREAM, 7, "123456789", 9);
    CHECK(h[0] == PL_CHUNK_STREAM && h[1] == 0 && pl_get16(h + 2) == 0

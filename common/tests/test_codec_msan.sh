@@ -7,6 +7,7 @@
 # pl_dec_init set only what the codec reads before writing, so that a
 # stream's first events do not pay for clearing a 256 KiB history) is
 # reported: no output may depend on what the memory held before.
+# test_table_pack (packed tables, whose models are malloc'd too) likewise.
 #
 #   common/tests/test_codec_msan.sh
 #
@@ -37,6 +38,18 @@ if [ "$rc" -eq 0 ] && ! grep -q MemorySanitizer "$tmp/err" &&
    pass "test_codec under MemorySanitizer: $summary"
 else
    fail "test_codec under MemorySanitizer" "exit $rc, last line: $summary" \
+      "$(grep -A12 -m1 MemorySanitizer "$tmp/err")"
+fi
+CC=$CLANG cc_build "$tmp/test_table_pack" -O1 -fsanitize=memory \
+   -fno-omit-frame-pointer "$top/common/tests/test_table_pack.c" ||
+   { echo "cannot build test_table_pack"; exit 1; }
+run "$tmp/test_table_pack" "$tmp/out" "$tmp/err"
+summary=$(tail -n 1 "$tmp/out")
+if [ "$rc" -eq 0 ] && ! grep -q MemorySanitizer "$tmp/err" &&
+   echo "$summary" | grep -Eq '^table pack: [0-9]+ passed, 0 failed$'; then
+   pass "test_table_pack under MemorySanitizer: $summary"
+else
+   fail "test_table_pack under MemorySanitizer" "exit $rc, last line: $summary" \
       "$(grep -A12 -m1 MemorySanitizer "$tmp/err")"
 fi
 finish

@@ -16,6 +16,7 @@
 
 #include "pl_codec.h"
 #include "pl_format.h"
+#include "pl_table_pack.h"
 #include "pl_alloc.h"
 #include "pl_trace.h"
 
@@ -68,7 +69,11 @@ struct pl_trace {
    uint64_t origin;           /* offset of the trace in the file: 0, or
                                  that of an archive member */
    uint64_t size;             /* trace size (file size when opened) */
-   unsigned minor;
+   unsigned major, minor;
+   pl_tpack *packer;          /* the table model, while PACKED_TABLE chunks
+                                 are read (format 2.0) */
+   int      in_packed;        /* the table being read was packed: entries
+                                 have no file offsets of their own */
 
    uint8_t *proc_data, *pend_data;    /* PROCESS / PROCESS_END payloads */
    pl_kv   *proc, *pend;
@@ -123,7 +128,8 @@ static const char *chunk_name(unsigned type)
 {
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
-      "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING", "ALIASES"
+      "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING", "ALIASES",
+      "PACKED_TABLE"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -420,24 +426,30 @@ static long name_len(const uint8_t *p, size_t avail)
    return z ? (long)(z - p) : -1;
 }
 
-/* The entry at p[i..len) of a table chunk (what: its name): `fixed` bytes,
-   then a NUL-terminated name; the name's length, or -1 once reported as
-   damage at base + i. */
-static long table_entry(pl_trace *t, uint64_t base, const uint8_t *p,
+/* Where damage in the table entry at payload offset i of the chunk at
+   off is reported: at the entry, or at the chunk when it was packed. */
+static uint64_t entry_off(const pl_trace *t, uint64_t off, size_t i)
+{
+   return t->in_packed ? off : off + PL_CHUNK_HEADER_SIZE + i;
+}
+
+/* The entry at p[i..len) of the table chunk at off (what: its name):
+   `fixed` bytes, then a NUL-terminated name; the name's length, or -1 once
+   reported as damage. */
+static long table_entry(pl_trace *t, uint64_t off, const uint8_t *p,
                         uint32_t len, size_t i, size_t fixed, const char *what)
 {
    long n;
    if (len - i < fixed + 1)
-      return damage(t, base + i, "%s: truncated entry", what);
+      return damage(t, entry_off(t, off, i), "%s: truncated entry", what);
    n = name_len(p + i + fixed, len - i - fixed);
    if (n < 0)
-      return damage(t, base + i, "%s: unterminated name", what);
+      return damage(t, entry_off(t, off, i), "%s: unterminated name", what);
    return n;
 }
 
 static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 {
-   uint64_t base = off + PL_CHUNK_HEADER_SIZE;
    size_t i = 0;
 
    if (keep_block(t, p)) {
@@ -446,12 +458,12 @@ static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    }
    while (i < len) {
       uint32_t id;
-      long n = table_entry(t, base, p, len, i, 4, "OBJECTS");
+      long n = table_entry(t, off, p, len, i, 4, "OBJECTS");
       if (n < 0)
          return -1;
       id = pl_get32(p + i);
       if (id != t->nobjs + 1)
-         return damage(t, base + i, "OBJECTS: object ID %u, expected %u",
+         return damage(t, entry_off(t, off, i), "OBJECTS: object ID %u, expected %u",
                        id, t->nobjs + 1);
       if (pl_grow(&t->objs, &t->objs_cap, (size_t)id + 1, sizeof *t->objs))
          return damage(t, off, "out of memory");
@@ -465,7 +477,6 @@ static int on_objects(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 
 static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 {
-   uint64_t base = off + PL_CHUNK_HEADER_SIZE;
    size_t i = 0;
 
    if (keep_block(t, p)) {
@@ -474,17 +485,17 @@ static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    }
    while (i < len) {
       uint32_t id, obj;
-      long n = table_entry(t, base, p, len, i, 16, "FUNCTIONS");
+      long n = table_entry(t, off, p, len, i, 16, "FUNCTIONS");
       pl_function *f;
       if (n < 0)
          return -1;
       id = pl_get32(p + i);
       obj = pl_get32(p + i + 4);
       if (id != t->nfns + 1)
-         return damage(t, base + i, "FUNCTIONS: function ID %u, expected %u",
+         return damage(t, entry_off(t, off, i), "FUNCTIONS: function ID %u, expected %u",
                        id, t->nfns + 1);
       if (obj > t->nobjs)
-         return damage(t, base + i,
+         return damage(t, entry_off(t, off, i),
                        "FUNCTIONS: function %u names undefined object %u",
                        id, obj);
       if (pl_grow(&t->fns, &t->fns_cap, (size_t)id + 1, sizeof *t->fns))
@@ -503,7 +514,6 @@ static int on_functions(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 /* ALIASES: { u32 fn_id; name\0 } of functions defined before. */
 static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
 {
-   uint64_t base = off + PL_CHUNK_HEADER_SIZE;
    size_t i = 0;
 
    if (keep_block(t, p)) {
@@ -512,14 +522,14 @@ static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    }
    while (i < len) {
       uint32_t id;
-      long n = table_entry(t, base, p, len, i, 4, "ALIASES");
+      long n = table_entry(t, off, p, len, i, 4, "ALIASES");
       size_t had = t->alias_of_cap;
       alias_rec *a;
       if (n < 0)
          return -1;
       id = pl_get32(p + i);
       if (id == 0 || id > t->nfns)
-         return damage(t, base + i, "ALIASES: function %u is not defined",
+         return damage(t, entry_off(t, off, i), "ALIASES: function %u is not defined",
                        id);
       if (t->naliases >= UINT32_MAX
           || pl_grow(&t->aliases, &t->aliases_cap, t->naliases + 1,
@@ -543,6 +553,57 @@ static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       i += 4 + (size_t)n + 1;
    }
    return 0;
+}
+
+/* PACKED_TABLE (2.0): decode the table payload it stands for, with the
+   file's table model, and read it as that chunk. */
+static int on_packed(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   unsigned type = p[0];
+   uint32_t raw_len = pl_get32(p + 4);
+   const char *why;
+   uint8_t *raw;
+   int rc;
+
+   t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
+   if (!pl_tpack_type_ok(type)) {
+      free(p);
+      return damage(t, off, "PACKED_TABLE chunk: packs chunk type %u, not "
+                    "a table", type);
+   }
+   if (raw_len > PL_TPACK_MAX_RAW) {
+      free(p);
+      return damage(t, off, "PACKED_TABLE chunk: %u table bytes, more than "
+                    "the maximum %u", raw_len, PL_TPACK_MAX_RAW);
+   }
+   if (!t->packer) {
+      t->packer = malloc(sizeof *t->packer);
+      if (!t->packer) {
+         free(p);
+         return damage(t, off, "out of memory");
+      }
+      pl_tpack_init(t->packer);
+   }
+   /* +1: a NUL after the payload, as for the other kept payloads */
+   raw = malloc((size_t)raw_len + 1);
+   if (!raw) {
+      free(p);
+      return damage(t, off, "out of memory");
+   }
+   raw[raw_len] = 0;
+   rc = pl_tpack_decode(t->packer, type, p + PL_PACKED_PREFIX_SIZE,
+                        len - PL_PACKED_PREFIX_SIZE, raw, raw_len, &why);
+   free(p);
+   if (rc) {
+      free(raw);
+      return damage(t, off, "PACKED_TABLE chunk: %s", why);
+   }
+   t->in_packed = 1;
+   rc = type == PL_CHUNK_OBJECTS ? on_objects(t, off, raw, raw_len)
+        : type == PL_CHUNK_FUNCTIONS ? on_functions(t, off, raw, raw_len)
+        : on_aliases(t, off, raw, raw_len);
+   t->in_packed = 0;
+   return rc;
 }
 
 static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
@@ -606,7 +667,7 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes", thr, n, ULL(raw));
    /* (LZRC's bound needs the match limit of format 1.3) */
-   if ((t->minor >= 3 || th->info.codec != PL_CODEC_LZRC)
+   if ((t->major > 1 || t->minor >= 3 || th->info.codec != PL_CODEC_LZRC)
        && raw > pl_codec_max_raw((int)th->info.codec, n))
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes (%s: at most %llu)", thr, n, ULL(raw),
@@ -749,17 +810,27 @@ static uint32_t min_payload(unsigned type)
    case PL_CHUNK_STREAM:       return PL_STREAM_PREFIX_SIZE;
    case PL_CHUNK_MARK:         return PL_MARK_MIN_SIZE;
    case PL_CHUNK_TRACING:      return PL_TRACING_SIZE;
+   case PL_CHUNK_PACKED_TABLE: return PL_PACKED_PREFIX_SIZE;
    default:                    return 0;
    }
 }
 
+/* The chunk types of the file's format version: 1.x has types 1-11,
+   2.0 adds PACKED_TABLE.  Others are skipped. */
+static int known_type(const pl_trace *t, unsigned type)
+{
+   return type <= PL_CHUNK_ALIASES
+          || (t->major >= 2 && type == PL_CHUNK_PACKED_TABLE);
+}
+
 /* Whether the index keeps the whole payload of a chunk type. */
-static int keeps_payload(unsigned type)
+static int keeps_payload(const pl_trace *t, unsigned type)
 {
    return type == PL_CHUNK_PROCESS || type == PL_CHUNK_PROCESS_END
           || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
           || type == PL_CHUNK_EXEC || type == PL_CHUNK_MARK
-          || type == PL_CHUNK_ALIASES;
+          || type == PL_CHUNK_ALIASES
+          || (known_type(t, type) && type == PL_CHUNK_PACKED_TABLE);
 }
 
 /* Read one chunk's payload, check its CRC, and act on it. */
@@ -771,7 +842,7 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    uint64_t pos = off + PL_CHUNK_HEADER_SIZE;
    uint32_t done = 0, sum = 0;
 
-   if (keeps_payload(type)) {
+   if (keeps_payload(t, type)) {
       /* +1: a NUL after the payload keeps stray string scans in bounds */
       keep = malloc((size_t)len + 1);
       if (!keep)
@@ -816,6 +887,10 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_EXEC:         return on_exec(t, off, keep, len);
    case PL_CHUNK_MARK:         return on_mark(t, off, thr, keep, len);
    case PL_CHUNK_TRACING:      return on_tracing(t, off, thr, head);
+   case PL_CHUNK_PACKED_TABLE:
+      if (known_type(t, type))
+         return on_packed(t, off, keep, len);
+      return 0;
    default:                    return 0;   /* unknown types are skipped */
    }
 }
@@ -868,12 +943,12 @@ static void index_file(pl_trace *t, reader *r)
          damage(t, off, "second PROCESS chunk");
          return;
       }
-      if (len < min_payload(type)) {
+      if (known_type(t, type) && len < min_payload(type)) {
          damage(t, off, "%s chunk: payload of %u bytes, at least %u expected",
                 chunk_name(type), len, min_payload(type));
          return;
       }
-      if (type <= PL_CHUNK_ALIASES && (thr == 0) == thread_chunk) {
+      if (known_type(t, type) && (thr == 0) == thread_chunk) {
          damage(t, off, "%s chunk: bad thread number %u", chunk_name(type), thr);
          return;
       }
@@ -1000,11 +1075,12 @@ static int open_file(pl_trace *t, const char *path, uint64_t offset,
    }
    major = pl_get16(h + 8);
    t->minor = pl_get16(h + 10);
-   if (major != PL_VERSION_MAJOR) {
+   if (major < 1 || major > PL_VERSION_MAJOR) {
       pl_error_set(err, 8, "unsupported format version %u.%u (this decoder "
-                "reads %u.x)", major, t->minor, PL_VERSION_MAJOR);
+                "reads 1.x to %u.x)", major, t->minor, PL_VERSION_MAJOR);
       return -1;
    }
+   t->major = major;
    return 0;
 }
 
@@ -1052,6 +1128,8 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
    }
    index_file(t, &r);
    free(r.buf);
+   free(t->packer);           /* the tables are read: the model is done */
+   t->packer = NULL;
    describe_recording(t);
    return t;
 }
@@ -1072,6 +1150,7 @@ void pl_trace_close(pl_trace *t)
       free(t->blocks[i]);
    free(t->threads);
    free(t->blocks);
+   free(t->packer);
    free(t->fns);
    free(t->aliases);
    free(t->alias_of);
@@ -1087,6 +1166,7 @@ void pl_trace_close(pl_trace *t)
 }
 
 const char *pl_trace_path(const pl_trace *t) { return t->path; }
+unsigned pl_trace_version_major(const pl_trace *t) { return t->major; }
 unsigned pl_trace_version_minor(const pl_trace *t) { return t->minor; }
 
 const pl_error *pl_trace_damage(const pl_trace *t)
@@ -1229,7 +1309,7 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
       it->depth_limit = th->info.max_depth;
    pl_dec_init(&it->dec, (int)th->info.codec);
    /* matches were bounded from format 1.3 on (pl_codec.h PL_MAX_MATCH) */
-   it->dec.long_matches = t->minor < 3;
+   it->dec.long_matches = t->major == 1 && t->minor < 3;
    return it;
 }
 

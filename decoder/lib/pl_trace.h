@@ -90,6 +90,8 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
                                pl_error *err);
 
 const char *pl_trace_path(const pl_trace *t);
+/* The trace's format version (file header): 1.0 to 2.x. */
+unsigned    pl_trace_version_major(const pl_trace *t);
 unsigned    pl_trace_version_minor(const pl_trace *t);
 
 /* NULL for a complete, consistent trace; otherwise the first problem

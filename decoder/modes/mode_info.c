@@ -35,7 +35,7 @@ typedef struct {
    char       *file, *pid, *rank, *cmd, *recorded;
    int         end;               /* enum pl_trace_end */
    char       *exit_status;       /* PROCESS_END's, NULL if none */
-   unsigned    minor;
+   unsigned    major, minor;
    uint32_t    nfns, nobjs;
    uint64_t    table_bytes, file_bytes;
    info_thread *threads;
@@ -115,6 +115,7 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
    r->recorded = dup_opt(pl_trace_recording(t));
    r->exit_status = dup_opt(pl_trace_process_end_get(t, "exit_status"));
    r->end = pl_trace_end(t);
+   r->major = pl_trace_version_major(t);
    r->minor = pl_trace_version_minor(t);
    r->nfns = pl_trace_nfunctions(t);
    r->nobjs = pl_trace_nobjects(t);
@@ -234,7 +235,7 @@ static void write_text(const info_state *s, outbuf *o)
          outbuf_printf(o, ", rank %s", r->rank);
       outbuf_str(o, ", ");
       outbuf_str_escaped(o, r->cmd);
-      outbuf_printf(o, "\n   format 1.%u; ends: %s", r->minor,
+      outbuf_printf(o, "\n   format %u.%u; ends: %s", r->major, r->minor,
                     trace_end_name(r->end));
       if (r->exit_status)
          outbuf_printf(o, " (status %s)", r->exit_status);
@@ -290,7 +291,7 @@ static void write_xml_body(xml_out *x, const info_state *s)
       if (r->rank)
          xml_attr_text(x, "rank", r->rank);
       xml_attr_text(x, "command", r->cmd);
-      snprintf(fmt, sizeof fmt, "1.%u", r->minor);
+      snprintf(fmt, sizeof fmt, "%u.%u", r->major, r->minor);
       xml_attr(x, "format", fmt);
       xml_attr(x, "end", trace_end_name(r->end));
       if (r->exit_status)

@@ -44,7 +44,9 @@
      listing shows neither)
      --twin ID (ID > 1: function ID gets the object and name of function ID-1, as
      two static functions of the same name in one library: same identity,
-     so their call paths share stack tags) */
+     so their call paths share stack tags)
+     --pack 0 (tables in plain OBJECTS, FUNCTIONS and ALIASES chunks, format
+     1.4, instead of PACKED_TABLE chunks, format 2.0) */
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -54,6 +56,7 @@
 
 #include "pl_codec.h"
 #include "pl_format.h"
+#include "pl_table_pack.h"
 
 #define ENC_BUF (64u << 10)
 
@@ -65,7 +68,7 @@ enum variant {
    V_HUGE_MATCH, V_EXEC_MID_EVENT,
    /* the others */
    V_BAD_INHERIT, V_AFTER_END, V_OPEN_FRAMES, V_COUNT, V_END_RAW,
-   V_BAD_ALIAS
+   V_BAD_ALIAS, V_BAD_PACKED
 };
 
 static const char *const variants[] = {
@@ -105,6 +108,8 @@ static const char *const variants[] = {
    "count",       /* THREAD_END records one event too many */
    "end-raw",     /* THREAD_END raw bytes differ from the last raw_end */
    "bad-alias",   /* an ALIASES entry of a function not defined yet */
+   "bad-packed",  /* the second PACKED_TABLE chunk of functions lacks its
+                     last coded byte (its CRC matches) */
 };
 
 typedef struct {
@@ -168,7 +173,11 @@ static struct {
    /* exact listings end inside this thread, after this many events */
    uint32_t  stop_thread;
    size_t    stop_events;
+   int       pack;            /* --pack: tables as PACKED_TABLE (format 2.0) */
+   int       packed_fns;      /* FUNCTIONS chunks packed so far */
 } G;
+
+static pl_tpack packer;       /* the file's table model, with --pack 1 */
 
 static void die(const char *msg)
 {
@@ -233,6 +242,39 @@ static uint64_t put_chunk(unsigned type, uint32_t thread, const void *p,
    return put_chunk_ex(type, thread, p, len, 0);
 }
 
+static void expect(const char *mode, const char *fmt, ...)
+   __attribute__((format(printf, 2, 3)));
+
+/* A table chunk (OBJECTS, FUNCTIONS, ALIASES): as it is, or packed. */
+static uint64_t put_table(unsigned type, const void *p, uint32_t len)
+{
+   uint8_t *q;
+   size_t n;
+   uint64_t at;
+
+   if (!G.pack)
+      return put_chunk(type, 0, p, len);
+   if (len > PL_TPACK_MAX_RAW)
+      die("table chunk too large to pack");
+   q = xrealloc(NULL, PL_PACKED_PREFIX_SIZE + PL_TPACK_MAX_OUT(len));
+   n = pl_tpack_encode(&packer, type, p, len, q + PL_PACKED_PREFIX_SIZE);
+   if (G.variant == V_BAD_PACKED && type == PL_CHUNK_FUNCTIONS
+       && !G.damage_done && ++G.packed_fns == 2) {
+      n--;
+      expect("prefix", "^offset %" PRIu64 ": PACKED_TABLE chunk: the coded "
+             "bytes end before the table does$", G.off);
+      G.damage_done = 1;
+   }
+   q[0] = (uint8_t)type;
+   /* reserved: readers ignore */
+   q[1] = q[2] = q[3] = G.extras ? (uint8_t)rnd() : 0;
+   pl_put32(q + 4, len);
+   at = put_chunk(PL_CHUNK_PACKED_TABLE, 0, q,
+                  (uint32_t)(PL_PACKED_PREFIX_SIZE + n));
+   free(q);
+   return at;
+}
+
 /* An unknown chunk type with junk, which readers must skip. */
 static void put_unknown_chunk(void)
 {
@@ -241,13 +283,10 @@ static void put_unknown_chunk(void)
    for (i = 0; i < n; i++)
       junk[i] = (uint8_t)rnd();
    /* types 9 (MARK) and 10 (TRACING) exist since format 1.2, 11 (ALIASES)
-      since 1.4 */
-   put_chunk(12 + (unsigned)rnd_below(244), (uint32_t)rnd_below(3), junk,
+      since 1.4, 12 (PACKED_TABLE) since 2.0 */
+   put_chunk(13 + (unsigned)rnd_below(243), (uint32_t)rnd_below(3), junk,
              (uint32_t)n);
 }
-
-static void expect(const char *mode, const char *fmt, ...)
-   __attribute__((format(printf, 2, 3)));
 
 static void expect(const char *mode, const char *fmt, ...)
 {
@@ -357,7 +396,7 @@ static void put_objects(uint32_t first, uint32_t last)
       memcpy(buf + n + 4, objects[id], l);
       n += 4 + l;
    }
-   put_chunk(PL_CHUNK_OBJECTS, 0, buf, (uint32_t)n);
+   put_table(PL_CHUNK_OBJECTS, buf, (uint32_t)n);
 }
 
 /* With extras, every third function of first..last gets one or two other
@@ -371,9 +410,11 @@ static void put_aliases(uint32_t first, uint32_t last)
    if (G.variant == V_BAD_ALIAS && !G.damage_done) {
       pl_put32(buf, last + 1);
       memcpy(buf + 4, "early", 6);
+      /* a packed entry's damage is reported at its chunk */
       expect("prefix", "^offset %" PRIu64 ": ALIASES: function %" PRIu32
-             " is not defined$", G.off + PL_CHUNK_HEADER_SIZE, last + 1);
-      put_chunk(PL_CHUNK_ALIASES, 0, buf, 10);
+             " is not defined$",
+             G.off + (G.pack ? 0 : PL_CHUNK_HEADER_SIZE), last + 1);
+      put_table(PL_CHUNK_ALIASES, buf, 10);
       G.damage_done = 1;
       return;
    }
@@ -391,13 +432,13 @@ static void put_aliases(uint32_t first, uint32_t last)
          pl_put32(buf + n, id);
          n += 4 + l;
          if (sizeof buf - n < 4 + 60) {
-            put_chunk(PL_CHUNK_ALIASES, 0, buf, (uint32_t)n);
+            put_table(PL_CHUNK_ALIASES, buf, (uint32_t)n);
             n = 0;
          }
       }
    }
    if (n)
-      put_chunk(PL_CHUNK_ALIASES, 0, buf, (uint32_t)n);
+      put_table(PL_CHUNK_ALIASES, buf, (uint32_t)n);
 }
 
 /* Define functions up to `id`, at most 4096 per chunk. */
@@ -431,7 +472,7 @@ static void define_upto(uint32_t id)
          n += 16 + l;
          G.defined = f;
       }
-      put_chunk(PL_CHUNK_FUNCTIONS, 0, buf, (uint32_t)n);
+      put_table(PL_CHUNK_FUNCTIONS, buf, (uint32_t)n);
       put_aliases(G.defined - k + 1, G.defined);
    }
 }
@@ -1015,6 +1056,7 @@ int main(int argc, char **argv)
    unsigned long deep = 20000;
    FILE *ef;
 
+   G.pack = 1;
    for (a = 1; a < argc && argv[a][0] == '-' && argv[a][1] == '-'; a += 2) {
       const char *o = argv[a] + 2, *v = a + 1 < argc ? argv[a + 1] : NULL;
       if (!v)
@@ -1034,10 +1076,13 @@ int main(int argc, char **argv)
       else if (!strcmp(o, "table")) table = v;
       else if (!strcmp(o, "marks")) G.marks = atoi(v);
       else if (!strcmp(o, "twin")) G.twin = (uint32_t)strtoul(v, NULL, 0);
+      else if (!strcmp(o, "pack")) G.pack = atoi(v) != 0;
       else die("unknown option");
    }
    if (argc - a != 3)
       die("usage: make_trace [--option value]... TRACE LISTING EXPECT");
+   if (!G.pack && !strcmp(vname, "bad-packed"))
+      die("variant bad-packed needs packed tables");
    for (i = 0; i < sizeof variants / sizeof variants[0]; i++)
       if (!strcmp(vname, variants[i]))
          break;
@@ -1068,7 +1113,9 @@ int main(int argc, char **argv)
    if (!G.f)
       die("cannot create the trace");
 
-   pl_file_header(hdr);
+   pl_file_header(hdr, G.pack ? PL_VERSION_MAJOR : PL_VERSION_PLAIN_MAJOR,
+                  G.pack ? PL_VERSION_MINOR : PL_VERSION_PLAIN_MINOR);
+   pl_tpack_init(&packer);
    if (G.extras) {
       pl_put16(hdr + 10, 9);           /* a later minor version */
       pl_put32(hdr + 12, 0x80000001u); /* unknown header flags */
@@ -1215,8 +1262,8 @@ int main(int argc, char **argv)
          put_kv(&kv, &kvlen, &kvcap, "x-another", "");
       put_chunk(PL_CHUNK_PROCESS_END, 0, kv, (uint32_t)kvlen);
       if (G.variant == V_AFTER_END) {
-         expect("prefix", "^offset %" PRIu64 ": OBJECTS chunk after "
-                "PROCESS_END$", G.off);
+         expect("prefix", "^offset %" PRIu64 ": %s chunk after "
+                "PROCESS_END$", G.off, G.pack ? "PACKED_TABLE" : "OBJECTS");
          put_objects(1, 1);
       }
    }

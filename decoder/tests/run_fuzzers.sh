@@ -94,7 +94,7 @@ ts=$tmp/trace-seeds
 for v in ok extras exec exec-failed killed killed-synced zero-tail bad-exit \
          bad-id crc missing bad-len raw-long raw-short raw-stuck empty-chunk \
          exec-mid-event bad-inherit after-end open-frames count end-raw \
-         bad-alias; do
+         bad-alias bad-packed; do
    for shape in 1 2; do
       case $shape in
       1) opts="--codec mixed --threads 4 --events 60 --functions 20 --fork 3" ;;

@@ -446,7 +446,7 @@ static void cmd_process(char **w, int n)
       snprintf(num, sizeof num, "%ld", max_arg + 1);
       kv_add(&kv, "argc", num);
    }
-   pl_file_header(hdr);
+   pl_file_header(hdr, PL_VERSION_PLAIN_MAJOR, PL_VERSION_PLAIN_MINOR);
    write_bytes(hdr, sizeof hdr);
    put_chunk(PL_CHUNK_PROCESS, 0, kv.p, kv.len);
    free(kv.p);

@@ -163,7 +163,8 @@ variant() { # variant seed [options...]
 
 for v in killed killed-synced zero-tail bad-exit bad-id bad-inherit crc \
          missing bad-len raw-long raw-short raw-stuck empty-chunk \
-         exec-mid-event after-end open-frames count end-raw bad-alias; do
+         exec-mid-event after-end open-frames count end-raw bad-alias \
+         bad-packed; do
    variant $v 11
    variant $v 12 --codec raw --chunk 5
 done
@@ -239,9 +240,12 @@ head -c 5 "$good" >"$tmp/short.trace"
 bad_input "5-byte file" "$tmp/short.trace" '^offset 5: truncated: file header'
 head -c 16 "$good" >"$tmp/hdronly.trace"
 bad_input "header only" "$tmp/hdronly.trace" '^offset 16: truncated: no chunks'
-{ head -c 8 "$good"; printf '\002\000'; tail -c +11 "$good"; } >"$tmp/major.trace"
-bad_input "major version 2" "$tmp/major.trace" \
-   '^offset 8: unsupported format version 2\.[0-9]+'
+{ head -c 8 "$good"; printf '\003\000'; tail -c +11 "$good"; } >"$tmp/major.trace"
+bad_input "major version 3" "$tmp/major.trace" \
+   '^offset 8: unsupported format version 3\.[0-9]+'
+{ head -c 8 "$good"; printf '\000\000'; tail -c +11 "$good"; } >"$tmp/major0.trace"
+bad_input "major version 0" "$tmp/major0.trace" \
+   '^offset 8: unsupported format version 0\.[0-9]+'
 { head -c 16 "$good"; printf '\002'; tail -c +18 "$good"; } >"$tmp/first.trace"
 bad_input "first chunk not PROCESS" "$tmp/first.trace" \
    '^offset 16: first chunk is OBJECTS, not PROCESS$'

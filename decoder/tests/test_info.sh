@@ -43,7 +43,8 @@ while off + 16 <= len(data):
     if off + 16 + n > len(data):
         break
     p = data[off + 16: off + 16 + n]
-    if typ in (2, 3, 11):
+    # table chunks; PACKED_TABLE (12) exists from format 2.0
+    if typ in (2, 3, 11) or (typ == 12 and data[8] >= 2):
         tables += 16 + n
     elif typ == 4:
         threads[thr] = {"codec": codecs[struct.unpack_from("<I", p, 12)[0]],

@@ -123,6 +123,8 @@ valid() {
 }
 
 valid basic exit --seed 3 --events 1000
+# the same in format 1.4 (plain tables), which the names test rewrites
+valid basic-plain exit --seed 3 --events 1000 --pack 0
 valid one-thread exit --seed 2 --threads 1 --events 3000
 valid five-threads-lzze exit --seed 2 --threads 5 --events 800 --codec lzze
 valid raw-chunks exit --seed 4 --codec raw --chunk 7 --events 1000
@@ -257,7 +259,8 @@ fi
 use_sanitized
 N=$tmp/nasty
 bad_name=$(printf "$tmp/na\\377me\\001.trace")
-"$PYTHON" "$ORACLE" rewrite "$A.trace" "$bad_name" nasty=1 names_out="$N.names"
+"$PYTHON" "$ORACLE" rewrite "$tmp/basic-plain.trace" "$bad_name" nasty=1 \
+   names_out="$N.names"
 run "$SAN_DECODE" "$N.xml" "$N.err" --xml "$bad_name"
 if [ $rc -ne 0 ] || [ -s "$N.err" ]; then
    fail "bad names: exit $rc" "$(head -c 300 "$N.err")"

@@ -16,7 +16,7 @@ def process_keys(path):
         if len(head) < 16 or head[:8] != MAGIC:
             raise ValueError("not a ParLoT trace")
         major, = struct.unpack_from("<H", head, 8)
-        if major != 1:
+        if major not in (1, 2):   # 2.0 packs the tables; PROCESS is as in 1.x
             raise ValueError("major version %d" % major)
         chunk = f.read(16)
         if len(chunk) < 16:

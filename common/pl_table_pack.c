@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* Packed tables: a context-mixing byte model over the entries of OBJECTS,
+   FUNCTIONS and ALIASES payloads, and a range coder (docs/table-pack.md).
+
+   Each bit of a byte, most significant first, is predicted by six models:
+   order 0, the previous 1, 2, 3 and 5 bytes, and a field model (in an
+   entry's fixed header: the same byte of the previous entry and the byte
+   before; in a name: the whole name so far).  Their probabilities are
+   mixed in the logistic domain by weights chosen by the entry field the
+   byte belongs to, which learn online; the result drives a binary range
+   coder with carry propagation.  Encoder and decoder run the same model,
+   with integer arithmetic only, so they agree bit for bit. */
+
+#include "pl_table_pack.h"
+#include "pl_format.h"
+#include "pl_hash.h"
+
+#define PROB_BITS   12
+#define RC_TOP      (1u << 24)
+#define COUNT_LIMIT 255u       /* a context's adaptation rate: 1/(n + 1.5) */
+#define MIX_SHIFT   16         /* weights are 16.16 fixed point */
+#define MIX_RATE    2          /* weight learning rate (error multiplier) */
+#define EXPECT      (PL_TPACK_INPUTS - 1)   /* the expected-byte input */
+#define HIST_MASK   ((1u << PL_TPACK_HIST_BITS) - 1u)
+#define MATCH_MIN   5          /* bytes a match needs to start */
+#define MATCH_CHECK 32         /* bytes back a candidate is checked */
+#define FIELDS      20         /* header bytes 0..15, name bytes 0, 1, 2, 3+ */
+
+/* 4096 / (1 + e^-(x/256)) at x = -2048, -1920, ..., 2048. */
+static const uint16_t squash_knots[33] = {
+   1, 2, 4, 6, 10, 17, 27, 45, 74, 120, 194, 311, 488, 747, 1102, 1546,
+   2048, 2550, 2994, 3349, 3608, 3785, 3902, 3976, 4022, 4051, 4069, 4079,
+   4086, 4090, 4092, 4094, 4095
+};
+
+/* The logistic function on [-2047, 2047] (x/256), 12-bit, interpolated. */
+static int squash(int x)
+{
+   unsigned i, w;
+   if (x > 2047)
+      x = 2047;
+   if (x < -2047)
+      x = -2047;
+   i = (unsigned)(x + 2048) >> 7;
+   w = (unsigned)(x + 2048) & 127u;
+   return (int)((squash_knots[i] * (128u - w) + squash_knots[i + 1] * w + 64u)
+                >> 7);
+}
+
+/* Fixed entry header of each packed type: u32 obj_id; u32 fn_id, u32
+   obj_id, u64 address; u32 fn_id. */
+static const unsigned hdr_size[3] = { 4, 16, 4 };
+
+static unsigned type_index(unsigned type)
+{
+   return type == PL_CHUNK_OBJECTS ? 0 : type == PL_CHUNK_FUNCTIONS ? 1 : 2;
+}
+
+int pl_tpack_type_ok(unsigned type)
+{
+   return type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
+          || type == PL_CHUNK_ALIASES;
+}
+
+size_t pl_tpack_piece(unsigned type, const uint8_t *p, size_t n)
+{
+   size_t used = 0, hdr = hdr_size[type_index(type)];
+   while (used < n) {
+      size_t end = used + hdr;
+      while (end < n && p[end] != 0)
+         end++;
+      end++;                                 /* the name's 0 */
+      if (used && end > PL_TPACK_MAX_RAW)
+         break;
+      used = end < n ? end : n;
+   }
+   return used;
+}
+
+void pl_tpack_init(pl_tpack *m)
+{
+   unsigned i, j;
+   int x, next = 0;
+
+   for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
+      for (j = 0; j < (1u << PL_TPACK_SLOT_BITS); j++)
+         m->slots[i][j] = 0x80000000u;      /* p = 1/2, n = 0 */
+   for (i = 0; i < 2; i++)
+      for (j = 0; j < 32; j++)
+         m->expect_p[i][j] = 0x80000000u;
+   for (j = 0; j < (1u << PL_TPACK_HIST_BITS); j++)
+      m->hist[j] = 0;
+   for (j = 0; j < (1u << PL_TPACK_MATCH_BITS); j++)
+      m->match_at[j] = 0;
+   m->hist_pos = 0;
+   m->match_ptr = 0;
+   m->match_len = 0;
+   for (i = 0; i < 2; i++)
+      for (j = 0; j < 256; j++)
+         m->order0[i][j] = 0x80000000u;
+   for (i = 0; i < PL_TPACK_SETS; i++)
+      for (j = 0; j < PL_TPACK_INPUTS; j++)
+         m->weights[i][j] = 20000;          /* about 0.3 */
+   /* stretch = squash^-1: the smallest x with squash(x) >= p */
+   for (x = -2047; x <= 2047; x++) {
+      int v = squash(x);
+      for (; next <= v; next++)
+         m->stretch[next] = (int16_t)x;
+   }
+   for (; next < 4096; next++)
+      m->stretch[next] = 2047;
+   for (i = 0; i < 3; i++)
+      for (j = 0; j < PL_TPACK_HDR_MAX; j++)
+         m->prev_hdr[i][j] = 0;
+   m->last = 0;
+   m->type_ix = 0;
+   m->pos = 0;
+   m->name_hash = PL_FNV1A_INIT;
+}
+
+static void chunk_start(pl_tpack *m, unsigned type)
+{
+   m->type_ix = type_index(type);
+   m->pos = 0;
+   m->name_hash = PL_FNV1A_INIT;
+}
+
+static uint64_t hash3(uint64_t a, uint64_t b, uint64_t c)
+{
+   return pl_fnv1a_step(pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, a), b), c);
+}
+
+/* What the previous entry says of the header byte at pos: the same byte,
+   except that IDs (OBJECTS and FUNCTIONS) are dense, so one more. */
+static unsigned expected_hdr_byte(const pl_tpack *m, unsigned pos)
+{
+   const uint8_t *prev = m->prev_hdr[m->type_ix];
+   uint32_t id;
+   if (m->type_ix == 2 || pos >= 4)
+      return prev[pos];
+   id = (uint32_t)prev[0] | (uint32_t)prev[1] << 8 | (uint32_t)prev[2] << 16
+        | (uint32_t)prev[3] << 24;
+   return ((id + 1u) >> (8 * pos)) & 0xFFu;
+}
+
+/* The contexts of the next byte. */
+static void byte_start(pl_tpack *m)
+{
+   unsigned hdr = hdr_size[m->type_ix], pos = m->pos, t = m->type_ix;
+   uint64_t last = m->last;
+
+   m->in_name = pos >= hdr;
+   m->set = t * FIELDS + (m->in_name ? 16 + (pos - hdr) : pos);
+   m->ctx[0] = hash3(1, t * 2 + m->in_name, last & 0xFFu);
+   m->ctx[1] = hash3(2, m->in_name, last & 0xFFFFu);
+   m->ctx[2] = hash3(3, 0, last & 0xFFFFFFu);
+   m->ctx[3] = hash3(4, 0, last & 0xFFFFFFFFFFull);
+   if (m->in_name) {
+      m->ctx[4] = hash3(5, t, m->name_hash);
+      m->expect = m->match_len ? m->hist[m->match_ptr & HIST_MASK] : -1;
+      m->expect_ctx = m->match_len < 31 ? m->match_len : 31;
+   } else {
+      unsigned k, same = 1;
+      for (k = 0; k < pos; k++)
+         same &= m->cur_hdr[k] == expected_hdr_byte(m, k);
+      m->expect = (int)expected_hdr_byte(m, pos);
+      m->expect_ctx = pos + 16 * same;
+      m->ctx[4] = hash3(6 + t, pos + 16 * same, (unsigned)m->expect);
+   }
+}
+
+/* P(next bit = 1), 12-bit, in 1..4095; c0 is 1 followed by the bits of
+   the byte so far. */
+static int predict(pl_tpack *m, unsigned c0, int k)
+{
+   const int32_t *w = m->weights[m->set];
+   int64_t dot = 0;
+   unsigned i;
+   int p;
+
+   m->slot[0] = &m->order0[m->in_name][c0];
+   for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
+      m->slot[i + 1] = &m->slots[i][pl_golden_slot(m->ctx[i] + c0,
+                                                  PL_TPACK_SLOT_BITS)];
+   /* the expected byte's next bit, while the bits so far agree with it */
+   m->slot[EXPECT] = NULL;
+   m->st[EXPECT] = 0;
+   if (m->expect >= 0 && ((unsigned)m->expect | 256u) >> (k + 1) == c0) {
+      m->expect_bit = ((unsigned)m->expect >> k) & 1u;
+      m->slot[EXPECT] = &m->expect_p[m->in_name][m->expect_ctx];
+   }
+   for (i = 0; i < PL_TPACK_INPUTS; i++) {
+      if (!m->slot[i])
+         continue;
+      m->st[i] = m->stretch[*m->slot[i] >> 20];
+      if (i == EXPECT && !m->expect_bit)
+         m->st[i] = -m->st[i];
+      dot += (int64_t)m->st[i] * w[i];
+   }
+   p = squash((int)(dot >> MIX_SHIFT));
+   if (p < 1)
+      p = 1;
+   if (p > 4095)
+      p = 4095;
+   m->p = p;
+   return p;
+}
+
+static void update(pl_tpack *m, unsigned bit)
+{
+   int32_t *w = m->weights[m->set];
+   int err = (((int)bit << PROB_BITS) - m->p) * MIX_RATE;
+   unsigned i;
+
+   for (i = 0; i < PL_TPACK_INPUTS; i++) {
+      uint32_t s, n;
+      int64_t p, target;
+      if (!m->slot[i])
+         continue;
+      s = *m->slot[i];
+      n = s & 1023u;
+      p = s >> 10;
+      target = (i == EXPECT ? bit == m->expect_bit : bit) ? (1 << 22) - 1 : 0;
+      p += ((target - p) * (int64_t)(131072u / (2u * n + 3u))) >> 17;
+      if (n < COUNT_LIMIT)
+         n++;
+      *m->slot[i] = (uint32_t)p << 10 | n;
+      w[i] += (int32_t)(((int64_t)m->st[i] * err) >> 10);
+   }
+}
+
+/* The match model: the byte after the latest earlier occurrence of the
+   last MATCH_MIN bytes (checked, up to MATCH_CHECK back) is expected next,
+   as long as the bytes go on agreeing. */
+static void match_update(pl_tpack *m, unsigned b)
+{
+   uint32_t slot, cand;
+
+   m->hist[m->hist_pos++ & HIST_MASK] = (uint8_t)b;
+   if (m->match_len) {
+      if (m->hist[m->match_ptr & HIST_MASK] == b && m->match_len < 65535u) {
+         m->match_len++;
+         m->match_ptr++;
+      } else {
+         m->match_len = 0;
+      }
+   }
+   if (m->hist_pos < MATCH_MIN)
+      return;
+   slot = (uint32_t)pl_golden_slot(m->last & 0xFFFFFFFFFFull,
+                                   PL_TPACK_MATCH_BITS);
+   cand = m->match_at[slot];
+   m->match_at[slot] = m->hist_pos;
+   if (!m->match_len && cand && m->hist_pos - cand <= HIST_MASK - MATCH_CHECK) {
+      unsigned len = 0;
+      while (len < MATCH_CHECK && len < cand
+             && m->hist[(cand - 1 - len) & HIST_MASK]
+                == m->hist[(m->hist_pos - 1 - len) & HIST_MASK])
+         len++;
+      if (len >= MATCH_MIN) {
+         m->match_len = len;
+         m->match_ptr = cand;
+      }
+   }
+}
+
+static void byte_end(pl_tpack *m, unsigned b)
+{
+   m->last = m->last << 8 | b;
+   match_update(m, b);
+   if (!m->in_name) {
+      m->cur_hdr[m->pos++] = (uint8_t)b;
+      return;
+   }
+   if (b == 0) {               /* the entry ends */
+      unsigned i;
+      for (i = 0; i < hdr_size[m->type_ix]; i++)
+         m->prev_hdr[m->type_ix][i] = m->cur_hdr[i];
+      m->pos = 0;
+      m->name_hash = PL_FNV1A_INIT;
+      return;
+   }
+   m->name_hash = pl_fnv1a_step(m->name_hash, b);
+   if (m->pos < hdr_size[m->type_ix] + 3)
+      m->pos++;
+}
+
+/* ---- Range coder (carries propagate through a pending byte) -------------- */
+
+typedef struct {
+   uint64_t low;
+   uint32_t range;
+   uint8_t  cache;
+   uint64_t pending;    /* the cache byte and the 0xFF bytes after it */
+   uint8_t *out;
+   size_t   len;
+} rc_enc;
+
+static void shift_low(rc_enc *e)
+{
+   if ((uint32_t)e->low < 0xFF000000u || (e->low >> 32) != 0) {
+      uint8_t carry = (uint8_t)(e->low >> 32), b = e->cache;
+      do {
+         e->out[e->len++] = (uint8_t)(b + carry);
+         b = 0xFF;
+      } while (--e->pending != 0);
+      e->cache = (uint8_t)(e->low >> 24);
+   }
+   e->pending++;
+   e->low = (e->low & 0x00FFFFFFu) << 8;
+}
+
+size_t pl_tpack_encode(pl_tpack *m, unsigned type, const uint8_t *in,
+                       size_t n, uint8_t *out)
+{
+   rc_enc e = { 0, 0xFFFFFFFFu, 0, 1, out, 0 };
+   size_t i;
+   int k;
+
+   chunk_start(m, type);
+   for (i = 0; i < n; i++) {
+      unsigned c0 = 1;
+      byte_start(m);
+      for (k = 7; k >= 0; k--) {
+         unsigned bit = (in[i] >> k) & 1u;
+         uint32_t bound = (e.range >> PROB_BITS) * (uint32_t)predict(m, c0, k);
+         if (bit) {
+            e.range = bound;
+         } else {
+            e.low += bound;
+            e.range -= bound;
+         }
+         while (e.range < RC_TOP) {
+            e.range <<= 8;
+            shift_low(&e);
+         }
+         update(m, bit);
+         c0 = c0 * 2 + bit;
+      }
+      byte_end(m, in[i]);
+   }
+   for (k = 0; k < 5; k++)
+      shift_low(&e);
+   return e.len;
+}
+
+int pl_tpack_decode(pl_tpack *m, unsigned type, const uint8_t *in, size_t n,
+                    uint8_t *out, size_t raw_len, const char **error)
+{
+   uint32_t range = 0xFFFFFFFFu, code = 0;
+   size_t used, i;
+   int k;
+
+   if (n < 5 || in[0] != 0) {
+      *error = n < 5 ? "fewer than 5 coded bytes"
+                     : "the first coded byte is not 0";
+      return -1;
+   }
+   for (used = 1; used < 5; used++)
+      code = code << 8 | in[used];
+   chunk_start(m, type);
+   for (i = 0; i < raw_len; i++) {
+      unsigned c0 = 1;
+      byte_start(m);
+      for (k = 7; k >= 0; k--) {
+         uint32_t bound = (range >> PROB_BITS) * (uint32_t)predict(m, c0, k);
+         unsigned bit;
+         if (code < bound) {
+            range = bound;
+            bit = 1;
+         } else {
+            code -= bound;
+            range -= bound;
+            bit = 0;
+         }
+         while (range < RC_TOP) {
+            if (used == n) {
+               *error = "the coded bytes end before the table does";
+               return -1;
+            }
+            range <<= 8;
+            code = code << 8 | in[used++];
+         }
+         update(m, bit);
+         c0 = c0 * 2 + bit;
+      }
+      out[i] = (uint8_t)(c0 & 0xFFu);
+      byte_end(m, out[i]);
+   }
+   if (used != n) {
+      *error = "coded bytes left after the table";
+      return -1;
+   }
+   return 0;
+}
