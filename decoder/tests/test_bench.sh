@@ -22,6 +22,9 @@
 #    input is the --compress=no run's uncompressed streams, 2 bytes per
 #    event (fib's IDs are all short); ParLoT's row is the --images=all run;
 #  - codec.csv: the codec alone saw the same events and bytes;
+#  - files.csv: ParLoT's files are the --images=all run's, the raw files the
+#    --compress=no --pack-tables=no run's (exit summaries), zstd -19 and
+#    xz -9 make them smaller;
 #  - startup.csv: the empty program native, under none and under ParLoT;
 #    the fib target line also gives the ratio without start-up (fib(27)
 #    is too short for one: "-");
@@ -58,9 +61,10 @@ else
    finish
 fi
 
-# fib alone: its slowdown, Callgrind's, zstd, latency, lz4, gzip, run time
+# fib alone: its slowdown, Callgrind's, zstd, latency, lz4, gzip, the two
+# whole-run targets, run time
 n=$(grep -cE '^  (MET|NOT MET) +' "$tmp/stdout")
-if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -eq 7 ]; then
+if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -eq 9 ]; then
    pass "the Targets section has a MET / NOT MET line per target"
 else
    fail "the Targets section has a MET / NOT MET line per target" \
@@ -76,6 +80,7 @@ def rows(name):
     with open(os.path.join(os.environ["OUT"], name)) as f:
         return list(csv.DictReader(f))
 res, comp, codec = rows("results.csv"), rows("compressors.csv"), rows("codec.csv")
+files = rows("files.csv")
 start = {r["config"]: float(r["median_s"]) for r in rows("startup.csv")}
 mem = {r["codec"]: float(r["kib_per_thread"]) for r in rows("memory.csv")}
 cfg = {r["config"]: r for r in res}
@@ -152,6 +157,20 @@ if not (float(k["enc_ns"]) > 0 and float(k["ratio"]) > 1
         and float(k["max_ns"]) >= float(k["p9999_ns"]) >= float(k["p50_ns"])
         and float(k["lzze_max_ns"]) > 0):
     print("numbers", k)
+'
+
+check "files.csv: the whole run, ParLoT against the raw files compressed" '
+if len(files) != 1 or files[0]["workload"] != "fib" or files[0]["files"] != "1":
+    print("rows", files)
+f = {k: int(v) for k, v in files[0].items() if k.endswith("bytes")}
+if f["parlot_bytes"] != int(cfg["parlot-all"]["trace_bytes"]):
+    print("parlot bytes", f["parlot_bytes"], "summary", cfg["parlot-all"]["trace_bytes"])
+if f["raw_files_bytes"] != int(cfg["parlot-nc"]["trace_bytes"]):
+    print("raw files", f["raw_files_bytes"], "summary", cfg["parlot-nc"]["trace_bytes"])
+if not 0 < f["parlot_stream_bytes"] < f["parlot_bytes"]:
+    print("streams", f["parlot_stream_bytes"], "of", f["parlot_bytes"])
+if not (0 < f["zstd19_bytes"] < f["raw_files_bytes"] and 0 < f["xz9_bytes"] < f["raw_files_bytes"]):
+    print("compressed", f)
 '
 
 check "startup.csv: the empty program, native and under Valgrind" '
