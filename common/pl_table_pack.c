@@ -19,6 +19,11 @@
 #define RC_TOP      (1u << 24)
 #define COUNT_LIMIT 255u       /* a context's adaptation rate: 1/(n + 1.5) */
 #define MIX_SHIFT   16         /* weights are 16.16 fixed point */
+/* Probabilities stay in P_MIN..4096-P_MIN: no bit costs more than 8 bits,
+   nor less than 0.0056, so n coded bytes hold at most about 180 n table
+   bytes and a crafted chunk cannot make a reader decode for long (about
+   2 % larger tables than P_MIN = 1). */
+#define P_MIN       16
 #define MIX_RATE    2          /* weight learning rate (error multiplier) */
 #define EXPECT      (PL_TPACK_INPUTS - 1)   /* the expected-byte input */
 #define HIST_MASK   ((1u << PL_TPACK_HIST_BITS) - 1u)
@@ -109,6 +114,8 @@ void pl_tpack_init(pl_tpack *m)
    }
    for (; next < 4096; next++)
       m->stretch[next] = 2047;
+   for (j = 0; j <= COUNT_LIMIT; j++)
+      m->rate[j] = 131072u / (2u * j + 3u);
    for (i = 0; i < 3; i++)
       for (j = 0; j < PL_TPACK_HDR_MAX; j++)
          m->prev_hdr[i][j] = 0;
@@ -169,19 +176,26 @@ static void byte_start(pl_tpack *m)
    }
 }
 
-/* P(next bit = 1), 12-bit, in 1..4095; c0 is 1 followed by the bits of
+/* P(next bit = 1), 12-bit, in P_MIN..4096-P_MIN; c0 is 1 followed by the bits of
    the byte so far. */
 static int predict(pl_tpack *m, unsigned c0, int k)
 {
    const int32_t *w = m->weights[m->set];
    int64_t dot = 0;
-   unsigned i;
+   unsigned i, nib;
    int p;
 
    m->slot[0] = &m->order0[m->in_name][c0];
+   /* The counters of one nibble share a bucket of 16 (one cache line): a
+      bucket per context and nibble, found at the nibble's first bit. */
+   if (k == 7 || k == 3)
+      for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
+         m->bucket[i] = m->slots[i] + 16u * pl_golden_slot(
+                           m->ctx[i] + (k == 7 ? 0u : c0),
+                           PL_TPACK_SLOT_BITS - 4);
+   nib = k >= 4 ? c0 : (c0 & ((1u << (3 - k)) - 1u)) | (1u << (3 - k));
    for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
-      m->slot[i + 1] = &m->slots[i][pl_golden_slot(m->ctx[i] + c0,
-                                                  PL_TPACK_SLOT_BITS)];
+      m->slot[i + 1] = m->bucket[i] + nib;
    /* the expected byte's next bit, while the bits so far agree with it */
    m->slot[EXPECT] = NULL;
    m->st[EXPECT] = 0;
@@ -198,10 +212,10 @@ static int predict(pl_tpack *m, unsigned c0, int k)
       dot += (int64_t)m->st[i] * w[i];
    }
    p = squash((int)(dot >> MIX_SHIFT));
-   if (p < 1)
-      p = 1;
-   if (p > 4095)
-      p = 4095;
+   if (p < P_MIN)
+      p = P_MIN;
+   if (p > 4096 - P_MIN)
+      p = 4096 - P_MIN;
    m->p = p;
    return p;
 }
@@ -221,7 +235,7 @@ static void update(pl_tpack *m, unsigned bit)
       n = s & 1023u;
       p = s >> 10;
       target = (i == EXPECT ? bit == m->expect_bit : bit) ? (1 << 22) - 1 : 0;
-      p += ((target - p) * (int64_t)(131072u / (2u * n + 3u))) >> 17;
+      p += ((target - p) * (int64_t)m->rate[n]) >> 17;
       if (n < COUNT_LIMIT)
          n++;
       *m->slot[i] = (uint32_t)p << 10 | n;

@@ -9,7 +9,7 @@
    previous entry's.  Specified in docs/table-pack.md.
 
    Freestanding like the codecs (pl_codec.h): no libc, no allocation; the
-   caller owns the model (about 1.5 MB) and the buffers. */
+   caller owns the model (about 1.9 MB) and the buffers. */
 #ifndef PL_TABLE_PACK_H
 #define PL_TABLE_PACK_H
 
@@ -24,13 +24,14 @@
 #define PL_TPACK_MATCH_BITS 16   /* slots of its table of positions */
 
 /* Most table bytes one packed chunk holds (its raw_len): a reader rejects
-   more, so that a crafted chunk cannot make it decode for long. */
+   more.  (A chunk's coded bytes also bound what it decodes to: about 180
+   table bytes each, docs/table-pack.md 4.) */
 #define PL_TPACK_MAX_RAW   (1u << 20)
 
-/* Most coded bytes n table bytes can take: no bit costs more than 12 bits
-   (probabilities stay within 1/4096 of 0 and 1), plus the coder's 5
+/* Most coded bytes n table bytes can take: no bit costs more than 8 bits
+   (probabilities stay within 16/4096 of 0 and 1), plus the coder's 5
    bytes of start and flush. */
-#define PL_TPACK_MAX_OUT(n) (12u * (size_t)(n) + 5u)
+#define PL_TPACK_MAX_OUT(n) (8u * (size_t)(n) + 5u)
 
 typedef struct {
    uint32_t slots[PL_TPACK_INPUTS - 2][1u << PL_TPACK_SLOT_BITS];
@@ -40,6 +41,7 @@ typedef struct {
    uint32_t order0[2][256];                      /* header byte, name byte */
    int32_t  weights[PL_TPACK_SETS][PL_TPACK_INPUTS];
    int16_t  stretch[4096];
+   uint32_t rate[256];           /* 131072 / (2n + 3): a counter's step */
    uint8_t  prev_hdr[3][PL_TPACK_HDR_MAX];       /* last entry's, per type */
    uint8_t  cur_hdr[PL_TPACK_HDR_MAX];
    uint64_t last;        /* the previous bytes, the latest in the low byte */
@@ -57,6 +59,7 @@ typedef struct {
    unsigned expect_ctx, expect_bit;
    /* the current bit's predictions (set by predict) */
    uint32_t *slot[PL_TPACK_INPUTS];
+   uint32_t *bucket[PL_TPACK_INPUTS - 2];   /* the nibble's, per context */
    int      st[PL_TPACK_INPUTS];
    int      p;
 } pl_tpack;

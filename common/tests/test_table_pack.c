@@ -283,6 +283,47 @@ static void test_damage(void)
    free_tables(t, n);
 }
 
+/* A decompression bomb: n coded bytes of 0 make the decoder take the more
+   probable bit at every step (the model then predicts it ever more
+   strongly), which is the most table bytes per coded byte.  Probabilities
+   stay within 16/4096 of 0 and 1, so that is at most about 177 per coded
+   byte (docs/table-pack.md 4): the largest raw_len those bytes do not run
+   out on, found by bisection, is within 180 (n + 4). */
+static void test_bomb(void)
+{
+   static const size_t sizes[] = { 5, 64, 1000 };
+   pl_tpack *m = xmalloc(sizeof *m);
+   uint8_t *out = xmalloc(PL_TPACK_MAX_RAW);
+   size_t k;
+
+   for (k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+      size_t n = sizes[k], lo = 0, hi = PL_TPACK_MAX_RAW;
+      uint8_t *zero = calloc(n, 1);
+      const char *err = NULL;
+      /* invariant: lo bytes decode without running out, hi bytes do not */
+      pl_tpack_init(m);
+      CHECK(pl_tpack_decode(m, PL_CHUNK_FUNCTIONS, zero, n, out, hi, &err) < 0
+            && strstr(err, "end before"), "%zu zero bytes, raw_len %zu: %s",
+            n, hi, err ? err : "decoded");
+      while (hi - lo > 1) {
+         size_t mid = lo + (hi - lo) / 2;
+         err = NULL;
+         pl_tpack_init(m);
+         if (pl_tpack_decode(m, PL_CHUNK_FUNCTIONS, zero, n, out, mid, &err) < 0
+             && strstr(err, "end before"))
+            hi = mid;
+         else
+            lo = mid;
+      }
+      CHECK(lo <= 180 * (n + 4), "%zu coded bytes decode to %zu table bytes",
+            n, lo);
+      printf("bomb: %zu coded bytes hold at most %zu table bytes\n", n, lo);
+      free(zero);
+   }
+   free(m);
+   free(out);
+}
+
 /* pl_tpack_piece: whole entries, at most PL_TPACK_MAX_RAW bytes, but at
    least one entry. */
 static void test_pieces(void)
@@ -348,6 +389,7 @@ int main(int argc, char **argv)
    test_tables();
    test_random();
    test_damage();
+   test_bomb();
    test_pieces();
    printf("table pack: %d passed, %d failed\n", n_pass, n_fail);
    return n_fail != 0;
