@@ -2,14 +2,15 @@
 /* Packed tables: a context-mixing byte model over the entries of OBJECTS,
    FUNCTIONS and ALIASES payloads, and a range coder (docs/table-pack.md).
 
-   Each bit of a byte, most significant first, is predicted by six models:
-   order 0, the previous 1, 2, 3 and 5 bytes, and a field model (in an
-   entry's fixed header: the same byte of the previous entry and the byte
-   before; in a name: the whole name so far).  Their probabilities are
-   mixed in the logistic domain by weights chosen by the entry field the
-   byte belongs to, which learn online; the result drives a binary range
-   coder with carry propagation.  Encoder and decoder run the same model,
-   with integer arithmetic only, so they agree bit for bit. */
+   Each bit of a byte, most significant first, is predicted by seven
+   inputs: order 0; the previous 1, 2, 3 and 5 bytes; a field model (in an
+   entry's fixed header: what the previous entry predicts for this byte,
+   IDs being dense; in a name: the whole name so far); and an expected
+   byte (the header field's, or a match model's in names).  Their
+   probabilities are mixed in the logistic domain by weights chosen by the
+   entry field the byte belongs to, which learn online; the result drives a
+   binary range coder with carry propagation.  Encoder and decoder run the
+   same model, with integer arithmetic only, so they agree bit for bit. */
 
 #include "pl_table_pack.h"
 #include "pl_format.h"
