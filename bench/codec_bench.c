@@ -7,12 +7,13 @@
      gcc -O2 -Icommon bench/codec_bench.c common/pl_*.c -o codec_bench
      ./codec_bench            # fib(30) and friends
      ./codec_bench 32         # fib(32)
-     ./codec_bench --words FILE
+     ./codec_bench --words FILE [--lzrc|--lzze]
 
    --words FILE: FILE holds little-endian 16-bit value-layer words as
    written by bench/trace_words (0 = exit, 0xFFFF + two words = entry of a
    large ID, else an entry), e.g. the raw stream of a --compress=no trace.
-   Its events are encoded as one LZZE stream (threads one after the other),
+   Its events are encoded as one stream of the default codec, CCM (or LZRC
+   or LZZE), the threads one after the other,
    timed as below (LAT_RUNS_WORDS runs for the latency), decoded back and
    compared with the input: any difference is an error (exit 1).  Prints
    one line of "name value" pairs: events, bytes (of FILE), encoded, ratio,
@@ -412,20 +413,18 @@ static void measure(const stream *s, int lat_runs, result *res)
 
 /* ---- generated streams: a table ------------------------------------------ */
 
-static const char *codec_name(int kind)
-{
-   return kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze" : "raw";
-}
-
 static void run_generated(unsigned n)
 {
    char fibname[32];
    stream streams[] = {
+      { fibname, PL_CODEC_CCM, gen_fib, NULL },
       { fibname, PL_CODEC_LZRC, gen_fib, NULL },
       { fibname, PL_CODEC_LZZE, gen_fib, NULL },
       { fibname, PL_CODEC_RAW, gen_fib, NULL },
+      { "app", PL_CODEC_CCM, gen_app, NULL },
       { "app", PL_CODEC_LZRC, gen_app, NULL },
       { "app", PL_CODEC_LZZE, gen_app, NULL },
+      { "random", PL_CODEC_CCM, gen_random, NULL },
       { "random", PL_CODEC_LZRC, gen_random, NULL },
       { "random", PL_CODEC_LZZE, gen_random, NULL },
       { "random", PL_CODEC_RAW, gen_random, NULL },
@@ -446,7 +445,7 @@ static void run_generated(unsigned n)
       result r;
       measure(s, LAT_RUNS, &r);
       printf("%-10s %-5s %10llu %7.2f %7.1f %7.1f %8.1f %8.1f %9.0f %9.1f %10zu %9.1f\n",
-             s->name, codec_name(s->kind),
+             s->name, pl_codec_name(s->kind),
              (unsigned long long)r.events, r.enc_ns, r.pct[0], r.pct[1],
              r.pct[2], r.pct[3], r.max1_ns,
              (double)r.words * 2.0 / (double)sink_len, sink_len, r.dec_mev_s);
@@ -527,14 +526,15 @@ int main(int argc, char **argv)
 {
    calibrate();
    if (argc == 3 && strcmp(argv[1], "--words") == 0)
-      run_words(argv[2], PL_CODEC_LZRC);
+      run_words(argv[2], PL_CODEC_CCM);
    else if (argc == 4 && strcmp(argv[1], "--words") == 0
-            && strcmp(argv[3], "--lzze") == 0)
-      run_words(argv[2], PL_CODEC_LZZE);
+            && (strcmp(argv[3], "--lzze") == 0 || strcmp(argv[3], "--lzrc") == 0))
+      run_words(argv[2], strcmp(argv[3], "--lzze") == 0 ? PL_CODEC_LZZE
+                                                          : PL_CODEC_LZRC);
    else if (argc <= 2 && (argc == 1 || argv[1][0] != '-'))
       run_generated(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
    else {
-      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE [--lzze]\n");
+      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE [--lzrc|--lzze]\n");
       return 2;
    }
    free(sink);

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* ParLoT stream codecs: the API (pl_codec.h), which dispatches on the
    codec kind to RAW (pl_codec_raw.c), LZZE (pl_codec_lzze.c) and LZRC
-   (pl_codec_lzrc.c), and the state they share: the output buffer, the
+   (pl_codec_lzrc.c) and CCM (pl_codec_ccm.c), and the state they share: the output buffer, the
    counters, and the byte layer of RAW and LZZE (a bitmap byte per group
    of 8 bytes in LZZE; none in RAW).  The formats are specified in
    docs/codec.md; these files are the reference implementation of both
-   directions.
+   directions.  CCM (pl_codec_ccm.c) codes events, not words: it has a
+   model of the call stack.
 
    Freestanding: only <stdint.h>/<stddef.h>, no libc, no allocation.  The
    encoder does a bounded amount of work per event; the decoder is a
    resumable state machine that can stop after any byte of input or any
    value of output. */
 
+#include "pl_codec_ccm.h"
 #include "pl_codec_lzrc.h"
 #include "pl_codec_lzze.h"
 #include "pl_codec_raw.h"
@@ -22,11 +24,14 @@ const char pl_codec_err_escape[] = "escaped function ID below 0xFFFF";
 
 /* ---- Encoder ----------------------------------------------------------- */
 
-void pl_enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap)
+static void enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap,
+                     int zeroed)
 {
-   e->kind = kind == PL_CODEC_RAW || kind == PL_CODEC_LZZE ? kind
-             : PL_CODEC_LZRC;
-   if (e->kind == PL_CODEC_LZRC)
+   e->kind = kind == PL_CODEC_RAW || kind == PL_CODEC_LZZE
+             || kind == PL_CODEC_LZRC ? kind : PL_CODEC_CCM;
+   if (e->kind == PL_CODEC_CCM)
+      pl_ccm_enc_init(e, zeroed);
+   else if (e->kind == PL_CODEC_LZRC)
       pl_lzrc_enc_init(e);
    else if (e->kind == PL_CODEC_LZZE)
       pl_lzze_init(&e->lz);
@@ -41,6 +46,16 @@ void pl_enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap)
    e->words = 0;
    e->raw_bytes = 0;
    e->out_total = 0;
+}
+
+void pl_enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap)
+{
+   enc_init(e, kind, buf, cap, 0);
+}
+
+void pl_enc_init_zeroed(pl_encoder *e, int kind, uint8_t *buf, size_t cap)
+{
+   enc_init(e, kind, buf, cap, 1);
 }
 
 /* Inline in pl_enc_enter and pl_enc_exit: a call per word was a good part
@@ -68,6 +83,10 @@ static inline __attribute__((always_inline)) void put_word(pl_encoder *e,
 void pl_enc_enter(pl_encoder *e, uint32_t id)
 {
    e->events++;
+   if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
+      pl_ccm_event(e, id);
+      return;
+   }
    if (PL_LIKELY(id <= PL_MAX_SHORT_ID)) {
       put_word(e, id);
    } else {
@@ -80,14 +99,18 @@ void pl_enc_enter(pl_encoder *e, uint32_t id)
 void pl_enc_exit(pl_encoder *e)
 {
    e->events++;
+   if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
+      pl_ccm_event(e, 0);
+      return;
+   }
    put_word(e, PL_WORD_EXIT);
 }
 
 /* RAW and LZZE: the bytes before the open ZE group (none in RAW) are
-   final. */
+   final; LZRC and CCM: those before the last sync. */
 size_t pl_enc_ready(const pl_encoder *e)
 {
-   if (e->kind == PL_CODEC_LZRC)
+   if (e->kind == PL_CODEC_LZRC || e->kind == PL_CODEC_CCM)
       return e->sync_at;
    return e->group_fill == 0 ? e->out_len : e->group_at;
 }
@@ -103,7 +126,7 @@ void pl_enc_consume(pl_encoder *e, size_t n)
    for (k = 0; k < rest; k++)
       o[k] = o[n + k];
    e->out_len = rest;
-   if (e->kind == PL_CODEC_LZRC)
+   if (e->kind == PL_CODEC_LZRC || e->kind == PL_CODEC_CCM)
       e->sync_at -= n;
    else if (e->group_fill != 0)
       e->group_at -= n;
@@ -112,14 +135,16 @@ void pl_enc_consume(pl_encoder *e, size_t n)
 
 uint64_t pl_enc_ready_raw(const pl_encoder *e)
 {
-   if (e->kind == PL_CODEC_LZRC)
+   if (e->kind == PL_CODEC_LZRC || e->kind == PL_CODEC_CCM)
       return e->sync_raw;
    return e->raw_bytes - e->group_fill;
 }
 
 void pl_enc_sync(pl_encoder *e)
 {
-   if (e->kind == PL_CODEC_LZRC)
+   if (e->kind == PL_CODEC_CCM)
+      pl_ccm_sync(e);
+   else if (e->kind == PL_CODEC_LZRC)
       pl_lzrc_sync(e);
    else if (e->kind == PL_CODEC_LZZE)
       pl_lzze_sync(e);
@@ -133,7 +158,9 @@ void pl_enc_sync(pl_encoder *e)
    multiply it by 256 each, from below 2^32 to at least 2^16: so its
    decisions carry at most 8 (n - 2) "bits" of -log2(shrink), and no token
    yields more than 5844 words per such bit (a match of 65,535 words: 21
-   modelled decisions and 11 direct ones). */
+   modelled decisions and 11 direct ones).  CCM: the same 8 (n - 2) bits,
+   and every event is at least one decision of probability <= 4095/4096
+   (0.000352 bits), at most 6 raw bytes. */
 uint64_t pl_codec_max_raw(int kind, uint64_t n)
 {
    switch (kind) {
@@ -147,6 +174,12 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
       if (n - 2 > UINT64_MAX / (2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE))
          return UINT64_MAX;
       return 2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE * (n - 2);
+   case PL_CODEC_CCM:
+      if (n < 4)
+         return 0;
+      if (n - 2 > UINT64_MAX / (6 * (uint64_t)PL_CCM_MAX_EVENTS_PER_BYTE))
+         return UINT64_MAX;
+      return 6 * (uint64_t)PL_CCM_MAX_EVENTS_PER_BYTE * (n - 2);
    default:
       return 0;
    }
@@ -155,7 +188,9 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
 void pl_dec_init(pl_decoder *d, int kind)
 {
    d->kind = kind;
-   if (kind == PL_CODEC_LZRC)
+   if (kind == PL_CODEC_CCM)
+      pl_ccm_dec_init(d);
+   else if (kind == PL_CODEC_LZRC)
       pl_lzrc_dec_init(d);
    else if (kind == PL_CODEC_LZZE)
       pl_lzze_init(&d->lz);
@@ -180,7 +215,9 @@ void pl_dec_init(pl_decoder *d, int kind)
 void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes)
 {
    d->raw_limit = raw_bytes;
-   if (d->kind == PL_CODEC_LZRC)
+   if (d->kind == PL_CODEC_CCM)
+      pl_ccm_begin_chunk(d);
+   else if (d->kind == PL_CODEC_LZRC)
       pl_lzrc_begin_chunk(d);
 }
 
@@ -191,6 +228,8 @@ static const char err_kind[] = "unknown codec kind";
 /* RAW and LZZE: the byte layer's end of chunk. */
 int pl_dec_end_chunk(pl_decoder *d)
 {
+   if (d->kind == PL_CODEC_CCM)
+      return pl_ccm_end_chunk(d);
    if (d->kind == PL_CODEC_LZRC)
       return pl_lzrc_end_chunk(d);
    if (d->error)
@@ -214,6 +253,8 @@ int pl_dec_end_chunk(pl_decoder *d)
 
 int pl_dec_at_boundary(const pl_decoder *d)
 {
+   if (d->kind == PL_CODEC_CCM)
+      return pl_ccm_at_boundary(d);
    if (d->kind == PL_CODEC_LZRC)
       return pl_lzrc_at_boundary(d);
    if (d->error || d->have_low || d->esc_words)
@@ -227,6 +268,8 @@ long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
    if (d->error)
       return PL_DEC_CORRUPT;
    switch (d->kind) {
+   case PL_CODEC_CCM:
+      return pl_ccm_run(d, in, in_end, values, cap);
    case PL_CODEC_LZRC:
       return pl_lzrc_run(d, in, in_end, values, cap);
    case PL_CODEC_LZZE:

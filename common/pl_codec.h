@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pl_cm.h"
+
 /* Stream values: 0 is a function exit, 1..0xFFFE a function entry with that
    ID; larger IDs are written as PL_WORD_ESCAPE followed by two words (high
    16 bits, low 16 bits).  So the stream has no limit on function IDs below
@@ -26,8 +28,16 @@
 enum pl_codec_kind {
    PL_CODEC_LZZE = 1, /* LZ then ZE (--codec=lzze) */
    PL_CODEC_RAW  = 2, /* plain little-endian 16-bit words (--codec=raw) */
-   PL_CODEC_LZRC = 3  /* LZ + range coder (default) */
+   PL_CODEC_LZRC = 3, /* LZ + range coder (--codec=lzrc) */
+   PL_CODEC_CCM  = 4  /* call-context model + range coder (default) */
 };
+
+/* The codec's name, as --codec and parlot-decode --info spell it. */
+static inline const char *pl_codec_name(int kind)
+{
+   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_LZRC ? "lzrc"
+        : kind == PL_CODEC_LZZE ? "lzze" : kind == PL_CODEC_RAW ? "raw" : "?";
+}
 
 /* LZ parameters (part of the format: changing them changes the stream). */
 #define PL_LZ_WINDOW_BITS 16
@@ -65,7 +75,8 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n);
    coder's output: an event is at most three words, each of which may close
    a match and code a literal, at most 160 binary decisions of at most 4
    bytes each; a sync closes a match and flushes 4 bytes, see
-   pl_codec_lzrc.c).  The caller keeps at least this much room free before
+   pl_codec_lzrc.c), for CCM 228 + 4 (57 decisions and a flush, see
+   pl_codec_ccm.c).  The caller keeps at least this much room free before
    each event; a sync may then follow without another check. */
 #define PL_ENC_MAX_EVENT_BYTES 2560
 
@@ -93,11 +104,91 @@ typedef struct {
    uint16_t p_hi[256], p_lo[256];   /* literal bytes, binary trees */
 } pl_rc_model;
 
+/* CCM parameters (part of its format, docs/codec.md section 6). */
+#define PL_CCM_HIST_BITS   17   /* values of history the matchers see */
+#define PL_CCM_MATCH_BITS  15   /* slots of each matcher's position table */
+#define PL_CCM_SLOT_BITS   14   /* call-context slots */
+#define PL_CCM_CALLEE_BITS 12   /* callee lists, one per function (hashed) */
+#define PL_CCM_FRAMES      1024 /* call-stack frames kept (deeper share one) */
+#define PL_CCM_WAYS        4    /* values per call-context slot */
+#define PL_CCM_CALLEES     8    /* values per callee list */
+/* The most events a chunk can hold per coded byte (docs/codec.md 7.1):
+   every event outside a run costs at least one decision of probability
+   <= 4095/4096 (a run yields fewer per byte). */
+#define PL_CCM_MAX_EVENTS_PER_BYTE 22712u
+
+/* What follows a call context: the last values seen there, most recent
+   first, and how well they and the matchers did there. */
+typedef struct {
+   uint32_t tag;                /* 0: empty */
+   uint32_t v[PL_CCM_WAYS];
+   uint8_t  n;                  /* values in v */
+   uint8_t  hits;               /* times in a row v[0] came next */
+   uint8_t  mh;                 /* the matchers' last two outcomes here */
+   uint8_t  pad;
+   uint32_t own;                /* counter: a matcher is right here */
+} pl_ccm_slot;
+
+typedef struct {
+   uint32_t tag;                /* 0: empty */
+   uint32_t n;
+   uint32_t v[PL_CCM_CALLEES];  /* the function's latest callees (and 0) */
+} pl_ccm_callees;
+
+typedef struct {
+   uint32_t fn, c1, c2;         /* the function, its last two callees */
+} pl_ccm_frame;
+
+typedef struct {
+   uint32_t ptr, len;           /* predicts hist[ptr] while len > 0 */
+   uint64_t hash;               /* of the last values (its minimum length) */
+} pl_ccm_matcher;
+
+/* CCM model, mirrored exactly by encoder and decoder, and the event being
+   coded (set by the model's prepare step: docs/codec.md 6.4). */
+typedef struct {
+   uint16_t hist[1u << PL_CCM_HIST_BITS];
+   uint32_t mtab[2][1u << PL_CCM_MATCH_BITS];
+   pl_ccm_slot slot[1u << PL_CCM_SLOT_BITS];
+   pl_ccm_callees callees[1u << PL_CCM_CALLEE_BITS];
+   pl_ccm_frame frame[PL_CCM_FRAMES];
+   pl_ccm_matcher mt[2];        /* long, short */
+   uint32_t depth, pos, max_id;
+   /* a run: events that are the long matcher's values, coded by their
+      number when it ends */
+   unsigned in_run, run_ctx;
+   uint32_t run_len;
+   /* counters (pl_cm.h) and mixer weights */
+   uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
+   uint32_t c_len[2][16], c_state[2][16], c_agree[2][4];
+   uint32_t c_cand[3][PL_CCM_CALLEES][4][3];
+   uint32_t c_exit[2], c_new, c_nbits[64], c_lit[4096];
+   int32_t  w[2][16][5];
+   int16_t  stretch[4096];
+   uint32_t rate[PL_CM_RATES];
+   /* the event being coded */
+   pl_ccm_slot *s2, *s1, *sc;
+   pl_ccm_callees *s0;
+   uint32_t t2, t1, t0;         /* the tags the three contexts want */
+   int      v2, v1, v0;         /* whether their entries hold them */
+   unsigned mstate, hp, exit_ctx;
+   unsigned src, r;             /* where the next candidate comes from */
+   unsigned nseen, zero_seen, by_matcher;
+   uint32_t seen[3 + 2 * PL_CCM_WAYS + PL_CCM_CALLEES];
+   uint32_t cur;                /* the candidate being decided */
+   unsigned how;                /* 1 long matcher, 2 short, 3 slot */
+   uint32_t *cur_ctr;           /* its counter (slot candidates) */
+   int      st[5], p;           /* the matcher decision's mixer inputs */
+   unsigned agree_ix;
+   uint64_t mpow[2];            /* FNV prime ^ each matcher's length */
+} pl_ccm_model;
+
 typedef struct {
    int      kind;          /* enum pl_codec_kind */
    union {
       pl_lz_state lz;      /* LZZE */
       pl_rc_model rc;      /* LZRC */
+      pl_ccm_model ccm;    /* CCM */
    };
    uint32_t match_src;     /* position of the next word a match compares */
    uint64_t match_len;     /* words matched so far; 0 = no match open */
@@ -132,6 +223,10 @@ typedef struct {
 
 /* buf must hold at least 2 * PL_ENC_MAX_EVENT_BYTES bytes. */
 void pl_enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap);
+/* The same for an encoder whose bytes are all zero (fresh anonymous
+   memory): CCM's tables, which start as zeros, are not written, so that
+   their pages cost memory only once the codec reaches them. */
+void pl_enc_init_zeroed(pl_encoder *e, int kind, uint8_t *buf, size_t cap);
 
 /* Record one event.  id >= 1.  Requires out_cap - out_len >=
    PL_ENC_MAX_EVENT_BYTES. */
@@ -177,6 +272,7 @@ typedef struct {
    union {
       pl_lz_state lz;      /* LZZE */
       pl_rc_model rc;      /* LZRC */
+      pl_ccm_model ccm;    /* CCM */
    };
    /* LZRC: range decoder and token state (see pl_codec_lzrc.c) */
    uint32_t rc_low, rc_range, rc_code;

@@ -12,14 +12,13 @@
    output value. */
 
 #include "pl_codec_lzrc.h"
+#include "pl_rc.h"
 
 /* Largest distance back to a candidate: its three context words and the
    word it predicts must still be in history. */
 #define RC_MAX_DIST  (PL_RC_WINDOW - 4u)
 #define PROB_ONE     (1u << PL_RC_PROB_BITS)
 #define MOVE_BITS    5          /* adaptation speed of the probabilities */
-#define RC_TOP       (1u << 24)
-#define RC_BOT       (1u << 16)
 #define UNARY_CTX(k) ((k) < PL_RC_UNARY_CTX ? (k) : PL_RC_UNARY_CTX - 1u)
 
 
@@ -95,49 +94,19 @@ static inline void adapt(uint16_t *p, unsigned bit)
 
 /* ---- Encoder ------------------------------------------------------------ */
 
-/* Carry-less range coder: a byte leaves once the top bytes of low and
-   low + range agree, or once range is so small that it is cut back to the
-   next multiple of RC_BOT (a tiny loss that spares carry propagation, so
-   every byte written is final).  After a decision range >= 1, and each
-   shift multiplies it by 256, so one normalisation writes at most 4
-   bytes. */
-static inline void enc_norm(pl_encoder *e)
-{
-   for (;;) {
-      if ((e->rc_low ^ (e->rc_low + e->rc_range)) >= RC_TOP) {
-         if (e->rc_range >= RC_BOT)
-            return;
-         e->rc_range = (0u - e->rc_low) & (RC_BOT - 1u);
-      }
-      e->out[e->out_len++] = (uint8_t)(e->rc_low >> 24);
-      e->rc_low <<= 8;
-      e->rc_range <<= 8;
-   }
-}
-
 /* One copy of the decision coder, not one per call site: the slow path
    runs after long matches with its code out of the caches, and fetching
    half as much of it made the longest events (a match of a million words
    ending) about a quarter shorter, at no measurable cost per event. */
 static PL_NOINLINE void enc_bit(pl_encoder *e, uint16_t *p, unsigned bit)
 {
-   uint32_t bound = (e->rc_range >> PL_RC_PROB_BITS) * *p;
-   if (bit) {
-      e->rc_low += bound;
-      e->rc_range -= bound;
-   } else {
-      e->rc_range = bound;
-   }
+   pl_rc_enc_bit(e, *p, bit);
    adapt(p, bit);
-   enc_norm(e);
 }
 
 static PL_NOINLINE void enc_direct(pl_encoder *e, unsigned bit)
 {
-   e->rc_range >>= 1;
-   if (bit)
-      e->rc_low += e->rc_range;
-   enc_norm(e);
+   pl_rc_enc_direct(e, bit);
 }
 
 /* 8 bits, most significant first, through a binary tree of probabilities. */
@@ -334,20 +303,13 @@ int pl_lzrc_promote(pl_encoder *e, uint32_t v)
    the last sync. */
 void pl_lzrc_sync(pl_encoder *e)
 {
-   unsigned k;
-
    if (e->match_len) {
       close_match(e);
       e->rc.excl = 0;
    }
    if (e->raw_bytes == e->sync_raw)
       return;
-   for (k = 0; k < 4; k++) {
-      e->out[e->out_len++] = (uint8_t)(e->rc_low >> 24);
-      e->rc_low <<= 8;
-   }
-   e->rc_low = 0;
-   e->rc_range = 0xFFFFFFFFu;
+   pl_rc_enc_flush(e);
    e->sync_at = e->out_len;
    e->sync_raw = e->raw_bytes;
 }
@@ -398,51 +360,15 @@ void pl_lzrc_dec_init(pl_decoder *d)
 void pl_lzrc_begin_chunk(pl_decoder *d)
 {
    d->rc_step = D_INIT;
-   d->rc_init_left = 4;
-   d->rc_low = 0;
-   d->rc_range = 0xFFFFFFFFu;
-   d->rc_code = 0;
+   pl_rc_dec_start(d);
    d->rc.excl = 0;   /* a chunk starts after a sync */
-}
-
-/* Normalise before a decision: 0 if input ran out (call again later). */
-static inline int dec_norm(pl_decoder *d, const uint8_t **p, const uint8_t *end)
-{
-   for (;;) {
-      if ((d->rc_low ^ (d->rc_low + d->rc_range)) >= RC_TOP) {
-         if (d->rc_range >= RC_BOT)
-            return 1;
-         d->rc_range = (0u - d->rc_low) & (RC_BOT - 1u);
-      }
-      if (*p == end)
-         return 0;
-      d->rc_code = (d->rc_code << 8) | *(*p)++;
-      d->rc_low <<= 8;
-      d->rc_range <<= 8;
-   }
 }
 
 static inline unsigned dec_bit(pl_decoder *d, uint16_t *p)
 {
-   uint32_t bound = (d->rc_range >> PL_RC_PROB_BITS) * *p;
-   unsigned bit = d->rc_code - d->rc_low >= bound;
-   if (bit) {
-      d->rc_low += bound;
-      d->rc_range -= bound;
-   } else {
-      d->rc_range = bound;
-   }
+   unsigned bit = pl_rc_dec_bit(d, *p);
    adapt(p, bit);
    return bit;
-}
-
-static inline unsigned dec_direct(pl_decoder *d)
-{
-   d->rc_range >>= 1;
-   if (d->rc_code - d->rc_low < d->rc_range)
-      return 0;
-   d->rc_low += d->rc_range;
-   return 1;
 }
 
 long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
@@ -464,7 +390,7 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       goto fail;
    }
 
-#define NORM() do { if (!dec_norm(d, &p, in_end)) goto suspend; } while (0)
+#define NORM() do { if (!pl_rc_dec_norm(d, &p, in_end)) goto suspend; } while (0)
 
    for (;;) {
       switch (d->rc_step) {
@@ -544,7 +470,7 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       case D_DIRECT:
          if (d->rc_rank) {
             NORM();
-            d->len_acc = d->len_acc * 2 + dec_direct(d);
+            d->len_acc = d->len_acc * 2 + pl_rc_dec_direct(d);
             d->rc_rank--;
             continue;
          }

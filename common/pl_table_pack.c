@@ -13,6 +13,7 @@
    same model, with integer arithmetic only, so they agree bit for bit. */
 
 #include "pl_table_pack.h"
+#include "pl_cm.h"
 #include "pl_format.h"
 #include "pl_hash.h"
 
@@ -31,27 +32,6 @@
 #define MATCH_MIN   5          /* bytes a match needs to start */
 #define MATCH_CHECK 32         /* bytes back a candidate is checked */
 #define FIELDS      20         /* header bytes 0..15, name bytes 0, 1, 2, 3+ */
-
-/* 4096 / (1 + e^-(x/256)) at x = -2048, -1920, ..., 2048. */
-static const uint16_t squash_knots[33] = {
-   1, 2, 4, 6, 10, 17, 27, 45, 74, 120, 194, 311, 488, 747, 1102, 1546,
-   2048, 2550, 2994, 3349, 3608, 3785, 3902, 3976, 4022, 4051, 4069, 4079,
-   4086, 4090, 4092, 4094, 4095
-};
-
-/* The logistic function on [-2047, 2047] (x/256), 12-bit, interpolated. */
-static int squash(int x)
-{
-   unsigned i, w;
-   if (x > 2047)
-      x = 2047;
-   if (x < -2047)
-      x = -2047;
-   i = (unsigned)(x + 2048) >> 7;
-   w = (unsigned)(x + 2048) & 127u;
-   return (int)((squash_knots[i] * (128u - w) + squash_knots[i + 1] * w + 64u)
-                >> 7);
-}
 
 /* Fixed entry header of each packed type: u32 obj_id; u32 fn_id, u32
    obj_id, u64 address; u32 fn_id. */
@@ -86,14 +66,12 @@ size_t pl_tpack_piece(unsigned type, const uint8_t *p, size_t n)
 void pl_tpack_init(pl_tpack *m)
 {
    unsigned i, j;
-   int x, next = 0;
-
    for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
       for (j = 0; j < (1u << PL_TPACK_SLOT_BITS); j++)
-         m->slots[i][j] = 0x80000000u;      /* p = 1/2, n = 0 */
+         m->slots[i][j] = PL_CM_COUNTER_INIT;
    for (i = 0; i < 2; i++)
       for (j = 0; j < 32; j++)
-         m->expect_p[i][j] = 0x80000000u;
+         m->expect_p[i][j] = PL_CM_COUNTER_INIT;
    for (j = 0; j < (1u << PL_TPACK_HIST_BITS); j++)
       m->hist[j] = 0;
    for (j = 0; j < (1u << PL_TPACK_MATCH_BITS); j++)
@@ -103,20 +81,12 @@ void pl_tpack_init(pl_tpack *m)
    m->match_len = 0;
    for (i = 0; i < 2; i++)
       for (j = 0; j < 256; j++)
-         m->order0[i][j] = 0x80000000u;
+         m->order0[i][j] = PL_CM_COUNTER_INIT;
    for (i = 0; i < PL_TPACK_SETS; i++)
       for (j = 0; j < PL_TPACK_INPUTS; j++)
          m->weights[i][j] = 20000;          /* about 0.3 */
-   /* stretch = squash^-1: the smallest x with squash(x) >= p */
-   for (x = -2047; x <= 2047; x++) {
-      int v = squash(x);
-      for (; next <= v; next++)
-         m->stretch[next] = (int16_t)x;
-   }
-   for (; next < 4096; next++)
-      m->stretch[next] = 2047;
-   for (j = 0; j <= COUNT_LIMIT; j++)
-      m->rate[j] = 131072u / (2u * j + 3u);
+   pl_cm_stretch_init(m->stretch);
+   pl_cm_rate_init(m->rate);
    for (i = 0; i < 3; i++)
       for (j = 0; j < PL_TPACK_HDR_MAX; j++)
          m->prev_hdr[i][j] = 0;
@@ -207,12 +177,12 @@ static int predict(pl_tpack *m, unsigned c0, int k)
    for (i = 0; i < PL_TPACK_INPUTS; i++) {
       if (!m->slot[i])
          continue;
-      m->st[i] = m->stretch[*m->slot[i] >> 20];
+      m->st[i] = m->stretch[pl_cm_p12(*m->slot[i])];
       if (i == EXPECT && !m->expect_bit)
          m->st[i] = -m->st[i];
       dot += (int64_t)m->st[i] * w[i];
    }
-   p = squash((int)(dot >> MIX_SHIFT));
+   p = pl_cm_squash((int)(dot >> MIX_SHIFT));
    if (p < P_MIN)
       p = P_MIN;
    if (p > 4096 - P_MIN)
@@ -228,19 +198,12 @@ static void update(pl_tpack *m, unsigned bit)
    unsigned i;
 
    for (i = 0; i < PL_TPACK_INPUTS; i++) {
-      uint32_t s, n;
-      int64_t p, target;
       if (!m->slot[i])
          continue;
-      s = *m->slot[i];
-      n = s & 1023u;
-      p = s >> 10;
-      target = (i == EXPECT ? bit == m->expect_bit : bit) ? (1 << 22) - 1 : 0;
-      p += ((target - p) * (int64_t)m->rate[n]) >> 17;
-      if (n < COUNT_LIMIT)
-         n++;
-      *m->slot[i] = (uint32_t)p << 10 | n;
-      w[i] += (int32_t)(((int64_t)m->st[i] * err) >> 10);
+      *m->slot[i] = pl_cm_count(*m->slot[i],
+                                i == EXPECT ? bit == m->expect_bit : bit,
+                                COUNT_LIMIT, m->rate);
+      w[i] = pl_cm_learn(w[i], m->st[i], err);
    }
 }
 

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pl_cm.h"
+
 #define PL_TPACK_INPUTS    7     /* predictions mixed per bit */
 #define PL_TPACK_SLOT_BITS 16    /* slots per hashed context model */
 #define PL_TPACK_SETS      60    /* mixer weight sets: 3 types x 20 fields */
@@ -41,7 +43,7 @@ typedef struct {
    uint32_t order0[2][256];                      /* header byte, name byte */
    int32_t  weights[PL_TPACK_SETS][PL_TPACK_INPUTS];
    int16_t  stretch[4096];
-   uint32_t rate[256];           /* 131072 / (2n + 3): a counter's step */
+   uint32_t rate[PL_CM_RATES];   /* 131072 / (2n + 3): a counter's step */
    uint8_t  prev_hdr[3][PL_TPACK_HDR_MAX];       /* last entry's, per type */
    uint8_t  cur_hdr[PL_TPACK_HDR_MAX];
    uint64_t last;        /* the previous bytes, the latest in the low byte */

@@ -39,7 +39,7 @@
 
 static const HChar *clo_out_file = NULL;   /* NULL: the default name */
 static Bool clo_images_main = False;
-static Int  clo_codec = PL_CODEC_LZRC;
+static Int  clo_codec = PL_CODEC_CCM;
 static Bool clo_keep_plt = False;
 static Int  clo_flush_ms = 1000;
 static Bool clo_flush_on_block = True;
@@ -60,17 +60,20 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
          VG_(fmsg_bad_option)(arg, "--images takes 'all' or 'main'\n");
    }
    else if VG_STR_CLO(arg, "--codec", codec) {
-      if (VG_(strcmp)(codec, "lzrc") == 0)
+      if (VG_(strcmp)(codec, "ccm") == 0)
+         clo_codec = PL_CODEC_CCM;
+      else if (VG_(strcmp)(codec, "lzrc") == 0)
          clo_codec = PL_CODEC_LZRC;
       else if (VG_(strcmp)(codec, "lzze") == 0)
          clo_codec = PL_CODEC_LZZE;
       else if (VG_(strcmp)(codec, "raw") == 0)
          clo_codec = PL_CODEC_RAW;
       else
-         VG_(fmsg_bad_option)(arg, "--codec takes 'lzrc', 'lzze' or 'raw'\n");
+         VG_(fmsg_bad_option)(arg,
+                              "--codec takes 'ccm', 'lzrc', 'lzze' or 'raw'\n");
    }
    else if VG_BOOL_CLO(arg, "--compress", compress)
-      clo_codec = compress ? PL_CODEC_LZRC : PL_CODEC_RAW;
+      clo_codec = compress ? PL_CODEC_CCM : PL_CODEC_RAW;
    else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
    else if VG_BOOL_CLO(arg, "--pack-tables", pack)
       pl_out_set_pack_tables(pack);
@@ -93,11 +96,12 @@ static void pl_print_usage(void)
 "                              overwrites: .1, .2, ... are appended instead\n"
 "    --images=all|main         trace every object or only the main\n"
 "                              executable [all]\n"
-"    --codec=lzrc|lzze|raw     stream codec: LZ + range coder, LZ + zero\n"
-"                              elimination, or raw 16-bit words [lzrc]\n"
-"    --compress=yes|no         same as --codec=lzrc or --codec=raw [yes]\n"
+"    --codec=ccm|lzrc|lzze|raw stream codec: call-context model + range\n"
+"                              coder, LZ + range coder, LZ + zero\n"
+"                              elimination, or raw 16-bit words [ccm]\n"
+"    --compress=yes|no         same as --codec=ccm or --codec=raw [yes]\n"
 "    --pack-tables=yes|no      compress the object and function tables\n"
-"                              (trace format 2.0); no writes format 1.4,\n"
+"                              (trace format 2.1); no writes format 1.5,\n"
 "                              which older decoders read [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"
@@ -369,8 +373,7 @@ static void write_process_info(Int forked_from)
    pl_buf_kv(&b, "tool_options", tool_options.len ?
                                  (HChar *)tool_options.data : "");
    pl_buf_kv(&b, "images", clo_images_main ? "main" : "all");
-   pl_buf_kv(&b, "codec", clo_codec == PL_CODEC_LZRC ? "lzrc"
-                          : clo_codec == PL_CODEC_LZZE ? "lzze" : "raw");
+   pl_buf_kv(&b, "codec", pl_codec_name(clo_codec));
    pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
    pl_control_describe(&b);
    write_mpi_info(&b);

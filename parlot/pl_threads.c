@@ -265,11 +265,15 @@ void pl_thread_signal_return(pl_thread *t)
    set_floor(t);
 }
 
-static void begin_stream(pl_thread *t, UInt inherited_depth)
+/* fresh: t's encoder is in never-written (zero) pages. */
+static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
 {
    UChar p[PL_THREAD_BEGIN_SIZE];
    t->number = next_number++;
-   pl_enc_init(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
+   if (fresh)
+      pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
+   else
+      pl_enc_init(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
    t->events_at_sync = 0;
    pl_put32(p + 0, t->number);
    pl_put32(p + 4, t->parent);
@@ -295,7 +299,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
    t->tid = tid;
    t->parent = parent_number;
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
-   begin_stream(t, 0);
+   begin_stream(t, 0, True);
    t->active = pl_thread_should_record(t);
    return t;
 }
@@ -332,7 +336,7 @@ void pl_thread_restart(pl_thread *t)
       VG_(free)(t->marks[i].label);
    t->n_marks = 0;
    t->max_depth = t->rec_depth;
-   begin_stream(t, (UInt)t->rec_depth);
+   begin_stream(t, (UInt)t->rec_depth, False);
    for (UWord i = 0; i < t->depth; i++)
       if (t->stack[i].recorded) {
          room_for_event(t);

@@ -7,7 +7,8 @@
 # pl_dec_init set only what the codec reads before writing, so that a
 # stream's first events do not pay for clearing a 256 KiB history) is
 # reported: no output may depend on what the memory held before.
-# test_table_pack (packed tables, whose models are malloc'd too) likewise.
+# test_table_pack (packed tables, whose models are malloc'd too) and
+# test_ccm (the CCM codec) likewise.
 #
 #   common/tests/test_codec_msan.sh
 #
@@ -26,30 +27,25 @@ if [ -z "$CLANG" ] || ! echo 'int main(void){return 0;}' |
    exit 77
 fi
 
-# -O1: MemorySanitizer's advice (add -fsanitize-memory-track-origins to see
-# where a reported value came from; it doubles the time)
-CC=$CLANG cc_build "$tmp/test_codec" -O1 -fsanitize=memory \
-   -fno-omit-frame-pointer \
-   "$top/common/tests/test_codec.c" || { echo "cannot build test_codec"; exit 1; }
-run "$tmp/test_codec" "$tmp/out" "$tmp/err"
-summary=$(tail -n 1 "$tmp/out")
-if [ "$rc" -eq 0 ] && ! grep -q MemorySanitizer "$tmp/err" &&
-   echo "$summary" | grep -Eq '^codec: [0-9]+ passed, 0 failed$'; then
-   pass "test_codec under MemorySanitizer: $summary"
-else
-   fail "test_codec under MemorySanitizer" "exit $rc, last line: $summary" \
-      "$(grep -A12 -m1 MemorySanitizer "$tmp/err")"
-fi
-CC=$CLANG cc_build "$tmp/test_table_pack" -O1 -fsanitize=memory \
-   -fno-omit-frame-pointer "$top/common/tests/test_table_pack.c" ||
-   { echo "cannot build test_table_pack"; exit 1; }
-run "$tmp/test_table_pack" "$tmp/out" "$tmp/err"
-summary=$(tail -n 1 "$tmp/out")
-if [ "$rc" -eq 0 ] && ! grep -q MemorySanitizer "$tmp/err" &&
-   echo "$summary" | grep -Eq '^table pack: [0-9]+ passed, 0 failed$'; then
-   pass "test_table_pack under MemorySanitizer: $summary"
-else
-   fail "test_table_pack under MemorySanitizer" "exit $rc, last line: $summary" \
-      "$(grep -A12 -m1 MemorySanitizer "$tmp/err")"
-fi
+# msan_test NAME SUMMARY: common/tests/NAME.c under MemorySanitizer; its
+# last line must be "SUMMARY: N passed, 0 failed".  -O1: MemorySanitizer's
+# advice (add -fsanitize-memory-track-origins to see where a reported value
+# came from; it doubles the time).
+msan_test() {
+   CC=$CLANG cc_build "$tmp/$1" -O1 -fsanitize=memory \
+      -fno-omit-frame-pointer "$top/common/tests/$1.c" ||
+      { echo "cannot build $1"; exit 1; }
+   run "$tmp/$1" "$tmp/out" "$tmp/err"
+   summary=$(tail -n 1 "$tmp/out")
+   if [ "$rc" -eq 0 ] && ! grep -q MemorySanitizer "$tmp/err" &&
+      echo "$summary" | grep -Eq "^$2: [0-9]+ passed, 0 failed\$"; then
+      pass "$1 under MemorySanitizer: $summary"
+   else
+      fail "$1 under MemorySanitizer" "exit $rc, last line: $summary" \
+         "$(grep -A12 -m1 MemorySanitizer "$tmp/err")"
+   fi
+}
+msan_test test_codec codec
+msan_test test_table_pack "table pack"
+msan_test test_ccm ccm
 finish

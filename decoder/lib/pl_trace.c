@@ -617,8 +617,8 @@ static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
                     number, thr);
    if (find_thread(t, thr))
       return damage(t, off, "second THREAD_BEGIN of thread %u", thr);
-   if (codec != PL_CODEC_LZRC && codec != PL_CODEC_LZZE
-       && codec != PL_CODEC_RAW)
+   if (codec != PL_CODEC_CCM && codec != PL_CODEC_LZRC
+       && codec != PL_CODEC_LZZE && codec != PL_CODEC_RAW)
       return damage(t, off, "thread %u: unknown codec %u", thr, codec);
    th = add_thread(t, thr);
    if (!th)
@@ -671,7 +671,8 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
        && raw > pl_codec_max_raw((int)th->info.codec, n))
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes (%s: at most %llu)", thr, n, ULL(raw),
-                    th->info.codec == PL_CODEC_LZRC ? "LZRC" : "LZZE",
+                    th->info.codec == PL_CODEC_CCM ? "CCM"
+                    : th->info.codec == PL_CODEC_LZRC ? "LZRC" : "LZZE",
                     ULL(pl_codec_max_raw((int)th->info.codec, n)));
    if (pl_grow(&th->chunks, &th->chunks_cap, th->nchunks + 1,
                sizeof *th->chunks))

@@ -153,12 +153,6 @@ oom:
 
 /* ---- Names --------------------------------------------------------------- */
 
-static const char *codec_name(uint32_t c)
-{
-   return c == PL_CODEC_LZRC ? "lzrc" : c == PL_CODEC_LZZE ? "lzze"
-        : c == PL_CODEC_RAW ? "raw" : "?";
-}
-
 /* How a thread ended: "exit" (it exited), "process-exit" (running when
    the process ended), "open" (no record: the trace ends with it running,
    after an exec or a kill). */
@@ -252,7 +246,7 @@ static void write_text(const info_state *s, outbuf *o)
       for (k = 0; k < r->nthreads; k++) {
          const info_thread *th = &r->threads[k];
          outbuf_printf(o, "   %6u %-5s %-12s %15s %9llu %13s %13s ",
-                       th->number, codec_name(th->codec),
+                       th->number, pl_codec_name((int)th->codec),
                        thread_end_name(th->end), commas(a, th->events),
                        (unsigned long long)th->max_depth,
                        commas(b, th->stream_bytes),
@@ -306,7 +300,7 @@ static void write_xml_body(xml_out *x, const info_state *s)
          const info_thread *th = &r->threads[k];
          xml_start(x, "thread");
          xml_attr_u64(x, "number", th->number);
-         xml_attr(x, "codec", codec_name(th->codec));
+         xml_attr(x, "codec", pl_codec_name((int)th->codec));
          xml_attr(x, "end", thread_end_name(th->end));
          xml_attr_u64(x, "events", th->events);
          xml_attr_u64(x, "max-depth", th->max_depth);

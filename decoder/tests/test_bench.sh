@@ -28,7 +28,7 @@
 #  - startup.csv: the empty program native, under none and under ParLoT;
 #    the fib target line also gives the ratio without start-up (fib(27)
 #    is too short for one: "-");
-#  - memory.csv: KiB per traced thread of each codec, raw < lzze < lzrc
+#  - memory.csv: KiB per traced thread of each codec, CCM's the most
 #    (LZRC's model is the larger);
 #  - slowdown.png, compression.png, bytes_per_mevent.png are PNG files;
 #  - bad input: an unknown workload, --runs 0, a missing valgrind: exit
@@ -179,10 +179,13 @@ if sorted(start) != ["native", "none", "parlot-all"]:
 elif not (0 < start["native"] < start["none"] and start["parlot-all"] > 0):
     print("times", start)
 '
-check "memory.csv: KiB per traced thread, raw < lzze < lzrc" '
-if sorted(mem) != ["lzrc", "lzze", "raw"]:
+# Peak RSS moves by tens of KiB per thread between runs, which is the
+# size of the smaller models: only CCM's (about 1.15 MiB) stands out.
+check "memory.csv: KiB per traced thread, each codec's; CCM the most" '
+if sorted(mem) != ["ccm", "lzrc", "lzze", "raw"]:
     print("codecs", sorted(mem))
-elif not 0 < mem["raw"] < mem["lzze"] < mem["lzrc"]:
+elif not (min(mem.values()) > 0 and max(mem, key=mem.get) == "ccm"
+          and mem["ccm"] > mem["raw"] + 512):
     print("KiB per thread", mem)
 '
 if grep -qE '^  (MET|NOT MET) +parlot --images=all / none <= 1.5 on fib\(27\).*without start-up: ([0-9]|-)' \

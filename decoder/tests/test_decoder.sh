@@ -118,6 +118,9 @@ valid no-events --seed 10 --threads 1 --events 0
 valid no-demangle --seed 1 --raw-names 1
 valid lzrc --seed 18 --codec lzrc
 valid lzrc-exec --seed 19 --codec lzrc --variant exec --threads 5
+valid ccm --seed 20 --codec ccm
+valid ccm-exec-forked --seed 21 --codec ccm --variant exec --fork 30 --threads 5
+valid ccm-big-ids --seed 22 --codec ccm --functions 70000 --events 40000
 valid exec --seed 41 --variant exec
 valid exec-lzze --seed 42 --variant exec --codec lzze --threads 5
 valid exec-raw-chunks --seed 43 --variant exec --codec raw --chunk 3

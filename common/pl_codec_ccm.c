@@ -1,0 +1,951 @@
+/* SPDX-License-Identifier: MIT */
+/* CCM, the default ParLoT stream codec (docs/codec.md, section 6): each
+   event is predicted, not searched for.  Two matchers (the values that
+   followed the latest earlier occurrences of the last 20 and of the last
+   6 values) and the call context (what followed the same function with
+   the same last callees and caller before; what the function called
+   before) offer candidates, one at a time; a binary decision says whether
+   the event is the candidate, and only an event none of them predicts is
+   spelt out.  The decisions are coded by LZRC's range coder
+   (pl_rc.h) with probabilities from adaptive counters, the matchers'
+   through a small logistic mixer.  Inside a long match (256 values or
+   more) the events that go on following it form a run, coded by its
+   length when it ends, like an LZ match: there an event is a comparison
+   and a few stores, and that is where most events of a regular program
+   are.
+
+   The decoder rebuilds the call stack from the events, so the model of
+   both sides is the same; the work per event is bounded (at most 18
+   candidates and a 32-bit literal).  Freestanding like the other codecs:
+   no libc, no allocation.  The decoder is a resumable state machine that
+   can stop before any input byte and after any output value. */
+
+#include "pl_codec_ccm.h"
+#include "pl_hash.h"
+#include "pl_rc.h"
+
+#define HMASK      ((1u << PL_CCM_HIST_BITS) - 1u)
+#define BIG        0xFFFFu      /* hist's stand-in for an ID >= 0xFFFF */
+#define RUN_LEN    256u         /* a long match this long starts a run */
+#define MAX_RUN    65535u       /* the longest run */
+#define MAX_LEN    65535u       /* matcher lengths saturate here */
+#define CHECK      64u          /* values a matcher checks back */
+#define LIMIT      127u         /* counters' count limit: rate 1/128.5 */
+#define W_INIT     19661        /* mixer weights start at 0.3 */
+#define BIAS       256          /* the mixer's constant input */
+#define MAX_DIST   ((1u << PL_CCM_HIST_BITS) - CHECK)
+#define FNV        PL_FNV1A_PRIME
+
+/* The matchers' minimum lengths, long then short. */
+static const unsigned min_len[2] = { 20, 6 };
+
+/* What the current candidate is (pl_ccm_model.how). */
+enum { HOW_LONG = 1, HOW_SHORT = 2, HOW_SLOT = 3 };
+/* Where candidates come from, in order (pl_ccm_model.src). */
+enum { SRC_LONG = 0, SRC_SHORT, SRC_O2, SRC_O1, SRC_CALLEES, SRC_END };
+
+/* ---- Model shared by encoder and decoder -------------------------------- */
+
+static unsigned bucket(uint32_t len)
+{
+   static const uint32_t top[8] = { 16, 32, 64, 128, 512, 2048, 16384,
+                                    0xFFFFFFFFu };
+   unsigned b = 0;
+   if (len < 8)
+      return len;
+   while (len >= top[b])
+      b++;
+   return 8 + b;
+}
+
+/* Context keys: the values folded into a 64-bit hash from a seed; the top
+   bits pick the entry, the low 32 (with bit 0 set, so never 0) are its
+   tag. */
+static inline uint64_t key_step(uint64_t h, uint32_t v)
+{
+   return (h + v + 1u) * PL_GOLDEN64;
+}
+
+static inline uint64_t key_end(uint64_t h)
+{
+   return h ^ (h >> 29);
+}
+
+static inline uint32_t key_tag(uint64_t h)
+{
+   return (uint32_t)h | 1u;
+}
+
+/* A fresh model.  zeroed: its bytes are all zero already, and the tables
+   (which start as zeros) are not written. */
+static void model_init(pl_ccm_model *m, int zeroed)
+{
+   unsigned i, j, k, l;
+
+   for (k = 0; k < 2; k++) {
+      for (i = 0; !zeroed && i < (1u << PL_CCM_MATCH_BITS); i++)
+         m->mtab[k][i] = 0;
+      m->mt[k].ptr = 0;
+      m->mt[k].len = 0;
+      m->mt[k].hash = 0;
+      m->mpow[k] = 1;
+      for (i = 0; i < min_len[k]; i++)
+         m->mpow[k] *= FNV;
+   }
+   for (i = 0; !zeroed && i < (1u << PL_CCM_SLOT_BITS); i++)
+      m->slot[i].tag = 0;
+   for (i = 0; !zeroed && i < (1u << PL_CCM_CALLEE_BITS); i++)
+      m->callees[i].tag = 0;
+   m->frame[0].fn = m->frame[0].c1 = m->frame[0].c2 = 0;
+   m->depth = 0;
+   m->pos = 0;
+   m->max_id = 0;
+   m->in_run = 0;
+   m->run_ctx = 0;
+   m->run_len = 0;
+   for (i = 0; i < 17; i++) {
+      for (k = 0; k < 4; k++)
+         m->c_rl_unary[k][i] = PL_CM_COUNTER_INIT;
+      for (j = 0; j < 16; j++)
+         m->c_rl_mant[i][j] = PL_CM_COUNTER_INIT;
+   }
+   for (i = 0; i < 16; i++) {
+      for (k = 0; k < 2; k++) {
+         m->c_len[k][i] = m->c_state[k][i] = PL_CM_COUNTER_INIT;
+         for (j = 0; j < 5; j++)
+            m->w[k][i][j] = W_INIT;
+      }
+   }
+   for (k = 0; k < 2; k++)
+      for (i = 0; i < 4; i++)
+         m->c_agree[k][i] = PL_CM_COUNTER_INIT;
+   for (i = 0; i < 3; i++)
+      for (j = 0; j < PL_CCM_CALLEES; j++)
+         for (k = 0; k < 4; k++)
+            for (l = 0; l < 3; l++)
+               m->c_cand[i][j][k][l] = PL_CM_COUNTER_INIT;
+   m->c_exit[0] = m->c_exit[1] = m->c_new = PL_CM_COUNTER_INIT;
+   for (i = 0; i < 64; i++)
+      m->c_nbits[i] = PL_CM_COUNTER_INIT;
+   for (i = 0; i < 4096; i++)
+      m->c_lit[i] = PL_CM_COUNTER_INIT;
+   pl_cm_stretch_init(m->stretch);
+   pl_cm_rate_init(m->rate);
+}
+
+static inline pl_ccm_frame *top_frame(pl_ccm_model *m, uint32_t depth)
+{
+   return &m->frame[depth < PL_CCM_FRAMES ? depth : PL_CCM_FRAMES - 1u];
+}
+
+/* P(bit = 1) of a counter, 12-bit, as the coder takes it (1..4095). */
+static inline unsigned ctr_p1(uint32_t c)
+{
+   unsigned p = pl_cm_p12(c);
+   return p ? p : 1u;
+}
+
+/* Whether a run starts at this event: the long matcher has matched at
+   least RUN_LEN values and predicts a short ID. */
+static inline int run_starts(const pl_ccm_model *m)
+{
+   return m->mt[0].len >= RUN_LEN && m->hist[m->mt[0].ptr & HMASK] != BIG;
+}
+
+/* An event outside a run starts: the contexts are looked up, the
+   candidates follow (next_candidate).  has_excl: excl cannot be the
+   event (the long matcher's value at the end of a run). */
+static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
+{
+   static const pl_ccm_frame none = { 0, 0, 0 };
+   const pl_ccm_frame *t = top_frame(m, m->depth);
+   const pl_ccm_frame *pa = m->depth ? top_frame(m, m->depth - 1u) : &none;
+   uint64_t h2, h1, h0;
+   pl_ccm_slot *sc;
+
+   h2 = key_step(key_step(key_step(key_step(key_step(2, t->fn), t->c1),
+                                   t->c2), pa->fn), pa->c1);
+   h1 = key_step(key_step(1, t->fn), t->c1);
+   h0 = key_step(3, t->fn);
+   h2 = key_end(h2);
+   h1 = key_end(h1);
+   h0 = key_end(h0);
+   m->s2 = &m->slot[h2 >> (64 - PL_CCM_SLOT_BITS)];
+   m->s1 = &m->slot[h1 >> (64 - PL_CCM_SLOT_BITS)];
+   m->s0 = &m->callees[h0 >> (64 - PL_CCM_CALLEE_BITS)];
+   m->t2 = key_tag(h2);
+   m->t1 = key_tag(h1);
+   m->t0 = key_tag(h0);
+   m->v2 = m->s2->tag == m->t2;
+   m->v1 = m->s1->tag == m->t1;
+   m->v0 = m->s0->tag == m->t0;
+   sc = m->v2 ? m->s2 : m->v1 ? m->s1 : 0;
+   m->sc = sc;
+   m->mstate = sc ? (m->v2 ? 8u : 0u) + (sc->mh & 3u) + 4u * (sc->hits > 1)
+                  : 0u;
+   m->exit_ctx = t->c1 != 0;
+   m->src = SRC_LONG;
+   m->r = 0;
+   /* the excluded value counts as offered */
+   m->nseen = 0;
+   m->zero_seen = 0;
+   if (has_excl) {
+      m->seen[m->nseen++] = excl;
+      m->zero_seen = excl == 0;
+   }
+   m->by_matcher = 0;
+   m->hp = 0;
+}
+
+/* Whether v was offered already (or excluded); if not, it is now. */
+static int offered(pl_ccm_model *m, uint32_t v)
+{
+   unsigned i;
+   for (i = 0; i < m->nseen; i++)
+      if (m->seen[i] == v)
+         return 1;
+   m->seen[m->nseen++] = v;
+   if (v == 0)
+      m->zero_seen = 1;
+   return 0;
+}
+
+/* The next candidate, in this order: the long matcher's value, the short
+   matcher's, the values of the full call context (o2), of the function
+   and its last callee (o1), and the function's callees; each value only
+   once.  0 when there is none left. */
+static int next_candidate(pl_ccm_model *m)
+{
+   for (;;) {
+      switch (m->src) {
+      case SRC_LONG:
+      case SRC_SHORT: {
+         unsigned k = m->src;
+         const pl_ccm_matcher *mt = &m->mt[k];
+         m->src++;
+         if (mt->len == 0 || m->hist[mt->ptr & HMASK] == BIG)
+            continue;
+         if (offered(m, m->hist[mt->ptr & HMASK]))
+            continue;
+         if (!m->hp)
+            m->hp = 2u - k;
+         m->cur = m->hist[mt->ptr & HMASK];
+         m->how = k == 0 ? HOW_LONG : HOW_SHORT;
+         return 1;
+      }
+      case SRC_O2:
+      case SRC_O1: {
+         unsigned ord = m->src - SRC_O2;
+         const pl_ccm_slot *s = ord == 0 ? m->s2 : m->s1;
+         if (!(ord == 0 ? m->v2 : m->v1) || m->r >= s->n) {
+            m->src++;
+            m->r = 0;
+            continue;
+         }
+         m->cur = s->v[m->r];
+         m->cur_ctr = &m->c_cand[ord][m->r][s->hits < 3 ? s->hits : 3][m->hp];
+         m->r++;
+         if (offered(m, m->cur))
+            continue;
+         m->how = HOW_SLOT;
+         return 1;
+      }
+      case SRC_CALLEES:
+         if (!m->v0 || m->r >= m->s0->n) {
+            m->src++;
+            continue;
+         }
+         m->cur = m->s0->v[m->r];
+         m->cur_ctr = &m->c_cand[2][m->r][0][m->hp];
+         m->r++;
+         if (offered(m, m->cur))
+            continue;
+         m->how = HOW_SLOT;
+         return 1;
+      default:
+         return 0;
+      }
+   }
+}
+
+/* P(bit = 1), 12-bit, of the decision "the event is the candidate". */
+static unsigned candidate_p1(pl_ccm_model *m)
+{
+   unsigned k, ag, i;
+   const pl_ccm_slot *s2 = m->s2;
+   uint32_t len;
+   const int32_t *w;
+   int64_t dot = 0;
+
+   if (m->how == HOW_SLOT)
+      return ctr_p1(*m->cur_ctr);
+   /* a matcher's value: its length, the state of the call context, the
+      context's own record of the matchers, and whether the o2 context
+      agrees, mixed */
+   k = m->how - HOW_LONG;
+   len = m->mt[k].len;
+   if (!m->v2)
+      ag = 3;
+   else if (s2->v[0] == m->cur)
+      ag = 0;
+   else {
+      ag = 2;
+      for (i = 1; i < s2->n; i++)
+         if (s2->v[i] == m->cur)
+            ag = 1;
+   }
+   m->st[0] = m->stretch[pl_cm_p12(m->c_len[k][bucket(len)])];
+   m->st[1] = m->stretch[pl_cm_p12(m->c_state[k][m->mstate])];
+   m->st[2] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
+   m->st[3] = m->stretch[pl_cm_p12(m->c_agree[k][ag])];
+   m->st[4] = BIAS;
+   w = m->w[k][bucket(len)];
+   for (i = 0; i < 5; i++)
+      dot += (int64_t)m->st[i] * w[i];
+   m->p = pl_cm_squash((int)(dot >> 16));
+   m->agree_ix = ag;
+   return (unsigned)m->p;
+}
+
+static void candidate_learn(pl_ccm_model *m, unsigned bit)
+{
+   unsigned k, i, b;
+   int32_t *w;
+   int err;
+
+   if (m->how == HOW_SLOT) {
+      *m->cur_ctr = pl_cm_count(*m->cur_ctr, bit, LIMIT, m->rate);
+      return;
+   }
+   k = m->how - HOW_LONG;
+   b = bucket(m->mt[k].len);
+   w = m->w[k][b];
+   err = (((int)bit << 12) - m->p) >> 2;
+   for (i = 0; i < 5; i++)
+      w[i] = pl_cm_learn(w[i], m->st[i], err);
+   m->c_len[k][b] = pl_cm_count(m->c_len[k][b], bit, LIMIT, m->rate);
+   m->c_state[k][m->mstate] = pl_cm_count(m->c_state[k][m->mstate], bit,
+                                          LIMIT, m->rate);
+   if (m->sc)
+      m->sc->own = pl_cm_count(m->sc->own, bit, LIMIT, m->rate);
+   m->c_agree[k][m->agree_ix] = pl_cm_count(m->c_agree[k][m->agree_ix], bit,
+                                            LIMIT, m->rate);
+   if (bit)
+      m->by_matcher = 1;
+}
+
+/* x moves to the front of the n values of v (at most ways). */
+static void move_to_front(uint32_t *v, unsigned *n, unsigned ways, uint32_t x)
+{
+   unsigned r = 0;
+   while (r < *n && v[r] != x)
+      r++;
+   if (r == *n) {
+      if (*n < ways)
+         (*n)++;
+      else
+         r = ways - 1u;
+   }
+   for (; r > 0; r--)
+      v[r] = v[r - 1u];
+   v[0] = x;
+}
+
+static void slot_update(pl_ccm_slot *s, uint32_t tag, uint32_t x)
+{
+   unsigned n;
+   if (s->tag != tag) {
+      s->tag = tag;
+      s->v[0] = x;
+      s->n = 1;
+      s->hits = 0;
+      s->mh = 3;
+      s->own = PL_CM_COUNTER_INIT;
+      return;
+   }
+   if (s->v[0] == x) {
+      if (s->hits < 255)
+         s->hits++;
+      return;
+   }
+   s->hits = 0;
+   n = s->n;
+   move_to_front(s->v, &n, PL_CCM_WAYS, x);
+   s->n = (uint8_t)n;
+}
+
+static void callees_update(pl_ccm_callees *s, uint32_t tag, uint32_t x)
+{
+   unsigned n;
+   if (s->tag != tag) {
+      s->tag = tag;
+      s->v[0] = x;
+      s->n = 1;
+      return;
+   }
+   n = s->n;
+   move_to_front(s->v, &n, PL_CCM_CALLEES, x);
+   s->n = n;
+}
+
+/* The value x (stored form w) of an event outside a run joins the
+   history; the matchers go on or stop, their hashes roll, a matcher that
+   has stopped looks for a new source, and both record the position. */
+static void history_add(pl_ccm_model *m, uint32_t w)
+{
+   unsigned k;
+   uint32_t pos;
+
+   for (k = 0; k < 2; k++) {
+      pl_ccm_matcher *mt = &m->mt[k];
+      if (mt->len) {
+         if (m->hist[mt->ptr & HMASK] == w) {
+            if (mt->len < MAX_LEN)
+               mt->len++;
+            mt->ptr++;
+         } else {
+            mt->len = 0;
+         }
+      }
+   }
+   m->hist[m->pos & HMASK] = (uint16_t)w;
+   pos = ++m->pos;
+   for (k = 0; k < 2; k++) {
+      pl_ccm_matcher *mt = &m->mt[k];
+      uint32_t l = min_len[k], slot, c;
+      mt->hash = mt->hash * FNV + w + 1u;
+      if (pos > l)
+         mt->hash -= (m->hist[(pos - 1u - l) & HMASK] + 1u) * m->mpow[k];
+      if (pos < l)
+         continue;
+      slot = (uint32_t)pl_golden_slot(mt->hash, PL_CCM_MATCH_BITS);
+      c = m->mtab[k][slot];
+      m->mtab[k][slot] = pos;
+      if (mt->len == 0 && c != 0 && pos - c <= MAX_DIST) {
+         uint32_t n = 0;
+         while (n < CHECK && n < c
+                && m->hist[(c - 1u - n) & HMASK]
+                   == m->hist[(pos - 1u - n) & HMASK])
+            n++;
+         if (n >= l) {
+            mt->len = n;
+            mt->ptr = c;
+         }
+      }
+   }
+}
+
+static void stack_update(pl_ccm_model *m, uint32_t x)
+{
+   pl_ccm_frame *t;
+   if (x == 0) {
+      if (m->depth)
+         m->depth--;
+      return;
+   }
+   t = top_frame(m, m->depth);
+   t->c2 = t->c1;
+   t->c1 = x;
+   if (m->depth < 0xFFFFFFFFu)
+      m->depth++;
+   t = top_frame(m, m->depth);
+   t->fn = x;
+   t->c1 = t->c2 = 0;
+}
+
+static inline uint32_t stored(uint32_t x)
+{
+   return x < BIG ? x : BIG;
+}
+
+/* One event of a run: the long matcher's value w (a short ID).  The
+   short matcher goes on or stops; nothing looks for sources, and the
+   hashes are made again when the run ends (rehash). */
+static inline void run_step(pl_ccm_model *m, uint32_t w)
+{
+   pl_ccm_matcher *lm = &m->mt[0], *sm = &m->mt[1];
+   if (sm->len) {
+      if (m->hist[sm->ptr & HMASK] == w) {
+         if (sm->len < MAX_LEN)
+            sm->len++;
+         sm->ptr++;
+      } else {
+         sm->len = 0;
+      }
+   }
+   if (lm->len < MAX_LEN)
+      lm->len++;
+   lm->ptr++;
+   m->hist[m->pos & HMASK] = (uint16_t)w;
+   m->pos++;
+   stack_update(m, w);
+}
+
+/* The matchers' hashes of the last values, after a run. */
+static void rehash(pl_ccm_model *m)
+{
+   unsigned k;
+   for (k = 0; k < 2; k++) {
+      uint32_t q = m->pos < min_len[k] ? m->pos : min_len[k];
+      uint64_t h = 0;
+      for (; q > 0; q--)
+         h = h * FNV + m->hist[(m->pos - q) & HMASK] + 1u;
+      m->mt[k].hash = h;
+   }
+}
+
+static void finish_normal(pl_ccm_model *m, uint32_t x)
+{
+   if (m->hp) {
+      if (m->v2)
+         m->s2->mh = (uint8_t)(((m->s2->mh << 1) | m->by_matcher) & 3u);
+      if (m->v1)
+         m->s1->mh = (uint8_t)(((m->s1->mh << 1) | m->by_matcher) & 3u);
+   }
+   slot_update(m->s1, m->t1, x);
+   slot_update(m->s2, m->t2, x);
+   callees_update(m->s0, m->t0, x);
+   if (x > m->max_id)
+      m->max_id = x;
+   history_add(m, stored(x));
+   stack_update(m, x);
+}
+
+/* ---- Encoder ------------------------------------------------------------ */
+
+void pl_ccm_enc_init(pl_encoder *e, int zeroed)
+{
+   model_init(&e->ccm, zeroed);
+   e->rc_low = 0;
+   e->rc_range = 0xFFFFFFFFu;
+   e->sync_at = 0;
+   e->sync_raw = 0;
+}
+
+static inline void enc_counted(pl_encoder *e, uint32_t *c, unsigned bit)
+{
+   pl_rc_enc_bit(e, 4096u - ctr_p1(*c), bit);
+   *c = pl_cm_count(*c, bit, LIMIT, e->ccm.rate);
+}
+
+/* A value no candidate predicted: exit or not (unless 0 was a candidate),
+   the next new ID or not, then the bit length (6 bits) and the bits below
+   the leading 1, through a tree while the prefix is below 4096. */
+static void enc_literal(pl_encoder *e, uint32_t x)
+{
+   pl_ccm_model *m = &e->ccm;
+   unsigned nb, node = 1, k;
+   int b;
+
+   if (!m->zero_seen) {
+      enc_counted(e, &m->c_exit[m->exit_ctx], x == 0);
+      if (x == 0)
+         return;
+   }
+   if (m->max_id != 0xFFFFFFFFu) {
+      enc_counted(e, &m->c_new, x == m->max_id + 1u);
+      if (x == m->max_id + 1u)
+         return;
+   }
+   nb = 32u - (unsigned)__builtin_clz(x);
+   for (k = 6; k-- > 0;) {
+      unsigned bit = (nb >> k) & 1u;
+      enc_counted(e, &m->c_nbits[node], bit);
+      node = node * 2 + bit;
+   }
+   for (b = (int)nb - 2; b >= 0; b--) {
+      unsigned bit = (x >> b) & 1u, prefix = x >> (b + 1);
+      if (prefix < 4096u)
+         enc_counted(e, &m->c_lit[prefix], bit);
+      else
+         pl_rc_enc_direct(e, bit);
+   }
+}
+
+static inline void enc_candidate(pl_encoder *e, unsigned bit)
+{
+   pl_rc_enc_bit(e, 4096u - candidate_p1(&e->ccm), bit);
+   candidate_learn(&e->ccm, bit);
+}
+
+/* A run of L events (0 <= L <= MAX_RUN) ends: v = L + 1 as b =
+   floor(log2 v) in unary (no closing 0 when b = 16), the up to 4 bits
+   below the leading 1 through a tree chosen by b, the rest as direct
+   bits.  The counters are chosen by the long matcher's length when the
+   run started, which the decoder knows before it reads the length. */
+static void close_run(pl_encoder *e)
+{
+   pl_ccm_model *m = &e->ccm;
+   uint32_t v = m->run_len + 1u;
+   unsigned b = 31u - (unsigned)__builtin_clz(v), t = b < 4 ? b : 4, k;
+   unsigned node = 1;
+
+   for (k = 0; k < b; k++)
+      enc_counted(e, &m->c_rl_unary[m->run_ctx][k], 1);
+   if (b < 16)
+      enc_counted(e, &m->c_rl_unary[m->run_ctx][b], 0);
+   for (k = 0; k < t; k++) {
+      unsigned bit = (v >> (b - 1 - k)) & 1u;
+      enc_counted(e, &m->c_rl_mant[b][node], bit);
+      node = node * 2 + bit;
+   }
+   for (k = t; k < b; k++)
+      pl_rc_enc_direct(e, (v >> (b - 1 - k)) & 1u);
+   m->in_run = 0;
+   rehash(m);
+}
+
+/* Decisions per event (bounds PL_ENC_MAX_EVENT_BYTES): the end of a run
+   (at most 16 + 4 + 12), at most 2 + 2 x 4 + 8 candidates, exit, new ID,
+   6 + 31 literal bits: 89, each writing at most 4 bytes. */
+void pl_ccm_event(pl_encoder *e, uint32_t x)
+{
+   pl_ccm_model *m = &e->ccm;
+
+   e->words += x <= PL_MAX_SHORT_ID ? 1 : 3;
+   e->raw_bytes += x <= PL_MAX_SHORT_ID ? 2 : 6;
+   if (!m->in_run && run_starts(m)) {
+      m->in_run = 1;
+      m->run_len = 0;
+      m->run_ctx = bucket(m->mt[0].len) - 12u;
+   }
+   if (m->in_run) {
+      uint32_t w = m->hist[m->mt[0].ptr & HMASK];
+      if (PL_LIKELY(x == w && w != BIG)) {
+         run_step(m, w);
+         if (PL_UNLIKELY(++m->run_len == MAX_RUN))
+            close_run(e);
+         return;
+      }
+      /* the long match ends here: x is coded knowing it is not w */
+      close_run(e);
+      m->mt[0].len = 0;
+      prepare_normal(m, w != BIG, w);
+   } else {
+      prepare_normal(m, 0, 0);
+   }
+   while (next_candidate(m)) {
+      enc_candidate(e, x == m->cur);
+      if (x == m->cur) {
+         finish_normal(m, x);
+         return;
+      }
+   }
+   enc_literal(e, x);
+   finish_normal(m, x);
+}
+
+/* End an open run and flush the range coder (4 bytes), so that a chunk
+   can end here; the model goes on.  Nothing if no event came since the last sync. */
+void pl_ccm_sync(pl_encoder *e)
+{
+   if (e->raw_bytes == e->sync_raw)
+      return;
+   if (e->ccm.in_run)
+      close_run(e);
+   pl_rc_enc_flush(e);
+   e->sync_at = e->out_len;
+   e->sync_raw = e->raw_bytes;
+}
+
+/* ---- Decoder ------------------------------------------------------------ */
+
+/* rc_step: where the decoder is.  Every decision is preceded by the
+   normalisation the encoder did after the previous one, so the decoder
+   can stop for input before any decision without undoing it. */
+enum {
+   D_IDLE = 0,  /* between chunks */
+   D_INIT,      /* reading the chunk's first 4 bytes into code */
+   D_EVENT,     /* an event starts */
+   D_RL_UNARY,  /* run length: rc_bits ones read so far */
+   D_RL_MANT,   /* run length: tree bits, rc_node so far, rc_rank bits left */
+   D_RL_DIRECT, /* run length: len_acc so far, rc_rank direct bits left */
+   D_COPY,      /* a run: copy_left events still to come */
+   D_CAND,      /* the decision on candidate m->cur */
+   D_EXIT,      /* literal: is it an exit? */
+   D_NEW,       /* literal: is it max_id + 1? */
+   D_NBITS,     /* literal: its bit length, tree node rc_node */
+   D_BITS,      /* literal: len_acc so far, rc_bits bits left */
+   D_DRAIN,     /* all the chunk's events are out: last normalisation */
+   D_DONE       /* the chunk is complete */
+};
+
+static const char err_trailer[] = "data after the end of the chunk (raw_end)";
+static const char err_short[]   = "chunk data ends before its raw_end";
+static const char err_final[]   = "CCM range coder does not end as flushed";
+static const char err_limit[]   = "CCM raw_end is odd or behind the stream";
+static const char err_idle[]    = "stream bytes before the chunk's raw_end was set";
+static const char err_nbits[]   = "CCM literal of 0 or more than 32 bits";
+static const char err_split[]   = "CCM event runs past the chunk's raw_end";
+static const char err_big[]     = "CCM run reaches a value it cannot copy";
+
+void pl_ccm_dec_init(pl_decoder *d)
+{
+   model_init(&d->ccm, 0);
+   d->rc_step = D_IDLE;
+   d->rc_low = 0;
+   d->rc_range = 0xFFFFFFFFu;
+   d->rc_code = 0;
+   d->rc_init_left = 0;
+}
+
+void pl_ccm_begin_chunk(pl_decoder *d)
+{
+   d->rc_step = D_INIT;
+   pl_rc_dec_start(d);
+}
+
+static inline unsigned dec_counted(pl_decoder *d, uint32_t *c)
+{
+   unsigned bit = pl_rc_dec_bit(d, 4096u - ctr_p1(*c));
+   *c = pl_cm_count(*c, bit, LIMIT, d->ccm.rate);
+   return bit;
+}
+
+static inline unsigned dec_candidate(pl_decoder *d)
+{
+   unsigned bit = pl_rc_dec_bit(d, 4096u - candidate_p1(&d->ccm));
+   candidate_learn(&d->ccm, bit);
+   return bit;
+}
+
+long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
+                uint32_t *values, size_t cap)
+{
+   pl_ccm_model *m = &d->ccm;
+   const uint8_t *p = *in;
+   size_t out = 0;
+   const char *err = 0;
+   uint32_t x;
+
+   if (d->rc_step != D_IDLE && d->rc_step != D_INIT
+       && (d->raw_limit % 2 != 0 || d->raw_limit < d->raw_bytes)) {
+      err = err_limit;
+      goto fail;
+   }
+
+#define NORM() do { if (!pl_rc_dec_norm(d, &p, in_end)) goto suspend; } while (0)
+
+   for (;;) {
+      switch (d->rc_step) {
+      case D_IDLE:
+         if (p != in_end) {
+            err = err_idle;
+            goto fail;
+         }
+         goto suspend;
+      case D_INIT:
+         while (d->rc_init_left) {
+            if (p == in_end)
+               goto suspend;
+            d->rc_code = (d->rc_code << 8) | *p++;
+            d->rc_init_left--;
+         }
+         if (d->raw_limit % 2 != 0 || d->raw_limit < d->raw_bytes) {
+            err = err_limit;
+            goto fail;
+         }
+         d->rc_step = D_EVENT;
+         continue;
+      case D_EVENT:
+         if (out >= cap)
+            goto suspend;
+         if (d->raw_bytes == d->raw_limit) {
+            d->rc_step = D_DRAIN;
+            continue;
+         }
+         if (run_starts(m)) {
+            m->run_ctx = bucket(m->mt[0].len) - 12u;
+            d->rc_bits = 0;
+            d->rc_step = D_RL_UNARY;
+            continue;
+         }
+         prepare_normal(m, 0, 0);
+         d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
+         continue;
+      case D_RL_UNARY:
+         while (d->rc_bits < 16) {
+            NORM();
+            if (!dec_counted(d, &m->c_rl_unary[m->run_ctx][d->rc_bits]))
+               break;
+            d->rc_bits++;
+         }
+         d->rc_node = 1;
+         d->rc_rank = d->rc_bits < 4 ? d->rc_bits : 4;
+         d->rc_step = D_RL_MANT;
+         continue;
+      case D_RL_MANT:
+         while (d->rc_rank) {
+            NORM();
+            d->rc_node = d->rc_node * 2
+               + dec_counted(d, &m->c_rl_mant[d->rc_bits][d->rc_node]);
+            d->rc_rank--;
+         }
+         d->len_acc = d->rc_node;
+         d->rc_rank = d->rc_bits - (d->rc_bits < 4 ? d->rc_bits : 4);
+         d->rc_step = D_RL_DIRECT;
+         continue;
+      case D_RL_DIRECT:
+         while (d->rc_rank) {
+            NORM();
+            d->len_acc = d->len_acc * 2 + pl_rc_dec_direct(d);
+            d->rc_rank--;
+         }
+         d->copy_left = d->len_acc - 1u;
+         d->rc_step = D_COPY;
+         continue;
+      case D_COPY: {
+         /* The hot loop of a regular program's stream. */
+         uint64_t n = d->copy_left;
+         while (n && out < cap) {
+            uint32_t w = m->hist[m->mt[0].ptr & HMASK];
+            if (w == BIG) {
+               err = err_big;
+               break;
+            }
+            if (d->raw_limit - d->raw_bytes < 2) {
+               err = err_split;
+               break;
+            }
+            values[out++] = w;
+            d->raw_bytes += 2;
+            d->words++;
+            run_step(m, w);
+            n--;
+         }
+         d->copy_left = n;
+         if (err)
+            goto fail;
+         if (n || out >= cap)
+            goto suspend;   /* output full (the run's end may decode a value) */
+         rehash(m);
+         /* Unless it was as long as a run can be or the chunk ends here,
+            the run ended because the event was not the long matcher's
+            value. */
+         if (d->len_acc - 1u == MAX_RUN || d->raw_bytes == d->raw_limit) {
+            d->rc_step = D_EVENT;
+            continue;
+         }
+         x = m->hist[m->mt[0].ptr & HMASK];
+         m->mt[0].len = 0;
+         prepare_normal(m, x != BIG, x);
+         d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
+         continue;
+      }
+      case D_CAND:
+         NORM();
+         if (dec_candidate(d)) {
+            x = m->cur;
+            goto event;
+         }
+         if (!next_candidate(m))
+            d->rc_step = D_EXIT;
+         continue;
+      case D_EXIT:
+         if (!m->zero_seen) {
+            NORM();
+            if (dec_counted(d, &m->c_exit[m->exit_ctx])) {
+               x = 0;
+               goto event;
+            }
+         }
+         d->rc_step = D_NEW;
+         continue;
+      case D_NEW:
+         if (m->max_id != 0xFFFFFFFFu) {
+            NORM();
+            if (dec_counted(d, &m->c_new)) {
+               x = m->max_id + 1u;
+               goto event;
+            }
+         }
+         d->rc_node = 1;
+         d->rc_step = D_NBITS;
+         continue;
+      case D_NBITS:
+         while (d->rc_node < 64) {
+            NORM();
+            d->rc_node = d->rc_node * 2 + dec_counted(d, &m->c_nbits[d->rc_node]);
+         }
+         d->rc_bits = d->rc_node - 64;
+         if (d->rc_bits == 0 || d->rc_bits > 32) {
+            err = err_nbits;
+            goto fail;
+         }
+         d->rc_bits--;
+         d->len_acc = 1;
+         d->rc_step = D_BITS;
+         continue;
+      case D_BITS:
+         while (d->rc_bits) {
+            unsigned bit;
+            NORM();
+            if (d->len_acc < 4096u)
+               bit = dec_counted(d, &m->c_lit[d->len_acc]);
+            else
+               bit = pl_rc_dec_direct(d);
+            d->len_acc = d->len_acc * 2 + bit;
+            d->rc_bits--;
+         }
+         x = (uint32_t)d->len_acc;
+         goto event;
+      case D_DRAIN:
+         NORM();
+         d->rc_step = D_DONE;
+         continue;
+      default: /* D_DONE */
+         if (p != in_end) {
+            err = err_trailer;
+            goto fail;
+         }
+         goto suspend;
+      }
+   event: {
+         unsigned raw = x <= PL_MAX_SHORT_ID ? 2u : 6u;
+         if (d->raw_limit - d->raw_bytes < raw) {
+            err = err_split;
+            goto fail;
+         }
+         values[out++] = x;
+         d->raw_bytes += raw;
+         d->words += raw / 2;
+         finish_normal(m, x);
+         d->rc_step = D_EVENT;
+      }
+   }
+#undef NORM
+
+fail:
+   d->error = err;
+suspend:
+   *in = p;
+   if (d->error)
+      return out ? (long)out : PL_DEC_CORRUPT;
+   return (long)out;
+}
+
+int pl_ccm_end_chunk(pl_decoder *d)
+{
+   if (d->error)
+      return PL_DEC_CORRUPT;
+   if (d->rc_step != D_DONE) {
+      d->error = err_short;
+      return PL_DEC_CORRUPT;
+   }
+   /* The flush wrote low's 4 bytes, which now fill code. */
+   if (d->rc_code != d->rc_low) {
+      d->error = err_final;
+      return PL_DEC_CORRUPT;
+   }
+   d->rc_step = D_IDLE;
+   return 0;
+}
+
+int pl_ccm_at_boundary(const pl_decoder *d)
+{
+   if (d->error)
+      return 0;
+   return d->rc_step == D_IDLE || d->rc_step == D_INIT
+          || d->rc_step == D_EVENT || d->rc_step == D_DRAIN
+          || d->rc_step == D_DONE;
+}
