@@ -666,6 +666,7 @@ enum {
    D_NEW,       /* literal: is it max_id + 1? */
    D_NBITS,     /* literal: its bit length, tree node rc_node */
    D_BITS,      /* literal: len_acc so far, rc_bits bits left */
+   D_EMIT,      /* the event copy_src is decoded, the output was full */
    D_DRAIN,     /* all the chunk's events are out: last normalisation */
    D_DONE       /* the chunk is complete */
 };
@@ -816,8 +817,8 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          d->copy_left = n;
          if (err)
             goto fail;
-         if (n || out >= cap)
-            goto suspend;   /* output full (the run's end may decode a value) */
+         if (n)
+            goto suspend;   /* output full */
          rehash(m);
          /* Unless it was as long as a run can be or the chunk ends here,
             the run ended because the event was not the long matcher's
@@ -889,6 +890,11 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          }
          x = (uint32_t)d->len_acc;
          goto event;
+      case D_EMIT:
+         if (out >= cap)
+            goto suspend;
+         x = d->copy_src;
+         goto emit;
       case D_DRAIN:
          NORM();
          d->rc_step = D_DONE;
@@ -900,7 +906,14 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          }
          goto suspend;
       }
-   event: {
+   event:
+      /* the end of a run decodes its miss even when the output is full */
+      if (out >= cap) {
+         d->copy_src = x;
+         d->rc_step = D_EMIT;
+         goto suspend;
+      }
+   emit: {
          unsigned raw = x <= PL_MAX_SHORT_ID ? 2u : 6u;
          if (d->raw_limit - d->raw_bytes < raw) {
             err = err_split;

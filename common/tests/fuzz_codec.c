@@ -127,7 +127,7 @@ static void set_start(pl_decoder *d, uint32_t start_pos)
 {
    if (d->kind == PL_CODEC_LZRC)
       d->rc.pos = start_pos;
-   else
+   else if (d->kind != PL_CODEC_CCM)   /* CCM: real streams start at 0 */
       d->lz.pos = start_pos;
 }
 
@@ -211,7 +211,7 @@ static void fuzz_decoder(const uint8_t *data, size_t size)
 {
    int kind;
    prng r;
-   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_LZRC; kind++) {
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_CCM; kind++) {
       dec_result a = { vals_a, 0, 0, 0 }, b = { vals_b, 0, 0, 0 };
       uint64_t limit, raw = 0;
       size_t k, nb, at = 0;
@@ -367,7 +367,7 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
    /* the first byte picks options */
    if (data[0] & 0x80)
       start_pos = 0xFFFFFFFFu - (uint32_t)(data[0] & 0x3F) * 1000u;
-   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_LZRC; kind++) {
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_CCM; kind++) {
       static const uint32_t every[4] = { 0, 2, 17, 300 };
       /* what a sync may add: LZZE a match length and a bitmap */
       size_t sync_max = kind == PL_CODEC_LZZE ? 12 : PL_ENC_MAX_EVENT_BYTES;
@@ -384,13 +384,13 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
       pl_enc_init(&e, kind, buf, cap);
       if (kind == PL_CODEC_LZRC)
          e.rc.pos = start_pos;
-      else
+      else if (kind != PL_CODEC_CCM)
          e.lz.pos = start_pos;
       for (k = 0; k < n_events; k++) {
          size_t before;
-         if (kind == PL_CODEC_LZRC
+         if ((kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM)
              && e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES) {
-            /* LZRC chunks end at syncs: make the full buffer ready */
+            /* LZRC and CCM chunks end at syncs: make the full buffer ready */
             pl_enc_sync(&e);
             add_bound(&e, (long)k);
          }
@@ -414,7 +414,9 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
          {
             uint32_t x = prng_next(&r);
             int sync = (sync_every && x % sync_every == 0)
-                       || (e.match_len > 500 && (x >> 16) % 32 == 0)
+                       || ((e.match_len > 500 || (kind == PL_CODEC_CCM
+                                                  && e.ccm.run_len > 500))
+                           && (x >> 16) % 32 == 0)
                        || (events[k] > PL_MAX_SHORT_ID && (x >> 24) % 4 == 0);
             if (sync) {
                if (e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES) {
