@@ -84,7 +84,8 @@ void pl_enc_enter(pl_encoder *e, uint32_t id)
 {
    e->events++;
    if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
-      pl_ccm_event(e, id);
+      if (!pl_ccm_run_event(e, id))
+         pl_ccm_event(e, id);
       return;
    }
    if (PL_LIKELY(id <= PL_MAX_SHORT_ID)) {
@@ -100,7 +101,8 @@ void pl_enc_exit(pl_encoder *e)
 {
    e->events++;
    if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
-      pl_ccm_event(e, 0);
+      if (!pl_ccm_run_event(e, 0))
+         pl_ccm_event(e, 0);
       return;
    }
    put_word(e, PL_WORD_EXIT);

@@ -24,11 +24,11 @@
 #include "pl_hash.h"
 #include "pl_rc.h"
 
-#define HMASK      ((1u << PL_CCM_HIST_BITS) - 1u)
-#define BIG        0xFFFFu      /* hist's stand-in for an ID >= 0xFFFF */
+#define HMASK      PL_CCM_HMASK
+#define BIG        PL_CCM_BIG
 #define RUN_LEN    256u         /* a long match this long starts a run */
-#define MAX_RUN    65535u       /* the longest run */
-#define MAX_LEN    65535u       /* matcher lengths saturate here */
+#define MAX_RUN    PL_CCM_MAX_RUN
+#define MAX_LEN    PL_CCM_MAX_LEN
 #define CHECK      64u          /* values a matcher checks back */
 #define LIMIT      127u         /* counters' count limit: rate 1/128.5 */
 #define W_INIT     19661        /* mixer weights start at 0.3 */
@@ -133,11 +133,6 @@ static void model_init(pl_ccm_model *m, int zeroed)
    pl_cm_rate_init(m->rate);
 }
 
-static inline pl_ccm_frame *top_frame(pl_ccm_model *m, uint32_t depth)
-{
-   return &m->frame[depth < PL_CCM_FRAMES ? depth : PL_CCM_FRAMES - 1u];
-}
-
 /* P(bit = 1) of a counter, 12-bit, as the coder takes it (1..4095). */
 static inline unsigned ctr_p1(uint32_t c)
 {
@@ -158,8 +153,8 @@ static inline int run_starts(const pl_ccm_model *m)
 static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
 {
    static const pl_ccm_frame none = { 0, 0, 0 };
-   const pl_ccm_frame *t = top_frame(m, m->depth);
-   const pl_ccm_frame *pa = m->depth ? top_frame(m, m->depth - 1u) : &none;
+   const pl_ccm_frame *t = pl_ccm_frame_at(m, m->depth);
+   const pl_ccm_frame *pa = m->depth ? pl_ccm_frame_at(m, m->depth - 1u) : &none;
    uint64_t h2, h1, h0;
    pl_ccm_slot *sc;
 
@@ -435,50 +430,9 @@ static void history_add(pl_ccm_model *m, uint32_t w)
    }
 }
 
-static void stack_update(pl_ccm_model *m, uint32_t x)
-{
-   pl_ccm_frame *t;
-   if (x == 0) {
-      if (m->depth)
-         m->depth--;
-      return;
-   }
-   t = top_frame(m, m->depth);
-   t->c2 = t->c1;
-   t->c1 = x;
-   if (m->depth < 0xFFFFFFFFu)
-      m->depth++;
-   t = top_frame(m, m->depth);
-   t->fn = x;
-   t->c1 = t->c2 = 0;
-}
-
 static inline uint32_t stored(uint32_t x)
 {
    return x < BIG ? x : BIG;
-}
-
-/* One event of a run: the long matcher's value w (a short ID).  The
-   short matcher goes on or stops; nothing looks for sources, and the
-   hashes are made again when the run ends (rehash). */
-static inline void run_step(pl_ccm_model *m, uint32_t w)
-{
-   pl_ccm_matcher *lm = &m->mt[0], *sm = &m->mt[1];
-   if (sm->len) {
-      if (m->hist[sm->ptr & HMASK] == w) {
-         if (sm->len < MAX_LEN)
-            sm->len++;
-         sm->ptr++;
-      } else {
-         sm->len = 0;
-      }
-   }
-   if (lm->len < MAX_LEN)
-      lm->len++;
-   lm->ptr++;
-   m->hist[m->pos & HMASK] = (uint16_t)w;
-   m->pos++;
-   stack_update(m, w);
 }
 
 /* The matchers' hashes of the last values, after a run. */
@@ -508,7 +462,7 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
    if (x > m->max_id)
       m->max_id = x;
    history_add(m, stored(x));
-   stack_update(m, x);
+   pl_ccm_stack(m, x);
 }
 
 /* ---- Encoder ------------------------------------------------------------ */
@@ -612,7 +566,7 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
    if (m->in_run) {
       uint32_t w = m->hist[m->mt[0].ptr & HMASK];
       if (PL_LIKELY(x == w && w != BIG)) {
-         run_step(m, w);
+         pl_ccm_run_step(m, w);
          if (PL_UNLIKELY(++m->run_len == MAX_RUN))
             close_run(e);
          return;
@@ -811,7 +765,7 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             values[out++] = w;
             d->raw_bytes += 2;
             d->words++;
-            run_step(m, w);
+            pl_ccm_run_step(m, w);
             n--;
          }
          d->copy_left = n;

@@ -1,11 +1,84 @@
 /* SPDX-License-Identifier: MIT */
-/* CCM, the default codec (docs/codec.md, section 6).  Internal interface
+/* CCM, the default codec (docs/codec.md, section 11).  Internal interface
    between pl_codec.c (the API, which dispatches on the codec kind) and
-   pl_codec_ccm.c. */
+   pl_codec_ccm.c; the encoder's run path is inline, as the tool calls it
+   for every event. */
 #ifndef PL_CODEC_CCM_H
 #define PL_CODEC_CCM_H
 
 #include "pl_codec_internal.h"
+
+#define PL_CCM_HMASK   ((1u << PL_CCM_HIST_BITS) - 1u)
+#define PL_CCM_BIG     0xFFFFu   /* hist's stand-in for an ID >= 0xFFFF */
+#define PL_CCM_MAX_LEN 65535u    /* matcher lengths saturate here */
+#define PL_CCM_MAX_RUN 65535u    /* the longest run */
+
+/* frame(d) of docs/codec.md 11.2: deeper frames share the last entry. */
+static inline pl_ccm_frame *pl_ccm_frame_at(pl_ccm_model *m, uint32_t depth)
+{
+   return &m->frame[depth < PL_CCM_FRAMES ? depth : PL_CCM_FRAMES - 1u];
+}
+
+/* The call stack after event x (11.6). */
+static inline void pl_ccm_stack(pl_ccm_model *m, uint32_t x)
+{
+   pl_ccm_frame *t;
+   if (x == 0) {
+      if (m->depth)
+         m->depth--;
+      return;
+   }
+   t = pl_ccm_frame_at(m, m->depth);
+   t->c2 = t->c1;
+   t->c1 = x;
+   if (m->depth < 0xFFFFFFFFu)
+      m->depth++;
+   t = pl_ccm_frame_at(m, m->depth);
+   t->fn = x;
+   t->c1 = t->c2 = 0;
+}
+
+/* One event of a run: the long matcher's value w (a short ID).  The
+   short matcher goes on or stops; nothing looks for sources, and the
+   hashes are made again when the run ends (rehash). */
+static inline void pl_ccm_run_step(pl_ccm_model *m, uint32_t w)
+{
+   pl_ccm_matcher *lm = &m->mt[0], *sm = &m->mt[1];
+   if (sm->len) {
+      if (m->hist[sm->ptr & PL_CCM_HMASK] == w) {
+         if (sm->len < PL_CCM_MAX_LEN)
+            sm->len++;
+         sm->ptr++;
+      } else {
+         sm->len = 0;
+      }
+   }
+   if (lm->len < PL_CCM_MAX_LEN)
+      lm->len++;
+   lm->ptr++;
+   m->hist[m->pos & PL_CCM_HMASK] = (uint16_t)w;
+   m->pos++;
+   pl_ccm_stack(m, w);
+}
+
+/* The encoder's common case, inline in pl_enc_enter/exit: x goes on the
+   open run (and does not end it).  1 if it did; else pl_ccm_event codes
+   it. */
+static inline int pl_ccm_run_event(pl_encoder *e, uint32_t x)
+{
+   pl_ccm_model *m = &e->ccm;
+   uint32_t w;
+   if (!m->in_run)
+      return 0;
+   w = m->hist[m->mt[0].ptr & PL_CCM_HMASK];
+   if (x != w || w == PL_CCM_BIG || m->run_len + 1u >= PL_CCM_MAX_RUN)
+      return 0;
+   m->run_len++;
+   pl_ccm_run_step(m, w);
+   e->words++;
+   e->raw_bytes += 2;
+   return 1;
+}
 
 /* zeroed: e's bytes are all zero, its tables need not be written. */
 void pl_ccm_enc_init(pl_encoder *e, int zeroed);

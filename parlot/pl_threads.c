@@ -291,8 +291,9 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
       memory when the thread ends, and calloc all of it when it starts.
       Fresh anonymous pages read as zero and are in memory only once
       written, so a thread costs the model pages its codec reaches (LZZE
-      never reaches the larger LZRC part of the union), and munmap gives
-      them back. */
+      never reaches the larger parts of the union; CCM's tables are left
+      to these zero pages, pl_enc_init_zeroed), and munmap gives them
+      back. */
    pl_thread *t = VG_(am_shadow_alloc)(THREAD_MAP_SIZE);
    if (!t)
       VG_(out_of_memory_NORETURN)("pl.thread", THREAD_MAP_SIZE);
