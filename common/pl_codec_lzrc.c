@@ -401,12 +401,8 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          }
          goto suspend;
       case D_INIT:
-         while (d->rc_init_left) {
-            if (p == in_end)
-               goto suspend;
-            d->rc_code = (d->rc_code << 8) | *p++;
-            d->rc_init_left--;
-         }
+         if (!pl_rc_dec_fill(d, &p, in_end))
+            goto suspend;
          if (d->raw_limit % 2 != 0 || d->raw_limit / 2 < d->words) {
             err = err_limit;
             goto fail;

@@ -75,6 +75,20 @@ static inline void pl_rc_dec_start(pl_decoder *d)
    d->rc_init_left = 4;
 }
 
+/* Read the rest of the chunk's first 4 bytes into code: 0 if input ran
+   out first (call again with more). */
+static inline int pl_rc_dec_fill(pl_decoder *d, const uint8_t **p,
+                                 const uint8_t *end)
+{
+   while (d->rc_init_left) {
+      if (*p == end)
+         return 0;
+      d->rc_code = (d->rc_code << 8) | *(*p)++;
+      d->rc_init_left--;
+   }
+   return 1;
+}
+
 /* The encoder's normalisation, before a decision: 0 if input ran out
    (call again with more; nothing is lost). */
 static inline int pl_rc_dec_norm(pl_decoder *d, const uint8_t **p,

@@ -25,6 +25,7 @@
 
 #include "pl_codec.h"
 #include "test_prng.h"
+#include "test_vec.h"
 
 static int n_pass, n_fail;
 static prng rng = { 0x2545F4914F6CDD1Dull };
@@ -39,35 +40,6 @@ static uint64_t prng_below(uint64_t n)
       else { n_fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
              printf(__VA_ARGS__); printf("\n"); }                \
    } while (0)
-
-typedef struct { uint32_t *v; size_t n, cap; } vec32;
-typedef struct { uint8_t *v; size_t n, cap; } vec8;
-
-static void *xrealloc(void *p, size_t n)
-{
-   p = realloc(p, n ? n : 1);
-   if (!p) { perror("realloc"); exit(2); }
-   return p;
-}
-
-static void push32(vec32 *a, uint32_t x)
-{
-   if (a->n == a->cap) {
-      a->cap = a->cap ? 2 * a->cap : 1024;
-      a->v = xrealloc(a->v, a->cap * sizeof *a->v);
-   }
-   a->v[a->n++] = x;
-}
-
-static void append8(vec8 *a, const uint8_t *p, size_t n)
-{
-   if (a->n + n > a->cap) {
-      a->cap = 2 * (a->n + n) + 1024;
-      a->v = xrealloc(a->v, a->cap);
-   }
-   memcpy(a->v + a->n, p, n);
-   a->n += n;
-}
 
 /* ---- encoding into chunks ------------------------------------------------ */
 
@@ -123,7 +95,7 @@ static void encode(const uint32_t *ev, size_t n, uint64_t sync_every,
          s->ch[s->n].raw_end = pl_enc_ready_raw(e);
          s->ch[s->n].events = e->events;
          s->n++;
-         append8(&s->bytes, e->out, pl_enc_ready(e));
+         v8_append(&s->bytes, e->out, pl_enc_ready(e));
          pl_enc_consume(e, pl_enc_ready(e));
       }
       CHECK(e->out_len == 0, "bytes left after a sync");
@@ -157,7 +129,7 @@ static int api_decode(const stream *s, vec32 *out, const char **err,
             break;
          }
          for (i = 0; i < r; i++)
-            push32(out, vals[i]);
+            v32_push(out, vals[i]);
          if (d->error) {
             rc = -1;
             break;
@@ -589,7 +561,7 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
             uint32_t w = m->hist[m->ptr[0] & S_HM];
             if (w == S_BIG || raw_end - *raw < 2)
                return -1;
-            push32(out, w);
+            v32_push(out, w);
             *raw += 2;
             if (m->len[1] > 0) {
                if (m->hist[m->ptr[1] & S_HM] == w) {
@@ -611,14 +583,14 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
             x = s_event(m, mm != S_BIG, mm);
             if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
                return -1;
-            push32(out, x);
+            v32_push(out, x);
             *raw += x < 0xFFFF ? 2 : 6;
          }
       } else {
          uint32_t x = s_event(m, 0, 0);
          if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
             return -1;
-         push32(out, x);
+         v32_push(out, x);
          *raw += x < 0xFFFF ? 2 : 6;
       }
    }
@@ -692,8 +664,8 @@ static void roundtrips(const char *name, const vec32 *ev)
 
 static vec32 g;
 
-static void call(uint32_t id) { push32(&g, id); }
-static void ret(void) { push32(&g, 0); }
+static void call(uint32_t id) { v32_push(&g, id); }
+static void ret(void) { v32_push(&g, 0); }
 
 static void fib(unsigned n)
 {
@@ -807,7 +779,7 @@ static void test_damage(void)
       size_t max_values;
       bad.bytes.v = 0;
       bad.bytes.n = bad.bytes.cap = 0;
-      append8(&bad.bytes, s.bytes.v, s.bytes.n);
+      v8_append(&bad.bytes, s.bytes.v, s.bytes.n);
       bad.ch = xrealloc(0, sizeof *bad.ch);
       bad.n = bad.cap = 1;
       bad.ch[0] = s.ch[0];

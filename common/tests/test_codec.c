@@ -20,6 +20,7 @@
 
 #include "pl_codec.h"
 #include "pl_format.h"
+#include "test_vec.h"
 #ifdef HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -55,40 +56,6 @@ static double now(void)
    clock_gettime(CLOCK_MONOTONIC, &ts);
    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
-
-/* ---- growable vectors --------------------------------------------------- */
-
-typedef struct { uint32_t *v; size_t n, cap; } vec32;
-typedef struct { uint8_t *v; size_t n, cap; } vec8;
-
-static void *xrealloc(void *p, size_t n)
-{
-   p = realloc(p, n ? n : 1);
-   if (!p) { perror("realloc"); exit(2); }
-   return p;
-}
-static void v32_push(vec32 *a, uint32_t x)
-{
-   if (a->n == a->cap) {
-      a->cap = a->cap ? a->cap * 2 : 1024;
-      a->v = xrealloc(a->v, a->cap * sizeof *a->v);
-   }
-   a->v[a->n++] = x;
-}
-static void v8_append(vec8 *a, const uint8_t *p, size_t n)
-{
-   if (n == 0)
-      return;
-   if (a->n + n > a->cap) {
-      while (a->n + n > a->cap)
-         a->cap = a->cap ? a->cap * 2 : 4096;
-      a->v = xrealloc(a->v, a->cap);
-   }
-   memcpy(a->v + a->n, p, n);
-   a->n += n;
-}
-static void v32_free(vec32 *a) { free(a->v); a->v = 0; a->n = a->cap = 0; }
-static void v8_free(vec8 *a) { free(a->v); a->v = 0; a->n = a->cap = 0; }
 
 /* ---- encoding with a realistic drain loop ------------------------------ */
 
