@@ -150,21 +150,31 @@ static inline int run_starts(const pl_ccm_model *m)
 /* An event outside a run starts: the contexts are looked up, the
    candidates follow (next_candidate).  has_excl: excl cannot be the
    event (the long matcher's value at the end of a run). */
-static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
+/* The keys of the three contexts of the next event (11.4). */
+static inline void context_keys(const pl_ccm_model *m, uint64_t h[3])
 {
    static const pl_ccm_frame none = { 0, 0, 0 };
+   const pl_ccm_frame *t = &m->frame[m->depth < PL_CCM_FRAMES ? m->depth
+                                     : PL_CCM_FRAMES - 1u];
+   const pl_ccm_frame *pa = m->depth == 0 ? &none
+      : &m->frame[m->depth - 1u < PL_CCM_FRAMES ? m->depth - 1u
+                  : PL_CCM_FRAMES - 1u];
+   h[0] = key_end(key_step(key_step(key_step(key_step(key_step(2, t->fn),
+                                    t->c1), t->c2), pa->fn), pa->c1));
+   h[1] = key_end(key_step(key_step(1, t->fn), t->c1));
+   h[2] = key_end(key_step(3, t->fn));
+}
+
+static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
+{
    const pl_ccm_frame *t = pl_ccm_frame_at(m, m->depth);
-   const pl_ccm_frame *pa = m->depth ? pl_ccm_frame_at(m, m->depth - 1u) : &none;
-   uint64_t h2, h1, h0;
+   uint64_t h[3], h2, h1, h0;
    pl_ccm_slot *sc;
 
-   h2 = key_step(key_step(key_step(key_step(key_step(2, t->fn), t->c1),
-                                   t->c2), pa->fn), pa->c1);
-   h1 = key_step(key_step(1, t->fn), t->c1);
-   h0 = key_step(3, t->fn);
-   h2 = key_end(h2);
-   h1 = key_end(h1);
-   h0 = key_end(h0);
+   context_keys(m, h);
+   h2 = h[0];
+   h1 = h[1];
+   h0 = h[2];
    m->s2 = &m->slot[h2 >> (64 - PL_CCM_SLOT_BITS)];
    m->s1 = &m->slot[h1 >> (64 - PL_CCM_SLOT_BITS)];
    m->s0 = &m->callees[h0 >> (64 - PL_CCM_CALLEE_BITS)];
@@ -463,6 +473,16 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
       m->max_id = x;
    history_add(m, stored(x));
    pl_ccm_stack(m, x);
+   /* The next event's entries, most likely needed (unless a run starts),
+      start coming into the cache now: in the tool, while the program
+      runs on to its next call or return. */
+   {
+      uint64_t h[3];
+      context_keys(m, h);
+      __builtin_prefetch(&m->slot[h[0] >> (64 - PL_CCM_SLOT_BITS)]);
+      __builtin_prefetch(&m->slot[h[1] >> (64 - PL_CCM_SLOT_BITS)]);
+      __builtin_prefetch(&m->callees[h[2] >> (64 - PL_CCM_CALLEE_BITS)]);
+   }
 }
 
 /* ---- Encoder ------------------------------------------------------------ */
