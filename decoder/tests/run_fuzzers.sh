@@ -118,7 +118,9 @@ done
    "$ts/raw-tiny-chunks" none "$tmp/exp"
 "$MAKE_TRACE" --seed 8 --threads 2 --events 400 --functions 4 --codec lzze \
    "$ts/long-matches" none "$tmp/exp"
-# LZRC (the tool's default), and MARK and TRACING chunks (format 1.2)
+# CCM (the tool's default), LZRC, and MARK and TRACING chunks (format 1.2)
+"$MAKE_TRACE" --seed 12 --threads 3 --events 300 --functions 30 --codec ccm \
+   --fork 3 "$ts/ccm" none "$tmp/exp"
 "$MAKE_TRACE" --seed 9 --threads 3 --events 150 --functions 30 --codec lzrc \
    "$ts/lzrc" none "$tmp/exp"
 "$MAKE_TRACE" --seed 10 --threads 2 --events 300 --functions 30 --codec lzrc \
