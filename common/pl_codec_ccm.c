@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* CCM, the default ParLoT stream codec (docs/codec.md, section 6): each
+/* CCM, the default ParLoT stream codec (docs/codec.md, section 11): each
    event is predicted, not searched for.  Two matchers (the values that
    followed the latest earlier occurrences of the last 20 and of the last
    6 values) and the call context (what followed the same function with
@@ -26,7 +26,9 @@
 
 #define HMASK      PL_CCM_HMASK
 #define BIG        PL_CCM_BIG
-#define RUN_LEN    256u         /* a long match this long starts a run */
+/* A long match this long starts a run; the run length's counters are
+   chosen by bucket(length) - 12, which needs bucket(RUN_LEN) = 12. */
+#define RUN_LEN    256u
 #define MAX_RUN    PL_CCM_MAX_RUN
 #define MAX_LEN    PL_CCM_MAX_LEN
 #define CHECK      64u          /* values a matcher checks back */
