@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* ParLoT stream codecs: the API (pl_codec.h), which dispatches on the
-   codec kind to RAW (pl_codec_raw.c), LZZE (pl_codec_lzze.c) and LZRC
-   (pl_codec_lzrc.c) and CCM (pl_codec_ccm.c), and the state they share: the output buffer, the
-   counters, and the byte layer of RAW and LZZE (a bitmap byte per group
-   of 8 bytes in LZZE; none in RAW).  The formats are specified in
-   docs/codec.md; these files are the reference implementation of both
-   directions.  CCM (pl_codec_ccm.c) codes events, not words: it has a
-   model of the call stack.
+   codec kind to RAW (pl_codec_raw.c), LZZE (pl_codec_lzze.c), LZRC
+   (pl_codec_lzrc.c) and CCM (pl_codec_ccm.c), and the state they share:
+   the output buffer, the counters, and the byte layer of RAW and LZZE (a
+   bitmap byte per group of 8 bytes in LZZE; none in RAW).  The formats
+   are specified in docs/codec.md; these files are the reference
+   implementation of both directions.  CCM codes events, not words: it
+   has a model of the call stack.
 
    Freestanding: only <stdint.h>/<stddef.h>, no libc, no allocation.  The
    encoder does a bounded amount of work per event; the decoder is a
@@ -21,6 +21,11 @@
 const char pl_codec_err_trailer[] =
    "data after the end of the stream (raw limit)";
 const char pl_codec_err_escape[] = "escaped function ID below 0xFFFF";
+const char pl_codec_err_short[] = "chunk data ends before its raw_end";
+const char pl_codec_err_chunk_trailer[] =
+   "data after the end of the chunk (raw_end)";
+const char pl_codec_err_idle[] =
+   "stream bytes before the chunk's raw_end was set";
 
 /* ---- Encoder ----------------------------------------------------------- */
 
@@ -59,7 +64,7 @@ void pl_enc_init_zeroed(pl_encoder *e, int kind, uint8_t *buf, size_t cap)
 }
 
 /* Inline in pl_enc_enter and pl_enc_exit: a call per word was a good part
-   of an event's cost.  LZRC, the default, first. */
+   of an event's cost.  LZRC, the word codec users choose most, first. */
 static inline __attribute__((always_inline)) void put_word(pl_encoder *e,
                                                            uint32_t w)
 {
@@ -108,11 +113,18 @@ void pl_enc_exit(pl_encoder *e)
    put_word(e, PL_WORD_EXIT);
 }
 
+/* Whether the codec's chunks end at syncs, its bytes being final only
+   there (the range-coded ones, LZRC and CCM). */
+static inline int ends_at_syncs(int kind)
+{
+   return kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM;
+}
+
 /* RAW and LZZE: the bytes before the open ZE group (none in RAW) are
    final; LZRC and CCM: those before the last sync. */
 size_t pl_enc_ready(const pl_encoder *e)
 {
-   if (e->kind == PL_CODEC_LZRC || e->kind == PL_CODEC_CCM)
+   if (ends_at_syncs(e->kind))
       return e->sync_at;
    return e->group_fill == 0 ? e->out_len : e->group_at;
 }
@@ -128,7 +140,7 @@ void pl_enc_consume(pl_encoder *e, size_t n)
    for (k = 0; k < rest; k++)
       o[k] = o[n + k];
    e->out_len = rest;
-   if (e->kind == PL_CODEC_LZRC || e->kind == PL_CODEC_CCM)
+   if (ends_at_syncs(e->kind))
       e->sync_at -= n;
    else if (e->group_fill != 0)
       e->group_at -= n;
@@ -137,7 +149,7 @@ void pl_enc_consume(pl_encoder *e, size_t n)
 
 uint64_t pl_enc_ready_raw(const pl_encoder *e)
 {
-   if (e->kind == PL_CODEC_LZRC || e->kind == PL_CODEC_CCM)
+   if (ends_at_syncs(e->kind))
       return e->sync_raw;
    return e->raw_bytes - e->group_fill;
 }
@@ -223,7 +235,6 @@ void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes)
       pl_lzrc_begin_chunk(d);
 }
 
-static const char err_short_chunk[] = "chunk data ends before its raw_end";
 static const char err_past_end[] = "bitmap bits set past the chunk's raw_end";
 static const char err_kind[] = "unknown codec kind";
 
@@ -237,7 +248,7 @@ int pl_dec_end_chunk(pl_decoder *d)
    if (d->error)
       return PL_DEC_CORRUPT;
    if (d->raw_bytes != d->raw_limit) {
-      d->error = err_short_chunk;
+      d->error = pl_codec_err_short;
       return PL_DEC_CORRUPT;
    }
    /* The bits of a short group past raw_end must be clear.  pl_dec_run

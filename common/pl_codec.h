@@ -179,7 +179,10 @@ typedef struct {
    unsigned how;                /* 1 long matcher, 2 short, 3 slot */
    uint32_t *cur_ctr;           /* its counter (slot candidates) */
    int      st[5], p;           /* the matcher decision's mixer inputs */
-   unsigned agree_ix;
+   unsigned agree_ix, bucket_ix;  /* its agreement and length contexts */
+   uint64_t keys[3];            /* the next event's context keys (o2, o1,
+                                   callees), when keys_ok */
+   int      keys_ok;
    uint64_t mpow[2];            /* FNV prime ^ each matcher's length */
 } pl_ccm_model;
 

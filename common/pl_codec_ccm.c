@@ -30,7 +30,6 @@
    chosen by bucket(length) - 12, which needs bucket(RUN_LEN) = 12. */
 #define RUN_LEN    256u
 #define MAX_RUN    PL_CCM_MAX_RUN
-#define MAX_LEN    PL_CCM_MAX_LEN
 #define CHECK      64u          /* values a matcher checks back */
 #define LIMIT      127u         /* counters' count limit: rate 1/128.5 */
 #define W_INIT     19661        /* mixer weights start at 0.3 */
@@ -105,6 +104,7 @@ static void model_init(pl_ccm_model *m, int zeroed)
    m->in_run = 0;
    m->run_ctx = 0;
    m->run_len = 0;
+   m->keys_ok = 0;
    for (i = 0; i < 17; i++) {
       for (k = 0; k < 4; k++)
          m->c_rl_unary[k][i] = PL_CM_COUNTER_INIT;
@@ -149,40 +149,45 @@ static inline int run_starts(const pl_ccm_model *m)
    return m->mt[0].len >= RUN_LEN && m->hist[m->mt[0].ptr & HMASK] != BIG;
 }
 
+/* The run length's counters, chosen when the run starts (0..3). */
+static inline unsigned run_context(const pl_ccm_model *m)
+{
+   return bucket(m->mt[0].len) - 12u;
+}
+
+/* The keys of the three contexts of the next event (11.4): the end of an
+   event outside a run makes them (to prefetch their entries) and the next
+   event uses them, unless a run came in between (which clears keys_ok). */
+static inline void context_keys(pl_ccm_model *m)
+{
+   static const pl_ccm_frame none = { 0, 0, 0 };
+   const pl_ccm_frame *t = &m->frame[pl_ccm_frame_ix(m->depth)];
+   const pl_ccm_frame *pa = m->depth == 0 ? &none
+                            : &m->frame[pl_ccm_frame_ix(m->depth - 1u)];
+   m->keys[0] = key_end(key_step(key_step(key_step(key_step(key_step(2,
+                        t->fn), t->c1), t->c2), pa->fn), pa->c1));
+   m->keys[1] = key_end(key_step(key_step(1, t->fn), t->c1));
+   m->keys[2] = key_end(key_step(3, t->fn));
+   m->keys_ok = 1;
+}
+
 /* An event outside a run starts: the contexts are looked up, the
    candidates follow (next_candidate).  has_excl: excl cannot be the
    event (the long matcher's value at the end of a run). */
-/* The keys of the three contexts of the next event (11.4). */
-static inline void context_keys(const pl_ccm_model *m, uint64_t h[3])
-{
-   static const pl_ccm_frame none = { 0, 0, 0 };
-   const pl_ccm_frame *t = &m->frame[m->depth < PL_CCM_FRAMES ? m->depth
-                                     : PL_CCM_FRAMES - 1u];
-   const pl_ccm_frame *pa = m->depth == 0 ? &none
-      : &m->frame[m->depth - 1u < PL_CCM_FRAMES ? m->depth - 1u
-                  : PL_CCM_FRAMES - 1u];
-   h[0] = key_end(key_step(key_step(key_step(key_step(key_step(2, t->fn),
-                                    t->c1), t->c2), pa->fn), pa->c1));
-   h[1] = key_end(key_step(key_step(1, t->fn), t->c1));
-   h[2] = key_end(key_step(3, t->fn));
-}
-
 static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
 {
-   const pl_ccm_frame *t = pl_ccm_frame_at(m, m->depth);
-   uint64_t h[3], h2, h1, h0;
+   const uint64_t *h = m->keys;
    pl_ccm_slot *sc;
 
-   context_keys(m, h);
-   h2 = h[0];
-   h1 = h[1];
-   h0 = h[2];
-   m->s2 = &m->slot[h2 >> (64 - PL_CCM_SLOT_BITS)];
-   m->s1 = &m->slot[h1 >> (64 - PL_CCM_SLOT_BITS)];
-   m->s0 = &m->callees[h0 >> (64 - PL_CCM_CALLEE_BITS)];
-   m->t2 = key_tag(h2);
-   m->t1 = key_tag(h1);
-   m->t0 = key_tag(h0);
+   if (!m->keys_ok)
+      context_keys(m);
+   m->keys_ok = 0;
+   m->s2 = &m->slot[h[0] >> (64 - PL_CCM_SLOT_BITS)];
+   m->s1 = &m->slot[h[1] >> (64 - PL_CCM_SLOT_BITS)];
+   m->s0 = &m->callees[h[2] >> (64 - PL_CCM_CALLEE_BITS)];
+   m->t2 = key_tag(h[0]);
+   m->t1 = key_tag(h[1]);
+   m->t0 = key_tag(h[2]);
    m->v2 = m->s2->tag == m->t2;
    m->v1 = m->s1->tag == m->t1;
    m->v0 = m->s0->tag == m->t0;
@@ -190,7 +195,7 @@ static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
    m->sc = sc;
    m->mstate = sc ? (m->v2 ? 8u : 0u) + (sc->mh & 3u) + 4u * (sc->hits > 1)
                   : 0u;
-   m->exit_ctx = t->c1 != 0;
+   m->exit_ctx = pl_ccm_frame_at(m, m->depth)->c1 != 0;
    m->src = SRC_LONG;
    m->r = 0;
    /* the excluded value counts as offered */
@@ -278,9 +283,8 @@ static int next_candidate(pl_ccm_model *m)
 /* P(bit = 1), 12-bit, of the decision "the event is the candidate". */
 static unsigned candidate_p1(pl_ccm_model *m)
 {
-   unsigned k, ag, i;
+   unsigned k, ag, i, b;
    const pl_ccm_slot *s2 = m->s2;
-   uint32_t len;
    const int32_t *w;
    int64_t dot = 0;
 
@@ -290,7 +294,7 @@ static unsigned candidate_p1(pl_ccm_model *m)
       context's own record of the matchers, and whether the o2 context
       agrees, mixed */
    k = m->how - HOW_LONG;
-   len = m->mt[k].len;
+   b = bucket(m->mt[k].len);
    if (!m->v2)
       ag = 3;
    else if (s2->v[0] == m->cur)
@@ -301,16 +305,17 @@ static unsigned candidate_p1(pl_ccm_model *m)
          if (s2->v[i] == m->cur)
             ag = 1;
    }
-   m->st[0] = m->stretch[pl_cm_p12(m->c_len[k][bucket(len)])];
+   m->st[0] = m->stretch[pl_cm_p12(m->c_len[k][b])];
    m->st[1] = m->stretch[pl_cm_p12(m->c_state[k][m->mstate])];
    m->st[2] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
    m->st[3] = m->stretch[pl_cm_p12(m->c_agree[k][ag])];
    m->st[4] = BIAS;
-   w = m->w[k][bucket(len)];
+   w = m->w[k][b];
    for (i = 0; i < 5; i++)
       dot += (int64_t)m->st[i] * w[i];
    m->p = pl_cm_squash((int)(dot >> 16));
    m->agree_ix = ag;
+   m->bucket_ix = b;
    return (unsigned)m->p;
 }
 
@@ -325,7 +330,7 @@ static void candidate_learn(pl_ccm_model *m, unsigned bit)
       return;
    }
    k = m->how - HOW_LONG;
-   b = bucket(m->mt[k].len);
+   b = m->bucket_ix;
    w = m->w[k][b];
    err = (((int)bit << 12) - m->p) >> 2;
    for (i = 0; i < 5; i++)
@@ -403,18 +408,8 @@ static void history_add(pl_ccm_model *m, uint32_t w)
    unsigned k;
    uint32_t pos;
 
-   for (k = 0; k < 2; k++) {
-      pl_ccm_matcher *mt = &m->mt[k];
-      if (mt->len) {
-         if (m->hist[mt->ptr & HMASK] == w) {
-            if (mt->len < MAX_LEN)
-               mt->len++;
-            mt->ptr++;
-         } else {
-            mt->len = 0;
-         }
-      }
-   }
+   pl_ccm_follow(m, 0, w);
+   pl_ccm_follow(m, 1, w);
    m->hist[m->pos & HMASK] = (uint16_t)w;
    pos = ++m->pos;
    for (k = 0; k < 2; k++) {
@@ -478,13 +473,10 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
    /* The next event's entries, most likely needed (unless a run starts),
       start coming into the cache now: in the tool, while the program
       runs on to its next call or return. */
-   {
-      uint64_t h[3];
-      context_keys(m, h);
-      __builtin_prefetch(&m->slot[h[0] >> (64 - PL_CCM_SLOT_BITS)]);
-      __builtin_prefetch(&m->slot[h[1] >> (64 - PL_CCM_SLOT_BITS)]);
-      __builtin_prefetch(&m->callees[h[2] >> (64 - PL_CCM_CALLEE_BITS)]);
-   }
+   context_keys(m);
+   __builtin_prefetch(&m->slot[m->keys[0] >> (64 - PL_CCM_SLOT_BITS)]);
+   __builtin_prefetch(&m->slot[m->keys[1] >> (64 - PL_CCM_SLOT_BITS)]);
+   __builtin_prefetch(&m->callees[m->keys[2] >> (64 - PL_CCM_CALLEE_BITS)]);
 }
 
 /* ---- Encoder ------------------------------------------------------------ */
@@ -583,7 +575,8 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
    if (!m->in_run && run_starts(m)) {
       m->in_run = 1;
       m->run_len = 0;
-      m->run_ctx = bucket(m->mt[0].len) - 12u;
+      m->run_ctx = run_context(m);
+      m->keys_ok = 0;
    }
    if (m->in_run) {
       uint32_t w = m->hist[m->mt[0].ptr & HMASK];
@@ -647,11 +640,8 @@ enum {
    D_DONE       /* the chunk is complete */
 };
 
-static const char err_trailer[] = "data after the end of the chunk (raw_end)";
-static const char err_short[]   = "chunk data ends before its raw_end";
 static const char err_final[]   = "CCM range coder does not end as flushed";
 static const char err_limit[]   = "CCM raw_end is odd or behind the stream";
-static const char err_idle[]    = "stream bytes before the chunk's raw_end was set";
 static const char err_nbits[]   = "CCM literal of 0 or more than 32 bits";
 static const char err_split[]   = "CCM event runs past the chunk's raw_end";
 static const char err_big[]     = "CCM run reaches a value it cannot copy";
@@ -707,7 +697,7 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       switch (d->rc_step) {
       case D_IDLE:
          if (p != in_end) {
-            err = err_idle;
+            err = pl_codec_err_idle;
             goto fail;
          }
          goto suspend;
@@ -728,7 +718,8 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             continue;
          }
          if (run_starts(m)) {
-            m->run_ctx = bucket(m->mt[0].len) - 12u;
+            m->run_ctx = run_context(m);
+            m->keys_ok = 0;
             d->rc_bits = 0;
             d->rc_step = D_RL_UNARY;
             continue;
@@ -765,6 +756,10 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             d->rc_rank--;
          }
          d->copy_left = d->len_acc - 1u;
+         if (d->copy_left > (d->raw_limit - d->raw_bytes) / 2) {
+            err = err_split;       /* 2 raw bytes per event of a run */
+            goto fail;
+         }
          d->rc_step = D_COPY;
          continue;
       case D_COPY: {
@@ -774,10 +769,6 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             uint32_t w = m->hist[m->mt[0].ptr & HMASK];
             if (w == BIG) {
                err = err_big;
-               break;
-            }
-            if (d->raw_limit - d->raw_bytes < 2) {
-               err = err_split;
                break;
             }
             values[out++] = w;
@@ -873,7 +864,7 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          continue;
       default: /* D_DONE */
          if (p != in_end) {
-            err = err_trailer;
+            err = pl_codec_err_chunk_trailer;
             goto fail;
          }
          goto suspend;
@@ -914,7 +905,7 @@ int pl_ccm_end_chunk(pl_decoder *d)
    if (d->error)
       return PL_DEC_CORRUPT;
    if (d->rc_step != D_DONE) {
-      d->error = err_short;
+      d->error = pl_codec_err_short;
       return PL_DEC_CORRUPT;
    }
    /* The flush wrote low's 4 bytes, which now fill code. */

@@ -14,9 +14,14 @@
 #define PL_CCM_MAX_RUN 65535u    /* the longest run */
 
 /* frame(d) of docs/codec.md 11.2: deeper frames share the last entry. */
+static inline uint32_t pl_ccm_frame_ix(uint32_t depth)
+{
+   return depth < PL_CCM_FRAMES ? depth : PL_CCM_FRAMES - 1u;
+}
+
 static inline pl_ccm_frame *pl_ccm_frame_at(pl_ccm_model *m, uint32_t depth)
 {
-   return &m->frame[depth < PL_CCM_FRAMES ? depth : PL_CCM_FRAMES - 1u];
+   return &m->frame[pl_ccm_frame_ix(depth)];
 }
 
 /* The call stack after event x (11.6). */
@@ -38,24 +43,29 @@ static inline void pl_ccm_stack(pl_ccm_model *m, uint32_t x)
    t->c1 = t->c2 = 0;
 }
 
-/* One event of a run: the long matcher's value w (a short ID).  The
-   short matcher goes on or stops; nothing looks for sources, and the
-   hashes are made again when the run ends (rehash). */
+/* Matcher k meets the next value's short form w: an open match goes on
+   (its source predicted w) or stops. */
+static inline void pl_ccm_follow(pl_ccm_model *m, unsigned k, uint32_t w)
+{
+   pl_ccm_matcher *mt = &m->mt[k];
+   if (!mt->len)
+      return;
+   if (m->hist[mt->ptr & PL_CCM_HMASK] == w) {
+      if (mt->len < PL_CCM_MAX_LEN)
+         mt->len++;
+      mt->ptr++;
+   } else {
+      mt->len = 0;
+   }
+}
+
+/* One event of a run: the long matcher's value w (a short ID), which it
+   predicted.  The short matcher goes on or stops; nothing looks for
+   sources, and the hashes are made again when the run ends (rehash). */
 static inline void pl_ccm_run_step(pl_ccm_model *m, uint32_t w)
 {
-   pl_ccm_matcher *lm = &m->mt[0], *sm = &m->mt[1];
-   if (sm->len) {
-      if (m->hist[sm->ptr & PL_CCM_HMASK] == w) {
-         if (sm->len < PL_CCM_MAX_LEN)
-            sm->len++;
-         sm->ptr++;
-      } else {
-         sm->len = 0;
-      }
-   }
-   if (lm->len < PL_CCM_MAX_LEN)
-      lm->len++;
-   lm->ptr++;
+   pl_ccm_follow(m, 0, w);
+   pl_ccm_follow(m, 1, w);
    m->hist[m->pos & PL_CCM_HMASK] = (uint16_t)w;
    m->pos++;
    pl_ccm_stack(m, w);

@@ -31,6 +31,11 @@ static inline uint32_t pl_ctx_hash(uint32_t a, uint32_t b, uint32_t c)
 /* ---- The byte source of the RAW and LZZE decoders ------------------------ */
 
 extern const char pl_codec_err_trailer[];   /* data past the raw limit */
+/* The chunk-level errors every codec reports alike. */
+extern const char pl_codec_err_short[];     /* bytes end before raw_end */
+/* The range-coded codecs (LZRC, CCM), whose chunks end at syncs: */
+extern const char pl_codec_err_chunk_trailer[]; /* bytes after raw_end */
+extern const char pl_codec_err_idle[];      /* bytes before raw_end is set */
 extern const char pl_codec_err_escape[];    /* a short ID escaped */
 
 /* Register copies of the decoder state used by the inner loops; written

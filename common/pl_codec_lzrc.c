@@ -339,11 +339,8 @@ static const char err_long[]    = "LZRC match longer than 65535 words";
 static const char err_len64[]   = "LZRC match length of 2^64 or more";
 static const char err_overrun[] = "LZRC match runs past the chunk's raw_end";
 static const char err_escape[]  = "escaped function ID below 0xFFFF";
-static const char err_trailer[] = "data after the end of the chunk (raw_end)";
-static const char err_short[]   = "chunk data ends before its raw_end";
 static const char err_final[]   = "LZRC range coder does not end as flushed";
 static const char err_limit[]   = "LZRC raw_end is odd or behind the stream";
-static const char err_idle[]    = "stream bytes before the chunk's raw_end was set";
 static const char err_split[]   = "LZRC chunk ends inside an escaped ID";
 
 void pl_lzrc_dec_init(pl_decoder *d)
@@ -396,7 +393,7 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       switch (d->rc_step) {
       case D_IDLE:
          if (p != in_end) {
-            err = err_idle;
+            err = pl_codec_err_idle;
             goto fail;
          }
          goto suspend;
@@ -579,7 +576,7 @@ long pl_lzrc_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          continue;
       default: /* D_DONE */
          if (p != in_end) {
-            err = err_trailer;
+            err = pl_codec_err_chunk_trailer;
             goto fail;
          }
          goto suspend;
@@ -604,7 +601,7 @@ int pl_lzrc_end_chunk(pl_decoder *d)
    if (d->error)
       return PL_DEC_CORRUPT;
    if (d->rc_step != D_DONE) {
-      d->error = err_short;
+      d->error = pl_codec_err_short;
       return PL_DEC_CORRUPT;
    }
    /* The flush wrote low's 4 bytes, which now fill code. */

@@ -24,22 +24,16 @@
 #include <string.h>
 
 #include "pl_codec.h"
+#include "test_check.h"
 #include "test_prng.h"
 #include "test_vec.h"
 
-static int n_pass, n_fail;
 static prng rng = { 0x2545F4914F6CDD1Dull };
 
-static uint64_t prng_below(uint64_t n)
+static uint64_t rnd_below(uint64_t n)
 {
-   return n ? (((uint64_t)prng_next(&rng) << 32) | prng_next(&rng)) % n : 0;
+   return prng_below(&rng, n);
 }
-
-#define CHECK(cond, ...) do {                                   \
-      if (cond) n_pass++;                                        \
-      else { n_fail++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-             printf(__VA_ARGS__); printf("\n"); }                \
-   } while (0)
 
 /* ---- encoding into chunks ------------------------------------------------ */
 
@@ -55,12 +49,13 @@ static void stream_free(stream *s)
 
 static size_t max_growth;
 
-/* Encode ev[0..n) with a sync after 1 in sync_every events (0: only at the
-   end), with syncs also inside long runs; one chunk per sync. */
+/* Encode ev[0..n) with a sync after 1 in sync_every events, and now and
+   then inside a long run (sync_every 0: only when the buffer is full and
+   at the end, as the tool writes a stream); one chunk per sync. */
 static void encode(const uint32_t *ev, size_t n, uint64_t sync_every,
                    stream *s)
 {
-   size_t cap = 2 * PL_ENC_MAX_EVENT_BYTES + prng_below(8192);
+   size_t cap = 2 * PL_ENC_MAX_EVENT_BYTES + rnd_below(8192);
    uint8_t *buf = xrealloc(0, cap);
    pl_encoder *e = xrealloc(0, sizeof *e);
    size_t k;
@@ -77,10 +72,10 @@ static void encode(const uint32_t *ev, size_t n, uint64_t sync_every,
             pl_enc_exit(e);
          if (e->out_len - before > max_growth)
             max_growth = e->out_len - before;
-         sync = (sync_every && prng_below(sync_every) == 0)
+         sync = (sync_every && rnd_below(sync_every) == 0)
                 || e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES
-                || (e->ccm.in_run && e->ccm.run_len > 300
-                    && prng_below(4096) == 0);
+                || (sync_every && e->ccm.in_run && e->ccm.run_len > 300
+                    && rnd_below(4096) == 0);
       }
       if (!sync)
          continue;
@@ -119,9 +114,9 @@ static int api_decode(const stream *s, vec32 *out, const char **err,
       const uint8_t *p = s->bytes.v + s->ch[c].off, *end = p + s->ch[c].len;
       pl_dec_set_raw_limit(d, s->ch[c].raw_end);
       for (;;) {
-         size_t piece = prng_below(3) ? (size_t)-1 : 1 + prng_below(9);
-         size_t vcap = prng_below(3) ? sizeof vals / sizeof vals[0]
-                                     : 1 + prng_below(5);
+         size_t piece = rnd_below(3) ? (size_t)-1 : 1 + rnd_below(9);
+         size_t vcap = rnd_below(3) ? sizeof vals / sizeof vals[0]
+                                     : 1 + rnd_below(5);
          const uint8_t *pend = (size_t)(end - p) < piece ? end : p + piece;
          long r = pl_dec_run(d, &p, pend, vals, vcap), i;
          if (r < 0) {
@@ -686,8 +681,8 @@ static void app(unsigned steps)
    for (s = 0; s < steps; s++) {
       call(2);
       for (i = 0; i < 20; i++) {
-         call(3 + (uint32_t)prng_below(3));
-         if (prng_below(50) == 0) { call(9 + (uint32_t)prng_below(40)); ret(); }
+         call(3 + (uint32_t)rnd_below(3));
+         if (rnd_below(50) == 0) { call(9 + (uint32_t)rnd_below(40)); ret(); }
          ret();
       }
       ret();
@@ -705,16 +700,16 @@ static void test_streams(void)
 
    g.n = 0;
    for (k = 0; k < 200000; k++) {
-      if (depth && prng_below(2)) { ret(); depth--; }
-      else { call(1 + (uint32_t)prng_below(1000)); depth++; }
+      if (depth && rnd_below(2)) { ret(); depth--; }
+      else { call(1 + (uint32_t)rnd_below(1000)); depth++; }
    }
    roundtrips("random", &g);
 
    g.n = 0;
    for (k = 0; k < 50000; k++) {
-      if (prng_below(3) == 0) ret();
-      else call(prng_below(2) ? 0xFFFFFFFFu - (uint32_t)prng_below(3)
-                              : 0xFFFEu + (uint32_t)prng_below(4));
+      if (rnd_below(3) == 0) ret();
+      else call(rnd_below(2) ? 0xFFFFFFFFu - (uint32_t)rnd_below(3)
+                              : 0xFFFEu + (uint32_t)rnd_below(4));
    }
    roundtrips("large ids and exits at depth 0", &g);
 
@@ -775,7 +770,7 @@ static void test_damage(void)
    CHECK(s.n == 1, "one chunk");
    total = g.n;
    for (k = 0; k < 2000; k++) {
-      unsigned what = (unsigned)prng_below(3);
+      unsigned what = (unsigned)rnd_below(3);
       size_t max_values;
       bad.bytes.v = 0;
       bad.bytes.n = bad.bytes.cap = 0;
@@ -784,13 +779,13 @@ static void test_damage(void)
       bad.n = bad.cap = 1;
       bad.ch[0] = s.ch[0];
       if (what == 0) {
-         unsigned f, flips = 1 + (unsigned)prng_below(3);
+         unsigned f, flips = 1 + (unsigned)rnd_below(3);
          for (f = 0; f < flips; f++)
-            bad.bytes.v[prng_below(bad.bytes.n)] ^= (uint8_t)(1u << prng_below(8));
+            bad.bytes.v[rnd_below(bad.bytes.n)] ^= (uint8_t)(1u << rnd_below(8));
       } else if (what == 1) {
-         bad.ch[0].len = prng_below(bad.ch[0].len);
+         bad.ch[0].len = rnd_below(bad.ch[0].len);
       } else {
-         bad.ch[0].raw_end = 2 * prng_below(bad.ch[0].raw_end);
+         bad.ch[0].raw_end = 2 * rnd_below(bad.ch[0].raw_end);
       }
       bad.ch[0].events = 0;
       max_values = bad.ch[0].raw_end / 2;

@@ -20,35 +20,19 @@
 
 #include "pl_codec.h"
 #include "pl_format.h"
+#include "test_check.h"
+#include "test_prng.h"
 #include "test_vec.h"
 #ifdef HAVE_ZLIB
 #include <zlib.h>
 #endif
 
-static int n_pass, n_fail;
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static prng rng = { 0x2545F4914F6CDD1Dull };
 static size_t max_event_growth;   /* largest out_len increase of one event */
 
-#define CHECK(cond, ...)                                             \
-   do {                                                              \
-      if (cond) n_pass++;                                            \
-      else {                                                         \
-         n_fail++;                                                   \
-         fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-         fprintf(stderr, __VA_ARGS__);                               \
-         fputc('\n', stderr);                                        \
-      }                                                              \
-   } while (0)
 
-static uint64_t rnd(void)
-{
-   /* splitmix64 */
-   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-   return z ^ (z >> 31);
-}
-static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+static uint64_t rnd(void) { return prng_next64(&rng); }
+static uint64_t rnd_below(uint64_t n) { return prng_below(&rng, n); }
 
 static double now(void)
 {
@@ -2387,7 +2371,7 @@ int main(int argc, char **argv)
       if (!strcmp(argv[i], "--long")) run_long = 1;
       else if (!strcmp(argv[i], "--example")) { print_example(); return 0; }
       else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-         rng_state = strtoull(argv[++i], 0, 0);
+         rng.s = strtoull(argv[++i], 0, 0);
       else { fprintf(stderr, "usage: %s [--long] [--example] [--seed N]\n", argv[0]); return 2; }
    }
 #define RUN(f) do { double t = now(); f(); printf("%-20s %6.2f s\n", #f, now() - t); fflush(stdout); } while (0)

@@ -18,40 +18,16 @@
 
 #include "pl_format.h"
 #include "pl_table_pack.h"
+#include "test_check.h"
+#include "test_prng.h"
+#include "test_vec.h"
 
-static int n_pass, n_fail;
-static uint64_t rng_state = 0x5DEECE66Dull;
+static prng rng = { 0x5DEECE66Dull };
 
-#define CHECK(cond, ...)                                             \
-   do {                                                              \
-      if (cond) n_pass++;                                            \
-      else {                                                         \
-         n_fail++;                                                   \
-         fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-         fprintf(stderr, __VA_ARGS__);                               \
-         fputc('\n', stderr);                                        \
-      }                                                              \
-   } while (0)
 
-static uint64_t rnd(void)
-{
-   /* splitmix64 */
-   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-   return z ^ (z >> 31);
-}
-static uint64_t rnd_below(uint64_t n) { return n ? rnd() % n : 0; }
+static uint64_t rnd(void) { return prng_next64(&rng); }
+static uint64_t rnd_below(uint64_t n) { return prng_below(&rng, n); }
 
-static void *xmalloc(size_t n)
-{
-   void *p = malloc(n ? n : 1);
-   if (!p) {
-      fprintf(stderr, "out of memory\n");
-      exit(2);
-   }
-   return p;
-}
 
 /* ---- Generated tables ----------------------------------------------------- */
 
@@ -173,14 +149,14 @@ static size_t make_tables(table *t, size_t max, unsigned chunks)
    check. */
 static size_t round_trip(table *t, size_t n, const char *what)
 {
-   pl_tpack *enc = xmalloc(sizeof *enc), *dec = xmalloc(sizeof *dec);
+   pl_tpack *enc = xrealloc(0, sizeof *enc), *dec = xrealloc(0, sizeof *dec);
    size_t i, total = 0, ok = 1;
 
    pl_tpack_init(enc);
    pl_tpack_init(dec);
    for (i = 0; i < n && ok; i++) {
       size_t len = t[i].b.len, coded;
-      uint8_t *out = xmalloc(PL_TPACK_MAX_OUT(len)), *back = xmalloc(len);
+      uint8_t *out = xrealloc(0, PL_TPACK_MAX_OUT(len)), *back = xrealloc(0, len);
       const char *err = NULL;
       int rc;
       coded = pl_tpack_encode(enc, t[i].type, t[i].b.p, len, out);
@@ -251,8 +227,8 @@ static void test_damage(void)
 {
    table t[8];
    size_t n = make_tables(t, 8, 2), len = t[1].b.len, coded;
-   pl_tpack *enc = xmalloc(sizeof *enc), *dec = xmalloc(sizeof *dec);
-   uint8_t *out = xmalloc(PL_TPACK_MAX_OUT(len) + 1), *back = xmalloc(len);
+   pl_tpack *enc = xrealloc(0, sizeof *enc), *dec = xrealloc(0, sizeof *dec);
+   uint8_t *out = xrealloc(0, PL_TPACK_MAX_OUT(len) + 1), *back = xrealloc(0, len);
    const char *err = NULL;
 
    CHECK(n >= 2 && t[1].type == PL_CHUNK_FUNCTIONS, "generated tables");
@@ -292,8 +268,8 @@ static void test_damage(void)
 static void test_bomb(void)
 {
    static const size_t sizes[] = { 5, 64, 1000 };
-   pl_tpack *m = xmalloc(sizeof *m);
-   uint8_t *out = xmalloc(PL_TPACK_MAX_RAW);
+   pl_tpack *m = xrealloc(0, sizeof *m);
+   uint8_t *out = xrealloc(0, PL_TPACK_MAX_RAW);
    size_t k;
 
    for (k = 0; k < sizeof sizes / sizeof *sizes; k++) {
@@ -367,7 +343,7 @@ static void test_pieces(void)
    put32(&b, 1);
    big = PL_TPACK_MAX_RAW + 10;
    {
-      char *s = xmalloc(big + 1);
+      char *s = xrealloc(0, big + 1);
       memset(s, 'x', big);
       s[big] = 0;
       put(&b, s, big + 1);
@@ -385,7 +361,7 @@ static void test_pieces(void)
 int main(int argc, char **argv)
 {
    if (argc > 2 && !strcmp(argv[1], "--seed"))
-      rng_state = strtoull(argv[2], NULL, 0);
+      rng.s = strtoull(argv[2], NULL, 0);
    test_tables();
    test_random();
    test_damage();
