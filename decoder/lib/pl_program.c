@@ -14,6 +14,7 @@
 #include "pl_alloc.h"
 #include "pl_paths.h"
 #include "pl_program.h"
+#include "pl_program_private.h"
 #include "pl_view.h"
 
 /* What pl_program keeps behind its `internal` pointer: program function
@@ -35,9 +36,7 @@ static struct pl_program_internal *get_internal(pl_program *p)
    return p->internal;
 }
 
-/* Set process proc's recording description (a copy of desc, may be
-   NULL).  0, or -1 if out of memory. */
-static int set_recording(pl_program *p, size_t proc, const char *desc)
+int pl_program_set_recording(pl_program *p, size_t proc, const char *desc)
 {
    struct pl_program_internal *in = get_internal(p);
    size_t old;
@@ -304,7 +303,7 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    pr->first_thread = p->nthreads;
    pr->nthreads_all = pl_trace_nthreads(t);
    p->nprocs++;
-   if (set_recording(p, p->nprocs - 1, pl_trace_recording(t)) < 0)
+   if (pl_program_set_recording(p, p->nprocs - 1, pl_trace_recording(t)) < 0)
       return -1;
    if (!pr->path || !pr->pid || !pr->ppid || !pr->exe || !pr->cmd
        || (rank && !pr->rank) || (role && !pr->role))
@@ -593,9 +592,7 @@ int pl_program_total(const pl_program *p, pl_graph *out)
 
 /* ---- Merging programs (pl_parallel.c) ------------------------------------ */
 
-/* The ID of f's (object, name, dup) in p; if new, f's strings are moved
-   into p (f's pointers are cleared).  0 if out of memory. */
-static uint32_t intern_move(pl_program *p, pl_gfunc *f)
+uint32_t pl_program_adopt(pl_program *p, pl_gfunc *f)
 {
    pl_gfunc *g;
    size_t s;
@@ -651,7 +648,7 @@ int pl_program_merge(pl_program *p, pl_program *part)
       met: interning them in ID order gives what reading the same traces
       into p would have */
    for (id = 1; id <= part->nfns; id++)
-      if (!(map[id] = intern_move(p, &part->fns[id])))
+      if (!(map[id] = pl_program_adopt(p, &part->fns[id])))
          goto out;
    if (pl_grow(&p->procs, &p->procs_cap, p->nprocs + part->nprocs,
                sizeof *p->procs) < 0 ||
@@ -668,7 +665,8 @@ int pl_program_merge(pl_program *p, pl_program *part)
       pl_process *pr = &p->procs[p->nprocs + k];
       *pr = part->procs[k];
       pr->first_thread += p->nthreads;
-      if (set_recording(p, p->nprocs + k, pl_program_recording(part, k)) < 0)
+      if (pl_program_set_recording(p, p->nprocs + k,
+                                   pl_program_recording(part, k)) < 0)
          goto out;
    }
    p->nthreads += part->nthreads;

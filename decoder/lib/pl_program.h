@@ -166,6 +166,23 @@ int pl_program_read_input(pl_program *p, const struct pl_input *in,
    0, or -1 if out of memory (part then still holds what was not moved). */
 int pl_program_merge(pl_program *p, pl_program *part);
 
+/* ---- Programs between processes (since libparlot 0.5) ------------------ */
+
+/* Write everything p holds (functions, processes and what they record,
+   threads with their graphs) into *buf (malloc'ed, *len bytes), for
+   another process to pl_program_unpack(): an MPI rank sending what it read
+   to the rank that merges it.  The bytes do not depend on the host's
+   pointers or byte order, but are not a file format: both ends must run
+   the same libparlot.  0, or -1 if out of memory. */
+int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len);
+
+/* Fill p, freshly pl_program_init'ed with the demangle setting of the
+   program packed, from buf: the same functions (same IDs), processes and
+   threads, so that pl_program_merge of it gives what merging the packed
+   program would.  0; 1 if buf is not such bytes; -1 if out of memory (on
+   1 or -1, p holds what was read, for pl_program_free). */
+int pl_program_unpack(pl_program *p, const unsigned char *buf, size_t len);
+
 /* ---- Graphs ------------------------------------------------------------- */
 
 /* Sum of graphs: calls, events and counts add up, max_depth is the

@@ -5,7 +5,13 @@
    (see struct mode) called around and for every trace file, writing to a
    buffered output.  The driver owns error reporting: one line per bad
    file, "parlot-decode: FILE: offset N: message", after everything that
-   could be decoded from that file has been written. */
+   could be decoded from that file has been written.
+
+   Built with PL_MPI defined it is parlot-decode-mpi: the same program run
+   by every rank of an MPI job, each reading a share of the traces
+   (pl_mpi_read.h), rank 0 writing the output the serial program would.
+   It has the whole-program modes whose output needs only the merged
+   program (no visitor: --xml, --callgrind). */
 
 #ifdef HAVE_CONFIG_H
 #  include "config.h"
@@ -32,17 +38,30 @@
 #include "pl_parallel.h"
 #include "pl_progress.h"
 #include "pl_trace.h"
+#ifdef PL_MPI
+#  include <sys/resource.h>
+#  include "pl_mpi_read.h"
+#endif
 
 #ifndef PACKAGE_VERSION
 #  define PACKAGE_VERSION "dev"
 #endif
 
-#define PROG "parlot-decode"
+#ifdef PL_MPI
+#  define PROG "parlot-decode-mpi"
+#else
+#  define PROG "parlot-decode"
+#endif
 
 enum { EXIT_DATA = PL_EXIT_DATA, EXIT_USAGE = PL_EXIT_USAGE };
 
 static unsigned opt_jobs;        /* -j: threads reading traces; 0 = all
-                                    cores (pl_jobs_default) */
+                                    cores (pl_jobs_default); under MPI,
+                                    per rank, 0 = 1 */
+#ifdef PL_MPI
+static int opt_mpi_stats;        /* --mpi-stats */
+static int mpi_rank, mpi_ranks;
+#endif
 
 /* ---- Driver ------------------------------------------------------------- */
 
@@ -98,17 +117,41 @@ static const struct mode modes[] = {
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
+/* Whether this build has the mode: under MPI, a mode whose output needs
+   more than the merged program (a visitor's state, each file's own
+   output) is left to the serial program. */
+static int mode_available(const struct mode *m)
+{
+#ifdef PL_MPI
+   return m->program && !m->program->visitor;
+#else
+   (void)m;
+   return 1;
+#endif
+}
+
 static void usage(FILE *f)
 {
    size_t i;
+#ifdef PL_MPI
+   fprintf(f,
+      "usage: mpirun -np N " PROG " MODE [OPTION]... TRACE...\n"
+      "Decode ParLoT traces (valgrind --tool=parlot) with the ranks of an\n"
+      "MPI job: each rank reads a share of the traces, rank 0 writes what\n"
+      "parlot-decode writes.\n"
+      "\n"
+      "modes (the others are parlot-decode's alone):\n");
+#else
    fprintf(f,
       "usage: " PROG " MODE [OPTION]... TRACE...\n"
       "Decode ParLoT traces (valgrind --tool=parlot).\n"
       "\n"
       "modes:\n");
+#endif
    for (i = 0; i < NMODES; i++)
-      fprintf(f, "  --%-*s%s\n", modes[i].has_arg ? 7 : 19, modes[i].option,
-              modes[i].help);
+      if (mode_available(&modes[i]))
+         fprintf(f, "  --%-*s%s\n", modes[i].has_arg ? 7 : 19,
+                 modes[i].option, modes[i].help);
    fprintf(f,
       "\n"
       "options:\n"
@@ -124,10 +167,17 @@ static void usage(FILE *f)
       "      --top=N          --paths: print the N most frequent (default\n"
       "                       20; 0 = all)\n"
       "      --no-demangle    print C++ function names as recorded (mangled)\n"
+#ifdef PL_MPI
+      "  -j, --jobs=N         read traces with N threads per rank (default:\n"
+      "                       one; 0 = one per core); the output is the same\n"
+      "      --mpi-stats      print on standard error what each step of the\n"
+      "                       job took: shares, time, bytes merged\n"
+#else
       "  -j, --jobs=N         read traces with N threads (default: one per\n"
       "                       core; --paths, --path-of, --folded, --events,\n"
       "                       --replay and --stacks use one); the output is\n"
       "                       the same\n"
+#endif
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -318,6 +368,54 @@ static void read_done(void *ctx, size_t i, const char *path, int r,
    }
 }
 
+#ifdef PL_MPI
+/* --mpi-stats: the job's figures, gathered on rank 0. */
+static void print_mpi_stats(const pl_mpi_stats *st, double total_s)
+{
+   struct rusage ru;
+   double t[3] = { st->read_s, st->tree_s, total_s }, tmax[3];
+   uint64_t b[4], bsum[4], bmax[4], rss;
+   getrusage(RUSAGE_SELF, &ru);
+   rss = (uint64_t)ru.ru_maxrss;              /* KiB */
+   b[0] = st->files;
+   b[1] = st->share_bytes;
+   b[2] = st->bytes_sent;
+   b[3] = rss;
+   MPI_Reduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+   MPI_Reduce(b, bsum, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+   MPI_Reduce(b, bmax, 4, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+   if (mpi_rank != 0)
+      return;
+   fprintf(stderr,
+           PROG ": ranks %d, files %llu (most on one rank %llu), trace "
+           "bytes %llu (most on one rank %llu)\n"
+           PROG ": seconds: reading (slowest rank) %.3f, tree (slowest "
+           "rank) %.3f, all %.3f\n"
+           PROG ": bytes merged up the tree %llu (largest message %llu, "
+           "rank 0's %llu); peak memory per rank %llu KiB (rank 0 %llu "
+           "KiB)\n",
+           mpi_ranks, (unsigned long long)bsum[0],
+           (unsigned long long)bmax[0], (unsigned long long)bsum[1],
+           (unsigned long long)bmax[1], tmax[0], tmax[1], tmax[2],
+           (unsigned long long)bsum[2], (unsigned long long)bmax[2],
+           (unsigned long long)st->bytes_received,
+           (unsigned long long)bmax[3], (unsigned long long)rss);
+}
+
+static int read_mpi(pl_program *prog, const pl_input *in, size_t n,
+                    const pl_select *sel, const pl_read_hooks *hooks)
+{
+   pl_mpi_stats st;
+   double t0 = MPI_Wtime();
+   int r = pl_mpi_read_files(prog, in, n, sel,
+                             opt_jobs ? opt_jobs : 1, hooks, MPI_COMM_WORLD,
+                             &st);
+   if (opt_mpi_stats)
+      print_mpi_stats(&st, MPI_Wtime() - t0);
+   return r;
+}
+#endif
+
 /* Whole-program modes: read every file, then write. */
 static int run_program(const pl_program_mode *pm, const pl_input *in,
                        size_t n,
@@ -340,7 +438,11 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
       pm->destroy(state);
       return EXIT_DATA;
    }
+#ifdef PL_MPI
+   rs.progress = NULL;       /* ranks would draw over each other */
+#else
    rs.progress = pl_progress_new(PROG, (size_t)n);
+#endif
    prog.progress = pl_progress_hooks_of(rs.progress);
    if (pm->visitor) {
       memset(&v, 0, sizeof v);
@@ -353,9 +455,13 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    hooks.done = read_done;
    rs.v = vp;
    rs.status = 0;
+#ifdef PL_MPI
+   if (read_mpi(&prog, in, n, &opts->select, &hooks) < 0) {
+#else
    if (pl_program_read_files(&prog, in, n, &opts->select,
                              vp ? 1 : opt_jobs ? opt_jobs : pl_jobs_default(),
                              &hooks) < 0) {
+#endif
       pl_progress_clear(rs.progress);
       fprintf(stderr, PROG ": out of memory\n");
       rs.status = EXIT_DATA;
@@ -363,7 +469,11 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    status = rs.status;
    pl_progress_free(rs.progress);
    prog.progress = NULL;
+#ifdef PL_MPI
+   w = mpi_rank == 0 ? pm->write(state, &prog, out, opts) : 0;
+#else
    w = pm->write(state, &prog, out, opts);
+#endif
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_DATA;
@@ -382,11 +492,12 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                          const char **out_path, pl_decode_opts *o)
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT };
+          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT,
+          OPT_MPI_STATS };
    static const struct option filters[] = {
       PL_CLI_FILTER_OPTIONS(OPT_FILTER)
    };
-   struct option longopts[NMODES + 20];
+   struct option longopts[NMODES + 24];
    const char *loops_given = NULL;
    uint64_t window = 256;
    int index, loops = 0;
@@ -417,6 +528,10 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    longopts[m++] = (struct option){ "window", required_argument, NULL,
                                     OPT_WINDOW };
    longopts[m++] = (struct option){ "dot", no_argument, NULL, OPT_DOT };
+#ifdef PL_MPI
+   longopts[m++] = (struct option){ "mpi-stats", no_argument, NULL,
+                                    OPT_MPI_STATS };
+#endif
    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++)
       longopts[m++] = filters[k];
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
@@ -443,6 +558,11 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       case OPT_DOT:
          o->dot = 1;
          break;
+#ifdef PL_MPI
+      case OPT_MPI_STATS:
+         opt_mpi_stats = 1;
+         break;
+#endif
       case 'o':
          *out_path = optarg;
          break;
@@ -505,6 +625,12 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    }
    if (!*mode)
       return usage_error("no mode given, e.g. --events", NULL);
+   if (!mode_available(*mode)) {
+      snprintf(why, sizeof why, "--%s%s is parlot-decode's alone (this "
+               "program has --xml and --callgrind)", (*mode)->option,
+               o->xml ? " --xml" : "");
+      return usage_error(why, NULL);
+   }
    if (loops_given && (*mode)->file != pl_mode_replay_file) {
       snprintf(why, sizeof why, "--%s applies to --replay only", loops_given);
       return usage_error(why, NULL);
@@ -527,7 +653,7 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    return -1;
 }
 
-int main(int argc, char **argv)
+static int decode(int argc, char **argv)
 {
    const struct mode *mode = NULL;
    const char *out_path = NULL;
@@ -548,6 +674,10 @@ int main(int argc, char **argv)
    status = parse_options(argc, argv, &mode, &out_path, &opts);
    if (status >= 0)
       return status;
+#ifdef PL_MPI
+   if (mpi_rank != 0)
+      out_path = NULL;               /* rank 0 alone writes */
+#endif
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0)
@@ -556,6 +686,14 @@ int main(int argc, char **argv)
    /* archives stand for their members */
    memset(&inputs, 0, sizeof inputs);
    bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
+#ifdef PL_MPI
+   {                                 /* every rank reads, or none */
+      int ok = bad >= 0, all;
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (!all && bad >= 0)
+         bad = -1;
+   }
+#endif
    if (bad < 0)
       status = EXIT_DATA;
    else if (mode->file || mode->collect)
@@ -571,3 +709,34 @@ int main(int argc, char **argv)
       return EXIT_DATA;
    return status;
 }
+
+#ifdef PL_MPI
+/* Every rank runs the same command line; rank 0 alone speaks (the others'
+   standard output and error go to /dev/null: what they find about the
+   traces reaches rank 0 with their results), and its exit status is the
+   job's. */
+int main(int argc, char **argv)
+{
+   int status;
+   MPI_Init(&argc, &argv);
+   MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+   MPI_Comm_size(MPI_COMM_WORLD, &mpi_ranks);
+   if (mpi_rank != 0) {
+      int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) {
+         dup2(null, STDOUT_FILENO);
+         dup2(null, STDERR_FILENO);
+         close(null);
+      }
+   }
+   status = decode(argc, argv);
+   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+   MPI_Finalize();
+   return status;
+}
+#else
+int main(int argc, char **argv)
+{
+   return decode(argc, argv);
+}
+#endif
