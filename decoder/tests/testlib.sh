@@ -82,12 +82,13 @@ cc_build() {
 }
 
 # tool_sources NAME: the sources of NAME (but the codec's), one per word:
-# a program is its main file, the programs' helpers, the modes and the
-# library.
+# a program is its main file, the programs' helpers (but pl_mpi_read.c,
+# parlot-decode-mpi's), the modes and the library.
 tool_sources() {
    case $1 in
    parlot-decode|parlot-annotate|parlot-merge|parlot-split|parlot-diff)
-      echo "$top/decoder/programs/$1.c" "$top"/decoder/programs/pl_*.c \
+      echo "$top/decoder/programs/$1.c" "$top/decoder/programs/pl_cli.c" \
+         "$top/decoder/programs/pl_progress.c" \
          "$top"/decoder/modes/*.c "$top"/decoder/lib/*.c ;;
    make_trace|script_trace)
       echo "$here/$1.c" ;;

@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Tests of parlot-decode-mpi (decoder/programs/pl_mpi_read.c): under
+# MPICH's and Open MPI's mpirun, on 1, 2, 3 and 4 ranks, its output, its
+# messages (but for the program's name) and its exit status are those of
+# the serial parlot-decode on the same command line.
+#
+#   decoder/tests/test_decode_mpi.sh [-q]
+#
+# Uses $PARLOT_DECODE, $PARLOT_MERGE and $MAKE_TRACE if set, and the MPI
+# builds $PARLOT_DECODE_MPICH and $PARLOT_DECODE_OPENMPI (make check sets
+# those that configure could build); an unset one is built here with
+# mpicc.mpich / mpicc.openmpi.  An MPI that is not installed is a skip;
+# exit 77 if neither is.
+#
+# What is checked, over 30 make_trace traces (different seeds, pids,
+# thread counts, codecs and function tables, so that function IDs depend
+# on the order the programs are merged in; some with MPI ranks), a
+# truncated and a corrupt trace, a missing file, and an archive of 8
+# members one of which is damaged, in one command line:
+#  - --xml (per --group-by, with a --group, a --select and filters) and
+#    --callgrind (with --no-demangle and -j2 threads per rank): stdout
+#    byte-identical, stderr identical once "parlot-decode-mpi" reads
+#    "parlot-decode", the same exit status (1: damaged input);
+#  - the damaged member is reported once, as ARCHIVE:MEMBER;
+#  - a mode the MPI program does not have (--events) is a usage error
+#    (exit 2) printed once, not once per rank; so is a bad option.
+# Exit status: 0 if all passed, 1 otherwise.
+
+. "$(dirname "$0")/testlib.sh"
+need_tool parlot-decode parlot-merge make_trace
+PY=
+command -v python3 >/dev/null 2>&1 && PY=python3
+
+# Open MPI refuses root without these, needs --oversubscribe for 4 ranks
+# on fewer cores, and its rsh launcher wants an agent even for local ranks;
+# --quiet keeps its own notice of a non-zero exit off our stderr.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_plm_rsh_agent=false HWLOC_COMPONENTS=-x86
+
+# mpi_build IMPL: the parlot-decode-mpi built against IMPL (or nothing)
+mpi_build() {
+   case $1 in
+   mpich) b=${PARLOT_DECODE_MPICH:-} ;;
+   openmpi) b=${PARLOT_DECODE_OPENMPI:-} ;;
+   esac
+   if [ -n "$b" ] && [ -x "$b" ]; then
+      echo "$b"
+      return
+   fi
+   command -v "mpicc.$1" >/dev/null 2>&1 || return
+   command -v "mpirun.$1" >/dev/null 2>&1 || return
+   # shellcheck disable=SC2046
+   CC="mpicc.$1" cc_build "$tmp/pdm-$1" -DPL_MPI \
+      $(tool_sources parlot-decode) "$top/decoder/programs/pl_mpi_read.c" \
+      >"$tmp/build-$1.log" 2>&1 && echo "$tmp/pdm-$1"
+}
+
+launcher() {
+   case $1 in
+   mpich) echo "mpirun.mpich" ;;
+   openmpi) echo "mpirun.openmpi --oversubscribe --quiet" ;;
+   esac
+}
+
+# ---- the traces ----------------------------------------------------------------
+
+codecs="ccm lzrc lzze raw mixed"
+k=1
+while [ $k -le 38 ]; do
+   set -- $codecs
+   shift $((k % 5))
+   codec=${1:-ccm}
+   "$MAKE_TRACE" --seed $((k * 11)) --threads $((k % 4 + 1)) \
+      --events $((150 + 17 * k)) --functions $((25 + 9 * k)) \
+      --codec "$codec" --pid $((3000 + k)) --deep $((k % 7 == 0 ? 200 : 0)) \
+      "$tmp/t$k.trace0" none "$tmp/t$k.exp" >/dev/null 2>&1 \
+      || { echo "make_trace failed"; exit 1; }
+   if [ -n "$PY" ] && [ $((k % 3)) = 0 ]; then
+      $PY "$here/xml_oracle.py" rewrite "$tmp/t$k.trace0" "$tmp/t$k.trace" \
+         rank=$((k / 3))
+   else
+      mv "$tmp/t$k.trace0" "$tmp/t$k.trace"
+   fi
+   k=$((k + 1))
+done
+"$MAKE_TRACE" --seed 5 --variant killed "$tmp/bad1.trace" none "$tmp/b1.exp" \
+   >/dev/null 2>&1
+"$MAKE_TRACE" --seed 6 --variant crc "$tmp/bad2.trace" none "$tmp/b2.exp" \
+   >/dev/null 2>&1
+"$MAKE_TRACE" --seed 9 --threads 2 --variant crc "$tmp/badm.trace" none \
+   "$tmp/bm.exp" >/dev/null 2>&1
+# an archive: traces 31..38 with the damaged one among them
+( cd "$tmp" && "$PARLOT_MERGE" -o runs.ar t31.trace t32.trace t33.trace \
+     badm.trace t34.trace t35.trace t36.trace t37.trace t38.trace ) \
+   || { echo "parlot-merge failed"; exit 1; }
+traces=
+k=1
+while [ $k -le 30 ]; do
+   traces="$traces $tmp/t$k.trace"
+   [ $k = 8 ] && traces="$traces $tmp/bad1.trace $tmp/missing.trace"
+   [ $k = 17 ] && traces="$traces $tmp/runs.ar"
+   [ $k = 24 ] && traces="$traces $tmp/bad2.trace"
+   k=$((k + 1))
+done
+
+# ---- the runs -------------------------------------------------------------------
+
+impls=0
+for impl in mpich openmpi; do
+   prog=$(mpi_build $impl)
+   if [ -z "$prog" ]; then
+      [ $quiet = 1 ] || echo "# $impl: not installed (or its build failed), skipped"
+      continue
+   fi
+   impls=$((impls + 1))
+   run_mpi="$TIMEOUT $(launcher $impl)"
+
+   # same NAME ARGS...: the serial program and $prog on 1..4 ranks
+   same() {
+      name=$1
+      shift
+      # shellcheck disable=SC2086
+      "$PARLOT_DECODE" "$@" $traces >"$tmp/o1" 2>"$tmp/e1"
+      rc1=$?
+      for np in 1 2 3 4; do
+         # shellcheck disable=SC2086
+         $run_mpi -np $np "$prog" "$@" $traces >"$tmp/om" 2>"$tmp/em0"
+         rc=$?
+         sed 's/^parlot-decode-mpi: /parlot-decode: /' "$tmp/em0" >"$tmp/em"
+         if [ $rc != $rc1 ] || ! cmp -s "$tmp/o1" "$tmp/om" \
+            || ! cmp -s "$tmp/e1" "$tmp/em"; then
+            fail "$impl: $name: $np ranks differ from parlot-decode (exit $rc, serial $rc1)" \
+               "$(cmp "$tmp/o1" "$tmp/om" 2>&1)" \
+               "$(diff "$tmp/e1" "$tmp/em" | head -6)"
+            return
+         fi
+      done
+      if [ $rc1 != 1 ] \
+         || [ "$(grep -c ': offset [0-9]*: ' "$tmp/e1")" != 4 ] \
+         || [ "$(grep -c "^parlot-decode: $tmp/runs.ar:badm.trace: offset [0-9]*: " "$tmp/em")" != 1 ] \
+         || ! grep -q "^parlot-decode: $tmp/missing.trace: " "$tmp/em"; then
+         fail "$impl: $name: expected exit 1, 4 error lines, the member once" \
+            "exit $rc1" "$(head -c 600 "$tmp/em")"
+         return
+      fi
+      pass "$impl: $name: 1, 2, 3 and 4 ranks = parlot-decode ($(wc -c <"$tmp/o1") bytes, 4 errors)"
+   }
+
+   same "--xml" --xml
+   same "--xml --group-by=graph --group" --xml --group-by=graph \
+      --group='odd=*:1,*:3'
+   same "--xml --group-by=shape --select --depth" --xml --group-by=shape \
+      --select='*:1-2' --depth=4
+   same "--callgrind" --callgrind
+   same "--callgrind --no-demangle -j2 --hide" --callgrind --no-demangle -j2 \
+      --hide='*long*'
+
+   # usage errors: once, not once per rank
+   for args in "--events" "--xml --bogus" "--xml"; do
+      # shellcheck disable=SC2086
+      $run_mpi -np 3 "$prog" $args >"$tmp/o" 2>"$tmp/e"
+      rc=$?
+      if [ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] \
+         && grep -q "^parlot-decode-mpi: .*(try 'parlot-decode-mpi --help')" \
+                 "$tmp/e"; then
+         pass "$impl: '$args': a usage error, printed once"
+      else
+         fail "$impl: '$args': expected one usage error line and exit 2" \
+            "exit $rc" "$(head -c 400 "$tmp/e")"
+      fi
+   done
+done
+
+if [ $impls = 0 ]; then
+   echo "SKIP: neither MPICH nor Open MPI is installed"
+   exit 77
+fi
+finish
