@@ -13,6 +13,7 @@
 #include "pl_alloc.h"
 #include "pl_hash.h"
 #include "pl_paths.h"
+#include "pl_wire.h"
 
 struct pl_cct {
    pl_cct_node    *nodes;
@@ -91,9 +92,11 @@ static int grow_table(pl_cct *c)
    return 0;
 }
 
-/* The child of parent for program function fn, added if new; 0 if out of
+/* The child of parent for program function fn, added if new (with the
+   tag *tag, or if tag is NULL the one made from fn's ident); 0 if out of
    memory (or of node indices). */
-static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn)
+static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn,
+                      const uint64_t *tag)
 {
    size_t mask = ((size_t)1 << c->bits) - 1, s;
    pl_cct_node *nd;
@@ -120,7 +123,7 @@ static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn)
    nd->parent = parent;
    nd->fn = fn;
    nd->calls = 0;
-   nd->tag = pl_path_mix(c->nodes[parent].tag, c->fns[fn].ident);
+   nd->tag = tag ? *tag : pl_path_mix(c->nodes[parent].tag, c->fns[fn].ident);
    nd->last_fn = 0;
    nd->last_child = 0;
    return i;
@@ -150,7 +153,7 @@ int pl_cct_events(pl_cct *c, const pl_event *ev, size_t n)
       if (u->last_fn == f) {
          ch = u->last_child;
       } else {
-         ch = child(c, up, f);
+         ch = child(c, up, f, NULL);
          if (!ch)
             return -1;
          u = &c->nodes[up];         /* child() may move the nodes */
@@ -210,4 +213,61 @@ uint32_t pl_cct_path(const pl_cct *c, uint32_t node, uint32_t *fns)
    for (; node; node = c->nodes[node].parent)
       fns[--k] = c->nodes[node].fn;
    return d;
+}
+
+/* ---- Trees between processes ------------------------------------------ */
+
+/* Layout: u64 nodes (the root excluded), then per node from 1 on: u32
+   parent, u32 fn, u64 calls, u64 tag (a tag is the same in every program:
+   it is made of the functions' idents). */
+int pl_cct_pack(const pl_cct *c, unsigned char **buf, size_t *len)
+{
+   pl_wbuf w = { 0 };
+   pl_wire_u64(&w, c->n - 1);
+   for (size_t i = 1; i < c->n; i++) {
+      pl_wire_u32(&w, c->nodes[i].parent);
+      pl_wire_u32(&w, c->nodes[i].fn);
+      pl_wire_u64(&w, c->nodes[i].calls);
+      pl_wire_u64(&w, c->nodes[i].tag);
+   }
+   if (w.failed) {
+      free(w.b);
+      return -1;
+   }
+   *buf = w.b;
+   *len = w.len;
+   return 0;
+}
+
+/* A packed tree's nodes are visited in index order, so parents first; its
+   new paths are added in that order, which is the order reading its
+   threads after c's would have added them. */
+int pl_cct_merge(pl_cct *c, const unsigned char *buf, size_t len,
+                 const uint32_t *map, uint32_t nmap)
+{
+   pl_rbuf r = { buf, buf + len, 0, 0 };
+   size_t n = pl_wire_count(&r, 24), i;
+   uint32_t *idx;
+   int ret = 0;
+
+   if (r.bad)
+      return 1;
+   if (!(idx = malloc((n + 1) * sizeof *idx)))
+      return -1;
+   idx[0] = 0;
+   for (i = 1; i <= n; i++) {
+      uint32_t parent = pl_wire_get_u32(&r), fn = pl_wire_get_u32(&r);
+      uint64_t calls = pl_wire_get_u64(&r), tag = pl_wire_get_u64(&r);
+      if (r.bad || parent >= i || fn == 0 || fn > nmap || !map[fn]) {
+         ret = 1;
+         break;
+      }
+      if (!(idx[i] = child(c, idx[parent], map[fn], &tag))) {
+         ret = -1;
+         break;
+      }
+      c->nodes[idx[i]].calls += calls;
+   }
+   free(idx);
+   return ret != 0 ? ret : r.p == r.end ? 0 : 1;
 }

@@ -69,6 +69,20 @@ uint32_t pl_cct_depth(const pl_cct *c, uint32_t node);
    returns the depth. */
 uint32_t pl_cct_path(const pl_cct *c, uint32_t node, uint32_t *fns);
 
+/* ---- Trees between processes (since libparlot 0.5) ---------------------
+
+   A tree built by another process (an MPI rank) from later traces: it
+   packs its tree into bytes (pl_cct_pack: 0, or -1 if out of memory;
+   *buf is malloc'ed), this process merges its program
+   (pl_program_merge_map) and then the bytes, mapping the packed tree's
+   function IDs through map (nmap + 1 entries).  The result is the tree
+   reading those traces after c's would have built, node for node.  0; 1
+   if the bytes are not such a tree (what came before the fault is
+   merged); -1 if out of memory. */
+int pl_cct_pack(const pl_cct *c, unsigned char **buf, size_t *len);
+int pl_cct_merge(pl_cct *c, const unsigned char *buf, size_t len,
+                 const uint32_t *map, uint32_t nmap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -637,11 +637,20 @@ static void remap_graph(pl_graph *g, const uint32_t *map)
 
 int pl_program_merge(pl_program *p, pl_program *part)
 {
+   uint32_t *map = NULL;
+   int r = pl_program_merge_map(p, part, &map);
+   free(map);
+   return r;
+}
+
+int pl_program_merge_map(pl_program *p, pl_program *part, uint32_t **mapp)
+{
    uint32_t *map = calloc((size_t)part->nfns + 1, sizeof *map);
    uint32_t id;
    size_t k;
    int ret = -1;
 
+   *mapp = NULL;
    if (!map)
       goto out;
    /* part's IDs were given in the order its traces' functions were first
@@ -674,6 +683,9 @@ int pl_program_merge(pl_program *p, pl_program *part)
    part->nthreads = part->nprocs = 0;     /* moved */
    ret = 0;
 out:
-   free(map);
+   if (ret == 0)
+      *mapp = map;
+   else
+      free(map);
    return ret;
 }

@@ -165,6 +165,11 @@ int pl_program_read_input(pl_program *p, const struct pl_input *in,
    worker threads.  part keeps nothing but what it needs to be freed.
    0, or -1 if out of memory (part then still holds what was not moved). */
 int pl_program_merge(pl_program *p, pl_program *part);
+/* The same, and *map (malloc'ed, part->nfns + 1 entries, [0] = 0) gets
+   the program ID in p of each of part's function IDs, for what was built
+   with part's IDs (a pl_cct).  On -1, *map is NULL.  (Since libparlot
+   0.5.) */
+int pl_program_merge_map(pl_program *p, pl_program *part, uint32_t **map);
 
 /* ---- Programs between processes (since libparlot 0.5) ------------------ */
 

@@ -22,89 +22,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pl_alloc.h"
 #include "pl_program.h"
 #include "pl_program_private.h"
+#include "pl_wire.h"
 
 #define WIRE_MAGIC   "PLPROG"
 #define WIRE_VERSION 1
-#define NO_STRING    0xFFFFFFFFu
 
 /* ---- writing -------------------------------------------------------- */
 
-typedef struct {
-   unsigned char *b;
-   size_t len, cap;
-   int    failed;       /* out of memory: later puts do nothing */
-} wbuf;
-
-static void put(wbuf *w, const void *src, size_t n)
-{
-   if (w->failed || pl_grow(&w->b, &w->cap, w->len + n, 1) < 0) {
-      w->failed = 1;
-      return;
-   }
-   memcpy(w->b + w->len, src, n);
-   w->len += n;
-}
-
-static void put_u32(wbuf *w, uint32_t v)
-{
-   unsigned char x[4];
-   for (int i = 0; i < 4; i++)
-      x[i] = (unsigned char)(v >> 8 * i);
-   put(w, x, 4);
-}
-
-static void put_u64(wbuf *w, uint64_t v)
-{
-   unsigned char x[8];
-   for (int i = 0; i < 8; i++)
-      x[i] = (unsigned char)(v >> 8 * i);
-   put(w, x, 8);
-}
-
-static void put_str(wbuf *w, const char *s)
-{
-   size_t n;
-   if (!s) {
-      put_u32(w, NO_STRING);
-      return;
-   }
-   n = strlen(s);
-   if (n >= NO_STRING) {
-      w->failed = 1;
-      return;
-   }
-   put_u32(w, (uint32_t)n);
-   put(w, s, n);
-}
-
-static void put_graph(wbuf *w, const pl_graph *g)
+static void put_graph(pl_wbuf *w, const pl_graph *g)
 {
    size_t i;
-   put_u64(w, g->events);
-   put_u64(w, g->calls);
-   put_u64(w, g->max_depth);
-   put_u64(w, g->nfns);
-   put_u64(w, g->nedges);
+   pl_wire_u64(w, g->events);
+   pl_wire_u64(w, g->calls);
+   pl_wire_u64(w, g->max_depth);
+   pl_wire_u64(w, g->nfns);
+   pl_wire_u64(w, g->nedges);
    for (i = 0; i < g->nfns; i++) {
-      put_u32(w, g->fns[i].fn);
-      put_u64(w, g->fns[i].calls);
-      put_u64(w, g->fns[i].incl_events);
+      pl_wire_u32(w, g->fns[i].fn);
+      pl_wire_u64(w, g->fns[i].calls);
+      pl_wire_u64(w, g->fns[i].incl_events);
    }
    for (i = 0; i < g->nedges; i++) {
-      put_u32(w, g->edges[i].caller);
-      put_u32(w, g->edges[i].callee);
-      put_u64(w, g->edges[i].calls);
-      put_u64(w, g->edges[i].incl_calls);
-      put_u64(w, g->edges[i].incl_events);
+      pl_wire_u32(w, g->edges[i].caller);
+      pl_wire_u32(w, g->edges[i].callee);
+      pl_wire_u64(w, g->edges[i].calls);
+      pl_wire_u64(w, g->edges[i].incl_calls);
+      pl_wire_u64(w, g->edges[i].incl_events);
    }
 }
 
 int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
 {
-   wbuf w = { 0 };
+   pl_wbuf w = { 0 };
    unsigned char head[8];
    uint32_t id;
    size_t k;
@@ -112,41 +63,41 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
    memcpy(head, WIRE_MAGIC, 6);
    head[6] = WIRE_VERSION;
    head[7] = (unsigned char)(p->demangle != 0);
-   put(&w, head, 8);
-   put_u32(&w, p->nfns);
+   pl_wire_put(&w, head, 8);
+   pl_wire_u32(&w, p->nfns);
    for (id = 1; id <= p->nfns; id++) {
       const pl_gfunc *f = &p->fns[id];
-      put_str(&w, f->object);
-      put_str(&w, f->name);
-      put_str(&w, f->shown == f->name ? NULL : f->shown);
-      put_str(&w, f->label == f->shown ? NULL : f->label);
-      put_u32(&w, f->dup);
-      put_u64(&w, f->ident);
+      pl_wire_str(&w, f->object);
+      pl_wire_str(&w, f->name);
+      pl_wire_str(&w, f->shown == f->name ? NULL : f->shown);
+      pl_wire_str(&w, f->label == f->shown ? NULL : f->label);
+      pl_wire_u32(&w, f->dup);
+      pl_wire_u64(&w, f->ident);
    }
-   put_u64(&w, p->nthreads);
-   put_u64(&w, p->nprocs);
+   pl_wire_u64(&w, p->nthreads);
+   pl_wire_u64(&w, p->nprocs);
    for (k = 0; k < p->nprocs; k++) {
       const pl_process *pr = &p->procs[k];
-      put_str(&w, pr->path);
-      put_str(&w, pr->pid);
-      put_str(&w, pr->ppid);
-      put_str(&w, pr->exe);
-      put_str(&w, pr->cmd);
-      put_str(&w, pr->rank);
-      put_str(&w, pr->role);
-      put_str(&w, pl_program_recording(p, k));
-      put_u32(&w, (uint32_t)pr->end);
-      put_u64(&w, pr->first_thread);
-      put_u64(&w, pr->nthreads);
-      put_u64(&w, pr->nthreads_all);
+      pl_wire_str(&w, pr->path);
+      pl_wire_str(&w, pr->pid);
+      pl_wire_str(&w, pr->ppid);
+      pl_wire_str(&w, pr->exe);
+      pl_wire_str(&w, pr->cmd);
+      pl_wire_str(&w, pr->rank);
+      pl_wire_str(&w, pr->role);
+      pl_wire_str(&w, pl_program_recording(p, k));
+      pl_wire_u32(&w, (uint32_t)pr->end);
+      pl_wire_u64(&w, pr->first_thread);
+      pl_wire_u64(&w, pr->nthreads);
+      pl_wire_u64(&w, pr->nthreads_all);
    }
    for (k = 0; k < p->nthreads; k++) {
       const pl_thread *th = &p->threads[k];
-      put_u64(&w, th->proc);
-      put_u32(&w, th->number);
-      put_u32(&w, th->parent);
-      put_u32(&w, th->inherited);
-      put_u32(&w, (uint32_t)th->complete);
+      pl_wire_u64(&w, th->proc);
+      pl_wire_u32(&w, th->number);
+      pl_wire_u32(&w, th->parent);
+      pl_wire_u32(&w, th->inherited);
+      pl_wire_u32(&w, (uint32_t)th->complete);
       put_graph(&w, &th->g);
    }
    if (w.failed) {
@@ -160,61 +111,14 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
 
 /* ---- reading -------------------------------------------------------- */
 
-typedef struct {
-   const unsigned char *p, *end;
-   int bad;             /* ran past the end or met a wrong value */
-   int oom;
-} rbuf;
-
-static const unsigned char *take(rbuf *r, size_t n)
-{
-   const unsigned char *at = r->p;
-   if (r->bad || (size_t)(r->end - r->p) < n) {
-      r->bad = 1;
-      return NULL;
-   }
-   r->p += n;
-   return at;
-}
-
-static uint32_t get_u32(rbuf *r)
-{
-   const unsigned char *x = take(r, 4);
-   uint32_t v = 0;
-   for (int i = 0; x && i < 4; i++)
-      v |= (uint32_t)x[i] << 8 * i;
-   return v;
-}
-
-static uint64_t get_u64(rbuf *r)
-{
-   const unsigned char *x = take(r, 8);
-   uint64_t v = 0;
-   for (int i = 0; x && i < 8; i++)
-      v |= (uint64_t)x[i] << 8 * i;
-   return v;
-}
-
-/* A count of items of at least min_bytes each: more than the bytes left
-   could hold is malformed (and would make a huge allocation). */
-static size_t get_count(rbuf *r, size_t min_bytes)
-{
-   uint64_t n = get_u64(r);
-   if (n > (uint64_t)(r->end - r->p) / min_bytes) {
-      r->bad = 1;
-      return 0;
-   }
-   return (size_t)n;
-}
-
 /* A malloc'ed copy of the next string; NULL for a NULL string (and on
    error, with r->bad or r->oom set). */
-static char *get_str(rbuf *r)
+static char *get_str(pl_rbuf *r)
 {
-   uint32_t n = get_u32(r);
+   uint32_t n = pl_wire_get_u32(r);
    const unsigned char *s;
    char *c;
-   if (r->bad || n == NO_STRING || !(s = take(r, n)))
+   if (r->bad || n == PL_WIRE_NO_STRING || !(s = pl_wire_take(r, n)))
       return NULL;
    if (!(c = malloc((size_t)n + 1))) {
       r->oom = 1;
@@ -227,7 +131,7 @@ static char *get_str(rbuf *r)
 }
 
 /* A string that must not be NULL. */
-static char *get_str_set(rbuf *r)
+static char *get_str_set(pl_rbuf *r)
 {
    char *s = get_str(r);
    if (!s)
@@ -245,14 +149,14 @@ static void free_gfunc(pl_gfunc *f)
    free(f->object);
 }
 
-static int get_graph(rbuf *r, pl_graph *g, uint32_t nfns)
+static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
 {
    size_t i;
-   g->events = get_u64(r);
-   g->calls = get_u64(r);
-   g->max_depth = get_u64(r);
-   g->nfns = get_count(r, 20);
-   g->nedges = get_count(r, 32);
+   g->events = pl_wire_get_u64(r);
+   g->calls = pl_wire_get_u64(r);
+   g->max_depth = pl_wire_get_u64(r);
+   g->nfns = pl_wire_count(r, 20);
+   g->nedges = pl_wire_count(r, 32);
    if (r->bad)
       return -1;
    g->fns = calloc(g->nfns ? g->nfns : 1, sizeof *g->fns);
@@ -262,18 +166,18 @@ static int get_graph(rbuf *r, pl_graph *g, uint32_t nfns)
       return -1;
    }
    for (i = 0; i < g->nfns; i++) {
-      g->fns[i].fn = get_u32(r);
-      g->fns[i].calls = get_u64(r);
-      g->fns[i].incl_events = get_u64(r);
+      g->fns[i].fn = pl_wire_get_u32(r);
+      g->fns[i].calls = pl_wire_get_u64(r);
+      g->fns[i].incl_events = pl_wire_get_u64(r);
       if (g->fns[i].fn == 0 || g->fns[i].fn > nfns)
          r->bad = 1;
    }
    for (i = 0; i < g->nedges; i++) {
-      g->edges[i].caller = get_u32(r);
-      g->edges[i].callee = get_u32(r);
-      g->edges[i].calls = get_u64(r);
-      g->edges[i].incl_calls = get_u64(r);
-      g->edges[i].incl_events = get_u64(r);
+      g->edges[i].caller = pl_wire_get_u32(r);
+      g->edges[i].callee = pl_wire_get_u32(r);
+      g->edges[i].calls = pl_wire_get_u64(r);
+      g->edges[i].incl_calls = pl_wire_get_u64(r);
+      g->edges[i].incl_events = pl_wire_get_u64(r);
       if (g->edges[i].caller > nfns || g->edges[i].callee == 0
           || g->edges[i].callee > nfns)
          r->bad = 1;
@@ -281,9 +185,9 @@ static int get_graph(rbuf *r, pl_graph *g, uint32_t nfns)
    return r->bad ? -1 : 0;
 }
 
-static int get_functions(rbuf *r, pl_program *p)
+static int get_functions(pl_rbuf *r, pl_program *p)
 {
-   uint32_t n = get_u32(r), id;
+   uint32_t n = pl_wire_get_u32(r), id;
    if (n > (size_t)(r->end - r->p) / 28)
       r->bad = 1;
    for (id = 1; !r->bad && id <= n; id++) {
@@ -293,8 +197,8 @@ static int get_functions(rbuf *r, pl_program *p)
       f.name = get_str_set(r);
       f.shown = get_str(r);
       f.label = get_str(r);
-      f.dup = get_u32(r);
-      f.ident = get_u64(r);
+      f.dup = pl_wire_get_u32(r);
+      f.ident = pl_wire_get_u64(r);
       if (!f.shown)
          f.shown = f.name;
       if (!f.label)
@@ -310,9 +214,9 @@ static int get_functions(rbuf *r, pl_program *p)
    return r->bad ? -1 : 0;
 }
 
-static int get_processes(rbuf *r, pl_program *p, size_t nthreads_max)
+static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
 {
-   size_t n = get_count(r, 60), k;
+   size_t n = pl_wire_count(r, 60), k;
    if (r->bad || pl_grow(&p->procs, &p->procs_cap, n, sizeof *p->procs) < 0) {
       r->oom = !r->bad;
       r->bad = 1;
@@ -331,10 +235,10 @@ static int get_processes(rbuf *r, pl_program *p, size_t nthreads_max)
       pr->rank = get_str(r);
       pr->role = get_str(r);
       recording = get_str(r);
-      pr->end = (int)get_u32(r);
-      pr->first_thread = (size_t)get_u64(r);
-      pr->nthreads = (size_t)get_u64(r);
-      pr->nthreads_all = (size_t)get_u64(r);
+      pr->end = (int)pl_wire_get_u32(r);
+      pr->first_thread = (size_t)pl_wire_get_u64(r);
+      pr->nthreads = (size_t)pl_wire_get_u64(r);
+      pr->nthreads_all = (size_t)pl_wire_get_u64(r);
       if (!r->bad && pl_program_set_recording(p, k, recording) < 0)
          r->oom = r->bad = 1;
       free(recording);
@@ -347,8 +251,8 @@ static int get_processes(rbuf *r, pl_program *p, size_t nthreads_max)
 
 int pl_program_unpack(pl_program *p, const unsigned char *buf, size_t len)
 {
-   rbuf r = { buf, buf + len, 0, 0 };
-   const unsigned char *head = take(&r, 8);
+   pl_rbuf r = { buf, buf + len, 0, 0 };
+   const unsigned char *head = pl_wire_take(&r, 8);
    size_t nthreads, k;
 
    if (!head || memcmp(head, WIRE_MAGIC, 6) != 0 || head[6] != WIRE_VERSION
@@ -357,7 +261,7 @@ int pl_program_unpack(pl_program *p, const unsigned char *buf, size_t len)
       return 1;
    if (get_functions(&r, p) < 0)
       return r.oom ? -1 : 1;
-   nthreads = get_count(&r, 60);
+   nthreads = pl_wire_count(&r, 60);
    if (get_processes(&r, p, nthreads) < 0)
       return r.oom ? -1 : 1;
    if (pl_grow(&p->threads, &p->threads_cap, nthreads, sizeof *p->threads) < 0)
@@ -366,11 +270,11 @@ int pl_program_unpack(pl_program *p, const unsigned char *buf, size_t len)
       pl_thread *th = &p->threads[p->nthreads];
       memset(th, 0, sizeof *th);
       p->nthreads++;           /* from here pl_program_free frees its graph */
-      th->proc = (size_t)get_u64(&r);
-      th->number = get_u32(&r);
-      th->parent = get_u32(&r);
-      th->inherited = get_u32(&r);
-      th->complete = (int)get_u32(&r);
+      th->proc = (size_t)pl_wire_get_u64(&r);
+      th->number = pl_wire_get_u32(&r);
+      th->parent = pl_wire_get_u32(&r);
+      th->inherited = pl_wire_get_u32(&r);
+      th->complete = (int)pl_wire_get_u32(&r);
       if (th->proc >= p->nprocs)
          r.bad = 1;
       if (r.bad || get_graph(&r, &th->g, p->nfns) < 0)

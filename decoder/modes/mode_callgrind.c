@@ -218,5 +218,5 @@ out:
 }
 
 const pl_program_mode pl_mode_callgrind = {
-   cg_create, NULL, cg_write, cg_destroy
+   cg_create, NULL, cg_write, cg_destroy, NULL, NULL
 };

@@ -77,5 +77,6 @@ out:
 }
 
 const pl_program_mode pl_mode_folded = {
-   path_tree_create, path_tree_visitor, folded_write, path_tree_destroy
+   path_tree_create, path_tree_visitor, folded_write, path_tree_destroy,
+   path_tree_pack, path_tree_merge
 };

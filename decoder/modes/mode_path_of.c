@@ -10,6 +10,7 @@
 #include "path_labels.h"
 #include "pl_hash.h"
 #include "pl_paths.h"
+#include "pl_wire.h"
 
 #define NO_MATCH UINT32_MAX
 
@@ -216,6 +217,63 @@ static int path_of_write(void *state, const pl_program *p, outbuf *o,
    return 0;
 }
 
+/* parlot-decode-mpi: u64 paths; per path u32 depth, u64 calls, u32
+   functions outermost first. */
+static int tagger_pack(void *state, unsigned char **buf, size_t *len)
+{
+   tagger *t = state;
+   pl_wbuf w = { 0 };
+   pl_wire_u64(&w, t->nm);
+   for (size_t i = 0; i < t->nm; i++) {
+      pl_wire_u32(&w, t->m[i].depth);
+      pl_wire_u64(&w, t->m[i].calls);
+      for (uint32_t k = 0; k < t->m[i].depth; k++)
+         pl_wire_u32(&w, t->m[i].fns[k]);
+   }
+   if (w.failed) {
+      free(w.b);
+      return -1;
+   }
+   *buf = w.b;
+   *len = w.len;
+   return 0;
+}
+
+/* Each packed path, mapped, is looked up as a stack on t->frames (free
+   once the traces are read) and its calls added. */
+static int tagger_merge(void *state, const unsigned char *buf, size_t len,
+                        const uint32_t *map, uint32_t nmap)
+{
+   tagger *t = state;
+   pl_rbuf r = { buf, buf + len, 0, 0 };
+   size_t n = pl_wire_count(&r, 12);
+
+   for (size_t i = 0; i < n && !r.bad; i++) {
+      uint32_t d = pl_wire_get_u32(&r), k, at;
+      uint64_t calls = pl_wire_get_u64(&r);
+      if (d == 0 || d > (size_t)(r.end - r.p) / 4)
+         return 1;
+      if (d >= t->frames_cap) {
+         tframe *fr = realloc(t->frames, ((size_t)d + 1) * sizeof *fr);
+         if (!fr)
+            return -1;
+         t->frames = fr;
+         t->frames_cap = (size_t)d + 1;
+      }
+      for (k = 1; k <= d; k++) {
+         uint32_t fn = pl_wire_get_u32(&r);
+         if (fn == 0 || fn > nmap || !map[fn])
+            return 1;
+         t->frames[k].fn = map[fn];
+      }
+      if ((at = find_match(t, d)) == NO_MATCH)
+         return -1;
+      t->m[at].calls += calls;
+   }
+   return r.bad || r.p != r.end ? 1 : 0;
+}
+
 const pl_program_mode pl_mode_path_of = {
-   tagger_create, tagger_visitor, path_of_write, tagger_destroy
+   tagger_create, tagger_visitor, path_of_write, tagger_destroy,
+   tagger_pack, tagger_merge
 };

@@ -115,5 +115,6 @@ out:
 }
 
 const pl_program_mode pl_mode_paths = {
-   path_tree_create, path_tree_visitor, paths_write, path_tree_destroy
+   path_tree_create, path_tree_visitor, paths_write, path_tree_destroy,
+   path_tree_pack, path_tree_merge
 };

@@ -310,5 +310,5 @@ static void xml_destroy(void *state)
 }
 
 const pl_program_mode pl_mode_xml = {
-   xml_create, NULL, xml_write, xml_destroy
+   xml_create, NULL, xml_write, xml_destroy, NULL, NULL
 };

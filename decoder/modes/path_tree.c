@@ -32,6 +32,17 @@ void path_tree_destroy(void *state)
    free(s);
 }
 
+int path_tree_pack(void *state, unsigned char **buf, size_t *len)
+{
+   return pl_cct_pack(((path_tree *)state)->cct, buf, len);
+}
+
+int path_tree_merge(void *state, const unsigned char *buf, size_t len,
+                    const uint32_t *map, uint32_t nmap)
+{
+   return pl_cct_merge(((path_tree *)state)->cct, buf, len, map, nmap);
+}
+
 long path_tree_path(path_tree *s, uint32_t node)
 {
    uint32_t d = pl_cct_depth(s->cct, node);

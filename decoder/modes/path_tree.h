@@ -16,10 +16,14 @@ typedef struct {
    size_t    path_cap;
 } path_tree;
 
-/* The pl_program_mode create, visitor and destroy of both modes. */
+/* The pl_program_mode create, visitor, destroy, pack and merge of both
+   modes. */
 void *path_tree_create(const pl_decode_opts *o);
 void  path_tree_visitor(void *state, pl_visitor *v);
 void  path_tree_destroy(void *state);
+int   path_tree_pack(void *state, unsigned char **buf, size_t *len);
+int   path_tree_merge(void *state, const unsigned char *buf, size_t len,
+                      const uint32_t *map, uint32_t nmap);
 
 /* The functions of node into s->path, outermost first; its depth, or -1
    if out of memory. */

@@ -62,6 +62,16 @@ typedef struct {
    int   (*write)(void *state, const pl_program *p, outbuf *o,
                   const pl_decode_opts *opts);
    void  (*destroy)(void *state);
+   /* parlot-decode-mpi (pl_mpi_read.h), for a mode with a visitor: the
+      state as bytes (*buf malloc'ed; 0, or -1 if out of memory), and
+      another rank's, built from the traces after this state's, merged
+      into it, that state's function IDs mapped to this one's by map
+      (nmap + 1 entries): 0; 1 if buf is not such a state; -1 if out of
+      memory.  The merged state must be what reading all those traces
+      in order gives.  NULL: the mode cannot run under MPI. */
+   int   (*pack)(void *state, unsigned char **buf, size_t *len);
+   int   (*merge)(void *state, const unsigned char *buf, size_t len,
+                  const uint32_t *map, uint32_t nmap);
 } pl_program_mode;
 
 /* A mode that reads each trace in turn, keeping what it needs, and writes

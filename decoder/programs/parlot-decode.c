@@ -10,8 +10,8 @@
    Built with PL_MPI defined it is parlot-decode-mpi: the same program run
    by every rank of an MPI job, each reading a share of the traces
    (pl_mpi_read.h), rank 0 writing the output the serial program would.
-   It has the whole-program modes whose output needs only the merged
-   program (no visitor: --xml, --callgrind). */
+   It has the whole-program modes (--xml, --callgrind, --paths,
+   --path-of, --folded). */
 
 #ifdef HAVE_CONFIG_H
 #  include "config.h"
@@ -117,13 +117,14 @@ static const struct mode modes[] = {
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
-/* Whether this build has the mode: under MPI, a mode whose output needs
-   more than the merged program (a visitor's state, each file's own
-   output) is left to the serial program. */
+/* Whether this build has the mode: under MPI, the whole-program modes
+   whose state (if any) can travel between ranks; those that write each
+   file's own output, or collect more than a program, are the serial
+   program's. */
 static int mode_available(const struct mode *m)
 {
 #ifdef PL_MPI
-   return m->program && !m->program->visitor;
+   return m->program && (!m->program->visitor || m->program->pack);
 #else
    (void)m;
    return 1;
@@ -403,12 +404,14 @@ static void print_mpi_stats(const pl_mpi_stats *st, double total_s)
 }
 
 static int read_mpi(pl_program *prog, const pl_input *in, size_t n,
-                    const pl_select *sel, const pl_read_hooks *hooks)
+                    const pl_select *sel, const pl_read_hooks *hooks,
+                    const pl_program_mode *pm, void *state)
 {
    pl_mpi_stats st;
+   pl_mpi_state ms = { state, pm->pack, pm->merge };
    double t0 = MPI_Wtime();
-   int r = pl_mpi_read_files(prog, in, n, sel,
-                             opt_jobs ? opt_jobs : 1, hooks, MPI_COMM_WORLD,
+   int r = pl_mpi_read_files(prog, in, n, sel, opt_jobs ? opt_jobs : 1,
+                             hooks, pm->visitor ? &ms : NULL, MPI_COMM_WORLD,
                              &st);
    if (opt_mpi_stats)
       print_mpi_stats(&st, MPI_Wtime() - t0);
@@ -456,7 +459,7 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    rs.v = vp;
    rs.status = 0;
 #ifdef PL_MPI
-   if (read_mpi(&prog, in, n, &opts->select, &hooks) < 0) {
+   if (read_mpi(&prog, in, n, &opts->select, &hooks, pm, state) < 0) {
 #else
    if (pl_program_read_files(&prog, in, n, &opts->select,
                              vp ? 1 : opt_jobs ? opt_jobs : pl_jobs_default(),
@@ -627,8 +630,8 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       return usage_error("no mode given, e.g. --events", NULL);
    if (!mode_available(*mode)) {
       snprintf(why, sizeof why, "--%s%s is parlot-decode's alone (this "
-               "program has --xml and --callgrind)", (*mode)->option,
-               o->xml ? " --xml" : "");
+               "program has --xml, --callgrind, --paths, --path-of and "
+               "--folded)", (*mode)->option, o->xml ? " --xml" : "");
       return usage_error(why, NULL);
    }
    if (loops_given && (*mode)->file != pl_mode_replay_file) {

@@ -3,10 +3,13 @@
 
    What a rank sends up the tree, one message (its length first, as
    MPI_UINT64_T, then the bytes in pieces of at most 1 GiB, MPI counts
-   being ints):
+   being ints), little-endian:
      u64 files; per file: u32 result (pl_program_read's, as unsigned),
                           u64 error offset, u32 length, message bytes
-     the packed program (pl_program_pack), possibly empty */
+     u8 1 if what was read follows (0: the rank could not keep it, its
+        files' results say why), then
+     u64 length, the packed program (pl_program_pack), and the rest of the
+     message: the packed state, if there is one (pl_mpi_state). */
 #define _FILE_OFFSET_BITS 64
 #define _XOPEN_SOURCE 700
 
@@ -15,8 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pl_alloc.h"
 #include "pl_mpi_read.h"
+#include "pl_wire.h"
 
 #define PIECE (1u << 30)
 #define TAG_LEN  1
@@ -43,10 +46,25 @@ static int results_add(results *rs, int r, const pl_error *err)
    return 0;
 }
 
-/* The done hook of this rank's reading: keep each result. */
+/* Results for `count` files that rank could not deliver. */
+static int results_fail(results *rs, size_t count, const char *why, int rank)
+{
+   pl_error e;
+   memset(&e, 0, sizeof e);
+   snprintf(e.msg, sizeof e.msg, "%s on MPI rank %d", why, rank);
+   for (size_t k = 0; k < count; k++)
+      if (results_add(rs, -1, &e) < 0)
+         return -1;
+   return 0;
+}
+
+/* The hooks of this rank's reading: each result is kept, and the
+   caller's visitor sees the file's index in the whole list. */
 typedef struct {
-   results *rs;
-   int      oom;
+   results             *rs;
+   const pl_read_hooks *user;
+   size_t               first;
+   int                  oom;
 } collect;
 
 static void collect_done(void *ctx, size_t i, const char *path, int r,
@@ -59,16 +77,10 @@ static void collect_done(void *ctx, size_t i, const char *path, int r,
       c->oom = 1;
 }
 
-/* Results for `count` files that this rank could not deliver. */
-static int results_fail(results *rs, size_t count, const char *why, int rank)
+static int collect_visitor(void *ctx, size_t i, pl_visitor *v)
 {
-   pl_error e;
-   memset(&e, 0, sizeof e);
-   snprintf(e.msg, sizeof e.msg, "%s on MPI rank %d", why, rank);
-   for (size_t k = 0; k < count; k++)
-      if (results_add(rs, -1, &e) < 0)
-         return -1;
-   return 0;
+   collect *c = ctx;
+   return c->user->visitor(c->user->ctx, c->first + i, v);
 }
 
 /* ---- the share of each rank ---------------------------------------- */
@@ -111,65 +123,37 @@ static void cut_shares(const pl_input *in, size_t n, int ranks, int rank,
 
 /* ---- messages ---------------------------------------------------------- */
 
-typedef struct {
-   unsigned char *b;
-   size_t len, cap;
-   int    failed;
-} msg;
-
-static void msg_put(msg *m, const void *src, size_t n)
+/* The message for results rs and, if p is not NULL, p and the state.  0,
+   or -1 if out of memory. */
+static int make_message(pl_wbuf *m, const results *rs, const pl_program *p,
+                        const pl_mpi_state *ms)
 {
-   if (m->failed || pl_grow(&m->b, &m->cap, m->len + n, 1) < 0) {
-      m->failed = 1;
-      return;
-   }
-   memcpy(m->b + m->len, src, n);
-   m->len += n;
-}
-
-static void msg_u32(msg *m, uint32_t v)
-{
-   unsigned char x[4];
-   for (int i = 0; i < 4; i++)
-      x[i] = (unsigned char)(v >> 8 * i);
-   msg_put(m, x, 4);
-}
-
-static void msg_u64(msg *m, uint64_t v)
-{
-   unsigned char x[8];
-   for (int i = 0; i < 8; i++)
-      x[i] = (unsigned char)(v >> 8 * i);
-   msg_put(m, x, 8);
-}
-
-static uint64_t get_le(const unsigned char *x, int bytes)
-{
-   uint64_t v = 0;
-   for (int i = 0; i < bytes; i++)
-      v |= (uint64_t)x[i] << 8 * i;
-   return v;
-}
-
-/* The message for results rs and program p (NULL: none).  0, or -1 if
-   out of memory. */
-static int make_message(msg *m, const results *rs, const pl_program *p)
-{
-   unsigned char *prog = NULL;
-   size_t plen = 0;
-   msg_u64(m, rs->n);
+   unsigned char *b = NULL;
+   size_t blen = 0;
+   pl_wire_u64(m, rs->n);
    for (size_t k = 0; k < rs->n; k++) {
       size_t l = strnlen(rs->v[k].err.msg, sizeof rs->v[k].err.msg - 1);
-      msg_u32(m, (uint32_t)rs->v[k].r);
-      msg_u64(m, rs->v[k].err.offset);
-      msg_u32(m, (uint32_t)l);
-      msg_put(m, rs->v[k].err.msg, l);
+      pl_wire_u32(m, (uint32_t)rs->v[k].r);
+      pl_wire_u64(m, rs->v[k].err.offset);
+      pl_wire_u32(m, (uint32_t)l);
+      pl_wire_put(m, rs->v[k].err.msg, l);
    }
-   if (p && pl_program_pack(p, &prog, &plen) < 0)
-      m->failed = 1;
-   else if (plen)
-      msg_put(m, prog, plen);
-   free(prog);
+   pl_wire_put(m, p ? "\1" : "\0", 1);
+   if (!p)
+      return m->failed ? -1 : 0;
+   if (pl_program_pack(p, &b, &blen) < 0)
+      return -1;
+   pl_wire_u64(m, blen);
+   pl_wire_put(m, b, blen);
+   free(b);
+   if (ms) {
+      b = NULL;
+      blen = 0;
+      if (ms->pack(ms->state, &b, &blen) < 0)
+         return -1;
+      pl_wire_put(m, b, blen);
+      free(b);
+   }
    return m->failed ? -1 : 0;
 }
 
@@ -183,8 +167,8 @@ static void send_bytes(const unsigned char *b, uint64_t len, int to,
    }
 }
 
-/* A message from rank `from`: *b malloc'ed (NULL and *len the length if
-   out of memory: the bytes are then received and dropped). */
+/* A message from rank `from`: *b malloc'ed (NULL if out of memory: the
+   bytes are then received and dropped). */
 static void recv_bytes(unsigned char **b, uint64_t *len, int from,
                        MPI_Comm comm)
 {
@@ -203,51 +187,72 @@ static void recv_bytes(unsigned char **b, uint64_t *len, int from,
    }
 }
 
-/* Append the child's message (for `files` files) to rs and p.  A message
-   that cannot be taken makes its files fail. */
-static int take_message(results *rs, pl_program *p, const unsigned char *b,
-                        uint64_t len, size_t files, int child)
+/* Merge the program and state of a message (at..end) into p and ms: 0;
+   1 if they are not such bytes, -1 if out of memory. */
+static int merge_data(pl_program *p, const pl_mpi_state *ms,
+                      const unsigned char *at, const unsigned char *end)
 {
-   const unsigned char *at = b, *end = b + len;
-   size_t before = rs->n;
-   uint64_t count;
+   pl_rbuf r = { at, end, 0, 0 };
+   uint64_t plen = pl_wire_get_u64(&r);
+   const unsigned char *prog;
    pl_program part;
+   uint32_t *map = NULL, nmap;
+   int u;
+
+   if (r.bad || plen > (uint64_t)(end - r.p))
+      return 1;
+   prog = pl_wire_take(&r, (size_t)plen);
+   pl_program_init(&part, p->demangle);
+   u = pl_program_unpack(&part, prog, (size_t)plen);
+   nmap = part.nfns;
+   if (u == 0 && pl_program_merge_map(p, &part, &map) < 0)
+      u = -1;
+   pl_program_free(&part);
+   if (u == 0 && ms)
+      u = ms->merge(ms->state, r.p, (size_t)(end - r.p), map, nmap);
+   else if (u == 0 && r.p != end)
+      u = 1;
+   free(map);
+   return u;
+}
+
+/* Append the child's message (for `files` files) to rs, p and ms.  A
+   message that cannot be taken makes its files fail. */
+static int take_message(results *rs, pl_program *p, const pl_mpi_state *ms,
+                        const unsigned char *b, uint64_t len, size_t files,
+                        int child)
+{
+   pl_rbuf r = { b, b + len, 0, 0 };
+   size_t before = rs->n;
+   const unsigned char *has;
    int u;
 
    if (!b)
       return results_fail(rs, files, "out of memory receiving the results",
                           child);
-   if (len < 8 || (count = get_le(at, 8)) != files)
+   if (pl_wire_get_u64(&r) != files)
       goto bad;
-   at += 8;
-   for (uint64_t k = 0; k < count; k++) {
+   for (size_t k = 0; k < files; k++) {
       pl_error e;
-      uint32_t r, l;
-      if (end - at < 16)
-         goto bad;
-      r = (uint32_t)get_le(at, 4);
+      uint32_t res = pl_wire_get_u32(&r), l;
+      const unsigned char *msg;
       memset(&e, 0, sizeof e);
-      e.offset = get_le(at + 4, 8);
-      l = (uint32_t)get_le(at + 12, 4);
-      at += 16;
-      if (l >= sizeof e.msg || (size_t)(end - at) < l)
+      e.offset = pl_wire_get_u64(&r);
+      l = pl_wire_get_u32(&r);
+      if (l >= sizeof e.msg || !(msg = pl_wire_take(&r, l)))
          goto bad;
-      memcpy(e.msg, at, l);
-      at += l;
-      if (results_add(rs, (int)r, &e) < 0)
+      memcpy(e.msg, msg, l);
+      if (results_add(rs, (int)res, &e) < 0)
          return -1;
    }
-   if (at == end)
-      return 0;                     /* the child could not send a program */
-   pl_program_init(&part, p->demangle);
-   u = pl_program_unpack(&part, at, (size_t)(end - at));
-   if (u == 0 && pl_program_merge(p, &part) == 0) {
-      pl_program_free(&part);
+   if (!(has = pl_wire_take(&r, 1)))
+      goto bad;
+   if (!*has)
+      return 0;                     /* the child could not send its data */
+   if ((u = merge_data(p, ms, r.p, r.end)) == 0)
       return 0;
-   }
-   pl_program_free(&part);
    rs->n = before;
-   return results_fail(rs, files, u > 0 ? "bad program bytes received"
+   return results_fail(rs, files, u > 0 ? "bad data received"
                                         : "out of memory merging", child);
 bad:
    rs->n = before;
@@ -266,14 +271,15 @@ static void empty(pl_program *p)
 
 int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
                       const pl_select *sel, unsigned jobs,
-                      const pl_read_hooks *hooks, MPI_Comm comm,
-                      pl_mpi_stats *st)
+                      const pl_read_hooks *hooks, const pl_mpi_state *ms,
+                      MPI_Comm comm, pl_mpi_stats *st)
 {
-   int rank, ranks, ret = 0;
+   int rank, ranks, ret = 0, failed = 0;
    uint64_t *first;
    results rs = { 0 };
-   collect c = { &rs, 0 };
-   pl_read_hooks mine = { &c, NULL, collect_done };
+   collect c = { &rs, hooks, 0, 0 };
+   pl_read_hooks mine = { &c, hooks && hooks->visitor ? collect_visitor
+                                                      : NULL, collect_done };
    pl_mpi_stats local;
    double t0;
 
@@ -288,11 +294,14 @@ int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
    cut_shares(in, n, ranks, rank, comm, first);
    t0 = MPI_Wtime();
    local.files = (size_t)(first[rank + 1] - first[rank]);
+   c.first = (size_t)first[rank];
    for (size_t i = (size_t)first[rank]; i < first[rank + 1]; i++)
       local.share_bytes += input_bytes(&in[i]);
-   if (pl_program_read_files(p, in + first[rank], local.files, sel, jobs,
-                             &mine) < 0 || c.oom) {
+   /* a visitor wants the program's own IDs: one thread (pl_parallel.h) */
+   if (pl_program_read_files(p, in + first[rank], local.files, sel,
+                             mine.visitor ? 1 : jobs, &mine) < 0 || c.oom) {
       empty(p);
+      failed = 1;
       rs.n = 0;
       if (results_fail(&rs, local.files, "out of memory", rank) < 0)
          ret = -1;
@@ -303,16 +312,16 @@ int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
    for (int step = 1; step < ranks; step <<= 1) {
       if (rank & step) {               /* send to the parent, then done */
          int parent = rank - step;
-         msg m = { 0 };
+         pl_wbuf m = { 0 };
          size_t files = (size_t)(first[rank + step < ranks ? rank + step
                                                             : ranks]
                                  - first[rank]);
-         if (make_message(&m, &rs, p) < 0) {
+         if (make_message(&m, &rs, failed ? NULL : p, ms) < 0) {
             free(m.b);
             memset(&m, 0, sizeof m);
             rs.n = 0;
             results_fail(&rs, files, "out of memory", rank);
-            make_message(&m, &rs, NULL);
+            make_message(&m, &rs, NULL, NULL);
          }
          send_bytes(m.b, m.len, parent, comm);
          local.bytes_sent = m.len;
@@ -327,7 +336,7 @@ int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
          uint64_t len;
          recv_bytes(&b, &len, child, comm);
          local.bytes_received += len;
-         if (take_message(&rs, p, b, len,
+         if (take_message(&rs, p, ms, b, len,
                           (size_t)(first[last] - first[child]), child) < 0)
             ret = -1;
          free(b);

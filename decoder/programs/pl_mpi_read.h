@@ -17,8 +17,12 @@
    Each file's result and error travel with the program that read it;
    rank 0 calls hooks->done for every file, in order, once the tree is
    done.  A rank that runs out of memory reports each of its files so.
-   hooks->visitor must be NULL: a visitor's state would have to travel
-   too.  On ranks other than 0, p is left empty. */
+   hooks->visitor, if any, is asked for each file by its index in in[]
+   (a rank then reads with one thread), and what it builds travels as the
+   state ms: packed by the sender, merged by the receiver after the
+   program, through the function map of that merge.  On ranks other than
+   0, p is left empty (and the state is whatever the rank had when it
+   sent it). */
 #ifndef PL_MPI_READ_H
 #define PL_MPI_READ_H
 
@@ -36,12 +40,21 @@ typedef struct {
    uint64_t bytes_received; /* from its children */
 } pl_mpi_stats;
 
-/* 0; -1 if out of memory on this rank before anything could be read
-   (its files are then reported so on rank 0).  st (may be NULL) gets
-   this rank's figures. */
+/* What a visitor builds, to merge as the programs are (the pack and merge
+   of pl_program_mode, pl_modes.h). */
+typedef struct {
+   void *state;
+   int (*pack)(void *state, unsigned char **buf, size_t *len);
+   int (*merge)(void *state, const unsigned char *buf, size_t len,
+                const uint32_t *map, uint32_t nmap);
+} pl_mpi_state;
+
+/* 0; -1 if out of memory on this rank (rank 0 reports the files it
+   concerns).  ms: NULL if there is no state.  st (may be NULL) gets this
+   rank's figures. */
 int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
                       const pl_select *sel, unsigned jobs,
-                      const pl_read_hooks *hooks, MPI_Comm comm,
-                      pl_mpi_stats *st);
+                      const pl_read_hooks *hooks, const pl_mpi_state *ms,
+                      MPI_Comm comm, pl_mpi_stats *st);
 
 #endif

@@ -18,8 +18,9 @@
 # on the order the programs are merged in; some with MPI ranks), a
 # truncated and a corrupt trace, a missing file, and an archive of 8
 # members one of which is damaged, in one command line:
-#  - --xml (per --group-by, with a --group, a --select and filters) and
-#    --callgrind (with --no-demangle and -j2 threads per rank): stdout
+#  - --xml (per --group-by, with a --group, a --select and filters),
+#    --callgrind (with --no-demangle and -j2 threads per rank), --paths,
+#    --path-of and --folded (with filters and a range): stdout
 #    byte-identical, stderr identical once "parlot-decode-mpi" reads
 #    "parlot-decode", the same exit status (1: damaged input);
 #  - the damaged member is reported once, as ARCHIVE:MEMBER;
@@ -94,6 +95,8 @@ done
 ( cd "$tmp" && "$PARLOT_MERGE" -o runs.ar t31.trace t32.trace t33.trace \
      badm.trace t34.trace t35.trace t36.trace t37.trace t38.trace ) \
    || { echo "parlot-merge failed"; exit 1; }
+tag=$("$PARLOT_DECODE" --paths "$tmp/t5.trace" 2>/dev/null | sed -n 4p | cut -f2)
+[ -n "$tag" ] || { echo "no stack tag from --paths"; exit 1; }
 traces=
 k=1
 while [ $k -le 30 ]; do
@@ -155,6 +158,12 @@ for impl in mpich openmpi; do
    same "--callgrind" --callgrind
    same "--callgrind --no-demangle -j2 --hide" --callgrind --no-demangle -j2 \
       --hide='*long*'
+   same "--paths" --paths --top=0
+   same "--paths --images=main --select" --paths --top=30 --images=main \
+      --select='*:1,*:3'
+   same "--path-of" --path-of="$tag"
+   same "--folded" --folded
+   same "--folded --depth --range" --folded --depth=5 --range=20-400
 
    # usage errors: once, not once per rank
    for args in "--events" "--xml --bogus" "--xml"; do
