@@ -23,7 +23,11 @@
    columns are as wide as their widest cell, as in callgrind_annotate.
    Errors follow parlot-decode (pl_cli.h): one line per bad trace, after the
    report of what could be read, exit 1; a usage error is one line, exit 2.
-   The exact meaning of every column is in docs/parlot-annotate.1. */
+   The exact meaning of every column is in docs/parlot-annotate.1.
+
+   Built with PL_MPI defined it is parlot-annotate-mpi: every rank of an
+   MPI job reads a share of the traces (pl_mpi_read.h), rank 0 writes the
+   report. */
 
 #ifdef HAVE_CONFIG_H
 #  include "config.h"
@@ -45,12 +49,13 @@
 #include "pl_progress.h"
 #include "pl_select.h"
 #include "report.h"
-
-#ifndef PACKAGE_VERSION
-#  define PACKAGE_VERSION "dev"
+#ifdef PL_MPI
+#  include "pl_mpi_cli.h"
+#  include "pl_wire.h"
+#  define PROG "parlot-annotate-mpi"
+#else
+#  define PROG "parlot-annotate"
 #endif
-
-#define PROG "parlot-annotate"
 
 #ifndef PACKAGE_VERSION
 #  define PACKAGE_VERSION "dev"
@@ -76,7 +81,14 @@ static int count_returns(void *ctx, const pl_event *ev, size_t n)
 static void usage(FILE *f)
 {
    fprintf(f,
+#ifdef PL_MPI
+      "usage: mpirun -np N " PROG " [OPTION]... TRACE...\n"
+      "parlot-annotate as an MPI job: each rank reads a share of the\n"
+      "traces, rank 0 writes the report parlot-annotate writes.\n"
+      "\n"
+#else
       "usage: " PROG " [OPTION]... TRACE...\n"
+#endif
       "Report on ParLoT traces (valgrind --tool=parlot) in the manner of\n"
       "callgrind_annotate: program totals, calls per object, and the\n"
       "functions by calls and by inclusive events.\n"
@@ -101,8 +113,15 @@ static void usage(FILE *f)
       "      --ranks=WHEN     the program across its ranks (processes):\n"
       "                       calls per rank and the outlier ranks; auto\n"
       "                       (default: with 2 or more), yes, no\n"
+#ifdef PL_MPI
+      "  -j, --jobs=N         read traces with N threads per rank (default:\n"
+      "                       one; 0 = one per core); the report is the same\n"
+      "      --mpi-stats      print on standard error what each step of the\n"
+      "                       job took: shares, time, bytes merged\n"
+#else
       "  -j, --jobs=N         read traces with N threads (default: one per\n"
       "                       core); the report is the same\n"
+#endif
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -233,6 +252,54 @@ static void read_done(void *ctx, size_t i, const char *path, int r,
    }
 }
 
+#ifdef PL_MPI
+static int opt_mpi_stats;          /* --mpi-stats */
+
+/* The returns counted on a rank travel up the tree as (file, count)
+   pairs for the files that have any: u64 pairs, then u64 file, u64
+   count each. */
+static size_t nfiles_read;
+
+static int returns_pack(void *state, unsigned char **buf, size_t *len)
+{
+   const read_state *rs = state;
+   pl_wbuf w = { 0 };
+   size_t i, n = 0;
+   for (i = 0; i < nfiles_read; i++)
+      n += rs->returns[i] != 0;
+   pl_wire_u64(&w, n);
+   for (i = 0; i < nfiles_read; i++)
+      if (rs->returns[i]) {
+         pl_wire_u64(&w, i);
+         pl_wire_u64(&w, rs->returns[i]);
+      }
+   if (w.failed) {
+      free(w.b);
+      return -1;
+   }
+   *buf = w.b;
+   *len = w.len;
+   return 0;
+}
+
+static int returns_merge(void *state, const unsigned char *buf, size_t len,
+                         const uint32_t *map, uint32_t nmap)
+{
+   read_state *rs = state;
+   pl_rbuf r = { buf, buf + len, 0, 0 };
+   size_t n = pl_wire_count(&r, 16);
+   (void)map;
+   (void)nmap;
+   for (size_t k = 0; k < n && !r.bad; k++) {
+      uint64_t i = pl_wire_get_u64(&r), v = pl_wire_get_u64(&r);
+      if (i >= nfiles_read)
+         return 1;
+      rs->returns[i] = v;
+   }
+   return r.bad || r.p != r.end ? 1 : 0;
+}
+#endif
+
 /* Read every trace into p; the exit status so far (0 or 1). */
 static int read_traces(pl_program *p, const report_opts *opt,
                        const pl_input *in, size_t n, read_info *ri)
@@ -243,15 +310,25 @@ static int read_traces(pl_program *p, const report_opts *opt,
    memset(&rs, 0, sizeof rs);
    rs.ri = ri;
    rs.returns = calloc((size_t)n + 1, sizeof *rs.returns);
+#ifndef PL_MPI                   /* ranks would draw over each other */
    rs.progress = pl_progress_new(PROG, (size_t)n);
    p->progress = pl_progress_hooks_of(rs.progress);
+#endif
    h.ctx = &rs;
    h.visitor = read_visitor;
    h.done = read_done;
+#ifdef PL_MPI
+   pl_mpi_state ms = { &rs, returns_pack, returns_merge };
+   nfiles_read = n;
+   if (!rs.returns
+       || pl_mpi_read(PROG, p, in, n, &opt->select, opt->jobs, &h, &ms,
+                      opt_mpi_stats) < 0) {
+#else
    if (!rs.returns
        || pl_program_read_files(p, in, n, &opt->select,
                                 opt->jobs ? opt->jobs : pl_jobs_default(),
                                 &h) < 0) {
+#endif
       pl_progress_clear(rs.progress);
       fprintf(stderr, PROG ": out of memory\n");
       rs.status = PL_EXIT_DATA;
@@ -268,7 +345,7 @@ static int parse_options(int argc, char **argv, report_opts *opt,
                          const char **out_path)
 {
    enum { OPT_TREE = 0x100, OPT_THRESHOLD, OPT_TOP, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS, OPT_FILTER };
+          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS, OPT_FILTER, OPT_MPI_STATS };
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
       { "help", no_argument, NULL, 'h' },
@@ -282,6 +359,9 @@ static int parse_options(int argc, char **argv, report_opts *opt,
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
       { "jobs", required_argument, NULL, 'j' },
       { "ranks", required_argument, NULL, OPT_RANKS },
+#ifdef PL_MPI
+      { "mpi-stats", no_argument, NULL, OPT_MPI_STATS },
+#endif
       PL_CLI_FILTER_OPTIONS(OPT_FILTER),
       { NULL, 0, NULL, 0 }
    };
@@ -357,6 +437,11 @@ static int parse_options(int argc, char **argv, report_opts *opt,
                               sizeof why) < 0)
             return pl_usage_error(PROG, why, NULL);
          break;
+#ifdef PL_MPI
+      case OPT_MPI_STATS:
+         opt_mpi_stats = 1;
+         break;
+#endif
       case 'j':
          if (pl_jobs_parse(optarg, &opt->jobs) < 0) {
             return pl_usage_error(PROG, "--jobs wants a number, not", optarg);
@@ -384,7 +469,7 @@ static int parse_options(int argc, char **argv, report_opts *opt,
    return -1;
 }
 
-int main(int argc, char **argv)
+static int annotate(int argc, char **argv)
 {
    const char *out_path = NULL;
    int status, w;
@@ -403,6 +488,10 @@ int main(int argc, char **argv)
       free_options(&opt);
       return status;
    }
+#ifdef PL_MPI
+   if (pl_mpi_rank != 0)
+      out_path = NULL;               /* rank 0 alone writes */
+#endif
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0) {
@@ -415,6 +504,10 @@ int main(int argc, char **argv)
    memset(&inputs, 0, sizeof inputs);
    bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
    names = malloc((inputs.n ? inputs.n : 1) * sizeof *names);
+#ifdef PL_MPI
+   if (!pl_mpi_all_ok(bad >= 0 && names && inputs.n <= INT_MAX) && bad >= 0)
+      bad = -1;
+#endif
    if (bad < 0 || !names || inputs.n > INT_MAX) {
       if (bad >= 0)
          fprintf(stderr, PROG ": out of memory\n");
@@ -438,7 +531,12 @@ int main(int argc, char **argv)
    }
    if (bad)
       status = PL_EXIT_DATA;
+#ifdef PL_MPI
+   w = pl_mpi_rank == 0 ? report_write(&out, &prog, &opt, &ri, why,
+                                       sizeof why) : 0;
+#else
    w = report_write(&out, &prog, &opt, &ri, why, sizeof why);
+#endif
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = PL_EXIT_DATA;
@@ -452,4 +550,13 @@ int main(int argc, char **argv)
    if (pl_output_close(PROG, &out) != 0)
       return PL_EXIT_DATA;
    return status;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef PL_MPI
+   return pl_mpi_main(argc, argv, annotate);
+#else
+   return annotate(argc, argv);
+#endif
 }

@@ -39,8 +39,7 @@
 #include "pl_progress.h"
 #include "pl_trace.h"
 #ifdef PL_MPI
-#  include <sys/resource.h>
-#  include "pl_mpi_read.h"
+#  include "pl_mpi_cli.h"
 #endif
 
 #ifndef PACKAGE_VERSION
@@ -60,7 +59,6 @@ static unsigned opt_jobs;        /* -j: threads reading traces; 0 = all
                                     per rank, 0 = 1 */
 #ifdef PL_MPI
 static int opt_mpi_stats;        /* --mpi-stats */
-static int mpi_rank, mpi_ranks;
 #endif
 
 /* ---- Driver ------------------------------------------------------------- */
@@ -370,52 +368,13 @@ static void read_done(void *ctx, size_t i, const char *path, int r,
 }
 
 #ifdef PL_MPI
-/* --mpi-stats: the job's figures, gathered on rank 0. */
-static void print_mpi_stats(const pl_mpi_stats *st, double total_s)
-{
-   struct rusage ru;
-   double t[3] = { st->read_s, st->tree_s, total_s }, tmax[3];
-   uint64_t b[4], bsum[4], bmax[4], rss;
-   getrusage(RUSAGE_SELF, &ru);
-   rss = (uint64_t)ru.ru_maxrss;              /* KiB */
-   b[0] = st->files;
-   b[1] = st->share_bytes;
-   b[2] = st->bytes_sent;
-   b[3] = rss;
-   MPI_Reduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-   MPI_Reduce(b, bsum, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-   MPI_Reduce(b, bmax, 4, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-   if (mpi_rank != 0)
-      return;
-   fprintf(stderr,
-           PROG ": ranks %d, files %llu (most on one rank %llu), trace "
-           "bytes %llu (most on one rank %llu)\n"
-           PROG ": seconds: reading (slowest rank) %.3f, tree (slowest "
-           "rank) %.3f, all %.3f\n"
-           PROG ": bytes merged up the tree %llu (largest message %llu, "
-           "rank 0's %llu); peak memory per rank %llu KiB (rank 0 %llu "
-           "KiB)\n",
-           mpi_ranks, (unsigned long long)bsum[0],
-           (unsigned long long)bmax[0], (unsigned long long)bsum[1],
-           (unsigned long long)bmax[1], tmax[0], tmax[1], tmax[2],
-           (unsigned long long)bsum[2], (unsigned long long)bmax[2],
-           (unsigned long long)st->bytes_received,
-           (unsigned long long)bmax[3], (unsigned long long)rss);
-}
-
 static int read_mpi(pl_program *prog, const pl_input *in, size_t n,
                     const pl_select *sel, const pl_read_hooks *hooks,
                     const pl_program_mode *pm, void *state)
 {
-   pl_mpi_stats st;
    pl_mpi_state ms = { state, pm->pack, pm->merge };
-   double t0 = MPI_Wtime();
-   int r = pl_mpi_read_files(prog, in, n, sel, opt_jobs ? opt_jobs : 1,
-                             hooks, pm->visitor ? &ms : NULL, MPI_COMM_WORLD,
-                             &st);
-   if (opt_mpi_stats)
-      print_mpi_stats(&st, MPI_Wtime() - t0);
-   return r;
+   return pl_mpi_read(PROG, prog, in, n, sel, opt_jobs, hooks,
+                      pm->visitor ? &ms : NULL, opt_mpi_stats);
 }
 #endif
 
@@ -473,7 +432,7 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    pl_progress_free(rs.progress);
    prog.progress = NULL;
 #ifdef PL_MPI
-   w = mpi_rank == 0 ? pm->write(state, &prog, out, opts) : 0;
+   w = pl_mpi_rank == 0 ? pm->write(state, &prog, out, opts) : 0;
 #else
    w = pm->write(state, &prog, out, opts);
 #endif
@@ -678,7 +637,7 @@ static int decode(int argc, char **argv)
    if (status >= 0)
       return status;
 #ifdef PL_MPI
-   if (mpi_rank != 0)
+   if (pl_mpi_rank != 0)
       out_path = NULL;               /* rank 0 alone writes */
 #endif
    status = pl_output_open(PROG, &out, out_path, argv + optind,
@@ -690,12 +649,8 @@ static int decode(int argc, char **argv)
    memset(&inputs, 0, sizeof inputs);
    bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
 #ifdef PL_MPI
-   {                                 /* every rank reads, or none */
-      int ok = bad >= 0, all;
-      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-      if (!all && bad >= 0)
-         bad = -1;
-   }
+   if (!pl_mpi_all_ok(bad >= 0) && bad >= 0)   /* every rank reads, or none */
+      bad = -1;
 #endif
    if (bad < 0)
       status = EXIT_DATA;
@@ -713,33 +668,11 @@ static int decode(int argc, char **argv)
    return status;
 }
 
+int main(int argc, char **argv)
+{
 #ifdef PL_MPI
-/* Every rank runs the same command line; rank 0 alone speaks (the others'
-   standard output and error go to /dev/null: what they find about the
-   traces reaches rank 0 with their results), and its exit status is the
-   job's. */
-int main(int argc, char **argv)
-{
-   int status;
-   MPI_Init(&argc, &argv);
-   MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
-   MPI_Comm_size(MPI_COMM_WORLD, &mpi_ranks);
-   if (mpi_rank != 0) {
-      int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) {
-         dup2(null, STDOUT_FILENO);
-         dup2(null, STDERR_FILENO);
-         close(null);
-      }
-   }
-   status = decode(argc, argv);
-   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-   MPI_Finalize();
-   return status;
-}
+   return pl_mpi_main(argc, argv, decode);
 #else
-int main(int argc, char **argv)
-{
    return decode(argc, argv);
-}
 #endif
+}

@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Tests of parlot-decode-mpi (decoder/programs/pl_mpi_read.c): under
-# MPICH's and Open MPI's mpirun, on 1, 2, 3 and 4 ranks, its output, its
-# messages (but for the program's name) and its exit status are those of
-# the serial parlot-decode on the same command line.
+# Tests of parlot-decode-mpi and parlot-annotate-mpi
+# (decoder/programs/pl_mpi_read.c): under MPICH's and Open MPI's mpirun, on
+# 1, 2, 3 and 4 ranks, their output, messages (but for the program's name)
+# and exit status are those of the serial programs on the same command
+# line.
 #
 #   decoder/tests/test_decode_mpi.sh [-q]
 #
 # Uses $PARLOT_DECODE, $PARLOT_MERGE, $MAKE_TRACE and $CHECK_WIRE if set,
-# and the MPI builds $PARLOT_DECODE_MPICH and $PARLOT_DECODE_OPENMPI (make
-# check sets those that configure could build); an unset one is built
-# here with mpicc.mpich / mpicc.openmpi.  An MPI that is not installed is
+# and the MPI builds $PARLOT_DECODE_MPICH, $PARLOT_DECODE_OPENMPI,
+# $PARLOT_ANNOTATE_MPICH and $PARLOT_ANNOTATE_OPENMPI (make check sets
+# those that configure could build); an unset one is built here with
+# mpicc.mpich / mpicc.openmpi.  An MPI that is not installed is
 # skipped (said on stdout).
 #
 # First, MPI or not: check_wire (decoder/tests/check_wire.c) on the
@@ -21,16 +23,21 @@
 # members one of which is damaged, in one command line:
 #  - --xml (per --group-by, with a --group, a --select and filters),
 #    --callgrind (with --no-demangle and -j2 threads per rank), --paths,
-#    --path-of and --folded (with filters and a range): stdout
+#    --path-of and --folded (with filters and a range), and
+#    parlot-annotate (default, --tree=both with every function and the
+#    ranks table, --group-by=graph, --group with --select and --only):
+#    stdout
 #    byte-identical, stderr identical once "parlot-decode-mpi" reads
-#    "parlot-decode", the same exit status (1: damaged input);
+#    "parlot-decode" (the same for annotate), the same exit status (1:
+#    damaged input);
 #  - the damaged member is reported once, as ARCHIVE:MEMBER;
 #  - a mode the MPI program does not have (--events) is a usage error
-#    (exit 2) printed once, not once per rank; so is a bad option.
+#    (exit 2) printed once, not once per rank; so are a bad option or
+#    value and a missing trace list.
 # Exit status: 0 if all passed, 1 otherwise.
 
 . "$(dirname "$0")/testlib.sh"
-need_tool parlot-decode parlot-merge make_trace
+need_tool parlot-decode parlot-annotate parlot-merge make_trace
 PY=
 command -v python3 >/dev/null 2>&1 && PY=python3
 
@@ -40,24 +47,24 @@ command -v python3 >/dev/null 2>&1 && PY=python3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_plm_rsh_agent=false HWLOC_COMPONENTS=-x86
 
-# mpi_build IMPL: the parlot-decode-mpi built against IMPL (or nothing)
+# mpi_build TOOL IMPL: TOOL-mpi (TOOL: parlot-decode or parlot-annotate)
+# built against IMPL, or nothing
 mpi_build() {
-   case $1 in
-   mpich) b=${PARLOT_DECODE_MPICH:-} ;;
-   openmpi) b=${PARLOT_DECODE_OPENMPI:-} ;;
-   esac
+   var=$(echo "$1-$2" | sed 's/^parlot-//' | tr a-z- A-Z_)
+   eval "b=\${PARLOT_$var:-}"
    if [ -n "$b" ] && [ -x "$b" ]; then
       echo "$b"
       return
    fi
-   command -v "mpicc.$1" >/dev/null 2>&1 || return
-   command -v "mpirun.$1" >/dev/null 2>&1 || return
+   command -v "mpicc.$2" >/dev/null 2>&1 || return
+   command -v "mpirun.$2" >/dev/null 2>&1 || return
    # the serial program's version, which the outputs name
    v=$("$PARLOT_DECODE" --version | sed -n 's/^[^ ]* (ParLoT) \([^,]*\),.*/\1/p')
    # shellcheck disable=SC2046
-   CC="mpicc.$1" cc_build "$tmp/pdm-$1" -DPL_MPI -DPACKAGE_VERSION="\"$v\"" \
-      $(tool_sources parlot-decode) "$top/decoder/programs/pl_mpi_read.c" \
-      >"$tmp/build-$1.log" 2>&1 && echo "$tmp/pdm-$1"
+   CC="mpicc.$2" cc_build "$tmp/$1-$2" -DPL_MPI -DPACKAGE_VERSION="\"$v\"" \
+      $(tool_sources "$1") "$top/decoder/programs/pl_mpi_read.c" \
+      "$top/decoder/programs/pl_mpi_cli.c" \
+      >"$tmp/build-$1-$2.log" 2>&1 && echo "$tmp/$1-$2"
 }
 
 launcher() {
@@ -132,26 +139,27 @@ fi
 
 impls=0
 for impl in mpich openmpi; do
-   prog=$(mpi_build $impl)
-   if [ -z "$prog" ]; then
+   prog=$(mpi_build parlot-decode $impl)
+   aprog=$(mpi_build parlot-annotate $impl)
+   if [ -z "$prog" ] || [ -z "$aprog" ]; then
       [ $quiet = 1 ] || echo "# $impl: not installed (or its build failed), skipped"
       continue
    fi
    impls=$((impls + 1))
    run_mpi="$TIMEOUT $(launcher $impl)"
 
-   # same NAME ARGS...: the serial program and $prog on 1..4 ranks
+   # same NAME SERIAL MPI ARGS...: SERIAL ARGS TRACES, and MPI on 1..4 ranks
    same() {
-      name=$1
-      shift
+      name=$1 serial=$2 mpi=$3
+      shift 3
       # shellcheck disable=SC2086
-      "$PARLOT_DECODE" "$@" $traces >"$tmp/o1" 2>"$tmp/e1"
+      "$serial" "$@" $traces >"$tmp/o1" 2>"$tmp/e1"
       rc1=$?
       for np in 1 2 3 4; do
          # shellcheck disable=SC2086
-         $run_mpi -np $np "$prog" "$@" $traces >"$tmp/om" 2>"$tmp/em0"
+         $run_mpi -np $np "$mpi" "$@" $traces >"$tmp/om" 2>"$tmp/em0"
          rc=$?
-         sed 's/^parlot-decode-mpi: /parlot-decode: /' "$tmp/em0" >"$tmp/em"
+         sed 's/^\(parlot-[a-z]*\)-mpi: /\1: /' "$tmp/em0" >"$tmp/em"
          if [ $rc != $rc1 ] || ! cmp -s "$tmp/o1" "$tmp/om" \
             || ! cmp -s "$tmp/e1" "$tmp/em"; then
             fail "$impl: $name: $np ranks differ from parlot-decode (exit $rc, serial $rc1)" \
@@ -162,41 +170,55 @@ for impl in mpich openmpi; do
       done
       if [ $rc1 != 1 ] \
          || [ "$(grep -c ': offset [0-9]*: ' "$tmp/e1")" != 4 ] \
-         || [ "$(grep -c "^parlot-decode: $tmp/runs.ar:badm.trace: offset [0-9]*: " "$tmp/em")" != 1 ] \
-         || ! grep -q "^parlot-decode: $tmp/missing.trace: " "$tmp/em"; then
+         || [ "$(grep -c "^parlot-[a-z]*: $tmp/runs.ar:badm.trace: offset [0-9]*: " "$tmp/em")" != 1 ] \
+         || ! grep -q "^parlot-[a-z]*: $tmp/missing.trace: " "$tmp/em"; then
          fail "$impl: $name: expected exit 1, 4 error lines, the member once" \
             "exit $rc1" "$(head -c 600 "$tmp/em")"
          return
       fi
-      pass "$impl: $name: 1, 2, 3 and 4 ranks = parlot-decode ($(wc -c <"$tmp/o1") bytes, 4 errors)"
+      pass "$impl: $name: 1, 2, 3 and 4 ranks = $(basename "$serial") ($(wc -c <"$tmp/o1") bytes, 4 errors)"
    }
 
-   same "--xml" --xml
-   same "--xml --group-by=graph --group" --xml --group-by=graph \
+   D() { n=$1; shift; same "$n" "$PARLOT_DECODE" "$prog" "$@"; }
+   A() { n=$1; shift; same "$n" "$PARLOT_ANNOTATE" "$aprog" "$@"; }
+   D "--xml" --xml
+   D "--xml --group-by=graph --group" --xml --group-by=graph \
       --group='odd=*:1,*:3'
-   same "--xml --group-by=shape --select --depth" --xml --group-by=shape \
+   D "--xml --group-by=shape --select --depth" --xml --group-by=shape \
       --select='*:1-2' --depth=4
-   same "--callgrind" --callgrind
-   same "--callgrind --no-demangle -j2 --hide" --callgrind --no-demangle -j2 \
+   D "--callgrind" --callgrind
+   D "--callgrind --no-demangle -j2 --hide" --callgrind --no-demangle -j2 \
       --hide='*long*'
-   same "--paths" --paths --top=0
-   same "--paths --images=main --select" --paths --top=30 --images=main \
+   D "--paths" --paths --top=0
+   D "--paths --images=main --select" --paths --top=30 --images=main \
       --select='*:1,*:3'
-   same "--path-of" --path-of="$tag"
-   same "--folded" --folded
-   same "--folded --depth --range" --folded --depth=5 --range=20-400
+   D "--path-of" --path-of="$tag"
+   D "--folded" --folded
+   D "--folded --depth --range" --folded --depth=5 --range=20-400
+
+   A "parlot-annotate"
+   A "parlot-annotate --tree=both --threshold=100 --ranks=yes" --tree=both \
+      --threshold=100 --ranks=yes
+   A "parlot-annotate --group-by=graph -j2" --group-by=graph -j2
+   A "parlot-annotate --group=3 --select --only" --group=3 --select='*:2-3' \
+      --only='fn_*'
 
    # usage errors: once, not once per rank
-   for args in "--events" "--xml --bogus" "--xml"; do
+   for args in "D --events" "D --xml --bogus" "D --xml" "A --tree=up" \
+               "A"; do
       # shellcheck disable=SC2086
-      $run_mpi -np 3 "$prog" $args >"$tmp/o" 2>"$tmp/e"
+      set -- $args
+      p=$prog
+      [ "$1" = A ] && p=$aprog
+      shift
+      n=$(basename "$p" | sed 's/-\(mpich\|openmpi\)$//; s/$/-mpi/')
+      $run_mpi -np 3 "$p" "$@" >"$tmp/o" 2>"$tmp/e"
       rc=$?
       if [ $rc = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && [ ! -s "$tmp/o" ] \
-         && grep -q "^parlot-decode-mpi: .*(try 'parlot-decode-mpi --help')" \
-                 "$tmp/e"; then
-         pass "$impl: '$args': a usage error, printed once"
+         && grep -q "^$n: .*(try '$n --help')" "$tmp/e"; then
+         pass "$impl: $n $*: a usage error, printed once"
       else
-         fail "$impl: '$args': expected one usage error line and exit 2" \
+         fail "$impl: $n $*: expected one usage error line and exit 2" \
             "exit $rc" "$(head -c 400 "$tmp/e")"
       fi
    done
