@@ -24,8 +24,11 @@ int pl_mpi_main(int argc, char **argv, int (*run)(int, char **))
          close(null);
       }
    }
+   MPI_Request req;
    status = run(argc, argv);
-   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+   /* the other ranks wait here while rank 0 writes */
+   MPI_Ibcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+   pl_mpi_wait(&req);
    MPI_Finalize();
    return status;
 }

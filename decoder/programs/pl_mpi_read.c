@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "pl_mpi_read.h"
 #include "pl_wire.h"
@@ -157,6 +158,18 @@ static int make_message(pl_wbuf *m, const results *rs, const pl_program *p,
    return m->failed ? -1 : 0;
 }
 
+void pl_mpi_wait(MPI_Request *req)
+{
+   const struct timespec nap = { 0, 200 * 1000 };      /* 0.2 ms */
+   int done = 0;
+   for (;;) {
+      MPI_Test(req, &done, MPI_STATUS_IGNORE);
+      if (done)
+         return;
+      nanosleep(&nap, NULL);
+   }
+}
+
 static void send_bytes(const unsigned char *b, uint64_t len, int to,
                        MPI_Comm comm)
 {
@@ -173,7 +186,10 @@ static void recv_bytes(unsigned char **b, uint64_t *len, int from,
                        MPI_Comm comm)
 {
    static unsigned char sink[1 << 16];
-   MPI_Recv(len, 1, MPI_UINT64_T, from, TAG_LEN, comm, MPI_STATUS_IGNORE);
+   MPI_Request req;
+   /* the child may read for a while yet: wait without taking a core */
+   MPI_Irecv(len, 1, MPI_UINT64_T, from, TAG_LEN, comm, &req);
+   pl_mpi_wait(&req);
    *b = *len <= SIZE_MAX ? malloc(*len ? (size_t)*len : 1) : NULL;
    for (uint64_t at = 0; at < *len; ) {
       uint64_t k = *len - at;

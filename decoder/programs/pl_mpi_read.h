@@ -57,4 +57,10 @@ int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
                       const pl_read_hooks *hooks, const pl_mpi_state *ms,
                       MPI_Comm comm, pl_mpi_stats *st);
 
+/* Wait for req to complete, testing it every 0.2 ms in between: MPI
+   implementations spin on a core while they wait, and a rank waiting for
+   another that still reads, or for rank 0 that writes, would take that
+   core from them when ranks share cores. */
+void pl_mpi_wait(MPI_Request *req);
+
 #endif
