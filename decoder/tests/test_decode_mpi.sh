@@ -31,6 +31,7 @@
 #    "parlot-decode" (the same for annotate), the same exit status (1:
 #    damaged input);
 #  - the damaged member is reported once, as ARCHIVE:MEMBER;
+#  - 4 ranks read the 42 inputs with at most 64 open files (ulimit -n);
 #  - a mode the MPI program does not have (--events) is a usage error
 #    (exit 2) printed once, not once per rank; so are a bad option or
 #    value and a missing trace list.
@@ -202,6 +203,20 @@ for impl in mpich openmpi; do
    A "parlot-annotate --group-by=graph -j2" --group-by=graph -j2
    A "parlot-annotate --group=3 --select --only" --group=3 --select='*:2-3' \
       --only='fn_*'
+
+   # a rank opens one trace at a time: 4 ranks and 42 inputs in 64 files
+   # shellcheck disable=SC2086
+   "$PARLOT_DECODE" --xml $traces >"$tmp/o1" 2>/dev/null
+   # shellcheck disable=SC2086
+   (ulimit -n 64 && exec $run_mpi -np 4 "$prog" --xml $traces) \
+      >"$tmp/om" 2>/dev/null
+   rc=$?
+   if [ $rc = 1 ] && cmp -s "$tmp/o1" "$tmp/om"; then
+      pass "$impl: --xml on 4 ranks under ulimit -n 64 = parlot-decode"
+   else
+      fail "$impl: --xml on 4 ranks under ulimit -n 64 (exit $rc)" \
+         "$(cmp "$tmp/o1" "$tmp/om" 2>&1)"
+   fi
 
    # usage errors: once, not once per rank
    for args in "D --events" "D --xml --bogus" "D --xml" "A --tree=up" \
