@@ -350,10 +350,13 @@ int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
          int last = child + step < ranks ? child + step : ranks;
          unsigned char *b;
          uint64_t len;
+         size_t files = (size_t)(first[last] - first[child]);
          recv_bytes(&b, &len, child, comm);
          local.bytes_received += len;
-         if (take_message(&rs, p, ms, b, len,
-                          (size_t)(first[last] - first[child]), child) < 0)
+         /* a rank that lost its own files has lost its state too: what
+            it receives cannot be merged into it, and is reported lost */
+         if ((failed ? results_fail(&rs, files, "out of memory", rank)
+                     : take_message(&rs, p, ms, b, len, files, child)) < 0)
             ret = -1;
          free(b);
       }
