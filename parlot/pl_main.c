@@ -446,10 +446,25 @@ static Bool is_exec(UInt sysno)
    return sysno == __NR_execve;
 }
 
+#define PL_MSG_DONTWAIT 0x40        /* Linux's; the VKI headers lack it */
+
+/* Whether reading fd can wait for another thread or process: not for a
+   regular file or a block device (MPI_Init's hwloc reads hundreds of
+   /sys files; syncing before each wrote most of a short MPI rank's
+   trace as chunk headers). */
+static Bool read_may_wait(UWord fd)
+{
+   struct vg_stat st;
+   if (VG_(fstat)((Int)fd, &st) != 0)
+      return True;                       /* let the call say what it is */
+   return !VKI_S_ISREG(st.mode) && !VKI_S_ISBLK(st.mode);
+}
+
 /* Whether a system call may wait for another thread or process (a lock,
    a message, a child, time): a thread blocked in one forever runs no more
    client code, so the periodic flush (pl_start_client_code) would never
-   write its last events. */
+   write its last events.  Calls that cannot wait are left out: reads of
+   files, polls with a zero timeout, receives with MSG_DONTWAIT. */
 static Bool may_block(UInt sysno, const UWord *args)
 {
    switch (sysno) {
@@ -461,22 +476,32 @@ static Bool may_block(UInt sysno, const UWord *args)
              || op == 13 /* LOCK_PI2 */;
    }
    case __NR_read: case __NR_readv: case __NR_pread64:
-   case __NR_poll: case __NR_ppoll: case __NR_pselect6:
+      return read_may_wait(args[0]);
+   case __NR_poll:
+      return (Int)args[2] != 0;
+#if defined(__NR_epoll_wait)
+   case __NR_epoll_wait:
+#endif
+   case __NR_epoll_pwait:
+      return (Int)args[3] != 0;
+#if defined(__NR_recvfrom)
+   case __NR_recvfrom:
+      return !(args[3] & PL_MSG_DONTWAIT);
+   case __NR_recvmsg:
+      return !(args[2] & PL_MSG_DONTWAIT);
+   case __NR_accept: case __NR_connect:
+      return True;
+#endif
+   case __NR_ppoll: case __NR_pselect6:
    case __NR_nanosleep: case __NR_clock_nanosleep:
    case __NR_wait4: case __NR_waitid:
    case __NR_rt_sigsuspend: case __NR_rt_sigtimedwait:
-   case __NR_epoll_pwait: case __NR_flock:
+   case __NR_flock:
 #if defined(__NR_select)
    case __NR_select:
 #endif
 #if defined(__NR_pause)
    case __NR_pause:
-#endif
-#if defined(__NR_epoll_wait)
-   case __NR_epoll_wait:
-#endif
-#if defined(__NR_recvfrom)
-   case __NR_recvfrom: case __NR_recvmsg: case __NR_accept: case __NR_connect:
 #endif
 #if defined(__NR_recvmmsg)
    case __NR_recvmmsg:

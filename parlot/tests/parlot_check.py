@@ -56,6 +56,7 @@ import glob
 import os
 import re
 import shlex
+import struct
 import subprocess
 import sys
 
@@ -1115,6 +1116,9 @@ def cmd_oracle(args):
         check_damaged(files[0])
         print("damaged traces are handled")
 
+    if args.stream_chunks:
+        check_stream_chunks(files, args.stream_chunks)
+
     if args.callgrind:
         if len(traces) != 1:
             raise SetupError("--callgrind needs a single-process test")
@@ -1134,6 +1138,28 @@ def cmd_oracle(args):
                                   "than this run's %d bytes"
                                   % (args.peer_run, peer_size, size))
         print("peer run matches")
+
+
+def check_stream_chunks(files, bounds):
+    """Thread 1's STREAM chunks, counted by walking the chunk headers
+    (docs/trace-format.md 3: 16-byte file header, then 16-byte chunk
+    headers: type u8, flags u8, reserved u16, payload_len u32, thread
+    u32, crc u32), not by the decoder."""
+    lo, hi = (int(x) for x in bounds.split("-"))
+    if len(files) != 1:
+        raise SetupError("--stream-chunks needs a single-process test")
+    with open(files[0], "rb") as f:
+        data = f.read()
+    off, n = 16, 0
+    while off + 16 <= len(data):
+        ctype, _, _, length, thread, _ = struct.unpack_from("<BBHIII", data,
+                                                            off)
+        n += ctype == 5 and thread == 1
+        off += 16 + length
+    if not lo <= n <= hi:
+        raise CheckFailed("thread 1 has %d STREAM chunks, expected %d to %d"
+                          % (n, lo, hi))
+    print("thread 1 has %d to %d STREAM chunks" % (lo, hi))
 
 
 def check_killed_prefix(procs, matched, traces, syms, fn):
@@ -1547,6 +1573,9 @@ def main():
     o.add_argument("--expect-distinct", type=int)
     o.add_argument("--thread-tags", help="bit0,bit1 tag functions")
     o.add_argument("--min-depth", type=int)
+    o.add_argument("--stream-chunks", metavar="LO-HI",
+                   help="thread 1 of the (single) trace has LO to HI "
+                   "STREAM chunks, counted from the chunk headers")
     t = sub.add_parser("tailcall")
     t.add_argument("--prog", required=True)
     t.add_argument("--trace", required=True, action="append")

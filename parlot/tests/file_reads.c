@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* --flush-on-block writes a thread's events before a system call that may
+   wait for another thread or process: before reading a pipe, not before
+   reading a regular file.  After new calls each time: 300 read() and 300
+   pread() of this program's own file, then 40 reads of a pipe (which
+   never wait: a byte is written first).  The checker counts the STREAM
+   chunks of the thread: about 40, not about 640. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static int work(int k)
+{
+   return k * 3 + 1;
+}
+
+int main(int argc, char **argv)
+{
+   char buf[16];
+   int fd = open(argv[0], O_RDONLY), p[2], sum = 0, i;
+
+   (void)argc;
+   if (fd < 0 || pipe(p) < 0)
+      return 1;
+   for (i = 0; i < 300; i++) {
+      sum += work(i);
+      if (pread(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf)
+         return 2;
+      sum += work(i + 1);
+      if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, buf, 1) != 1)
+         return 3;
+   }
+   for (i = 0; i < 40; i++) {
+      sum += work(i);
+      if (write(p[1], "x", 1) != 1 || read(p[0], buf, 1) != 1)
+         return 4;
+   }
+   printf("%d\n", sum > 0);
+   return 0;
+}
