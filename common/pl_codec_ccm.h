@@ -60,11 +60,15 @@ static inline void pl_ccm_follow(pl_ccm_model *m, unsigned k, uint32_t w)
 }
 
 /* One event of a run: the long matcher's value w (a short ID), which it
-   predicted.  The short matcher goes on or stops; nothing looks for
-   sources, and the hashes are made again when the run ends (rehash). */
+   predicted, so it goes on without a check.  The short matcher goes on or
+   stops; nothing looks for sources, and the hashes are made again when
+   the run ends (rehash). */
 static inline void pl_ccm_run_step(pl_ccm_model *m, uint32_t w)
 {
-   pl_ccm_follow(m, 0, w);
+   pl_ccm_matcher *lm = &m->mt[0];
+   if (lm->len < PL_CCM_MAX_LEN)
+      lm->len++;
+   lm->ptr++;
    pl_ccm_follow(m, 1, w);
    m->hist[m->pos & PL_CCM_HMASK] = (uint16_t)w;
    m->pos++;
