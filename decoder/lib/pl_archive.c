@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "pl_archive.h"
+#include "pl_archive_member.h"
 #include "pl_format.h"
 #include "pl_alloc.h"
 
 #define ULL(x) ((unsigned long long)(x))
-#define COPY_BUF (1u << 20)
 
 
 /* Read exactly n bytes at off: 0, or -1 (errno set; 0 if the file is
@@ -103,6 +103,7 @@ void pl_archive_free(pl_archive *a)
    for (i = 0; i < a->n; i++)
       free(a->members[i].name);
    free(a->members);
+   free(a->traces);
    free(a->path);
    free(a);
 }
@@ -114,31 +115,43 @@ static int cmp_names(const void *x, const void *y)
    return strcmp(a->name, b->name);
 }
 
-/* The member header before m's data must describe m. */
-static int check_member_header(int fd, const pl_member *m, size_t nlen,
+/* Member header sizes of each major version. */
+static size_t member_size(unsigned major)
+{
+   return major == 1 ? PL_AR_MEMBER_SIZE : PL_AR_MEMBER_SIZE2;
+}
+
+/* The member header before m's data must describe m (and, in 2.x, what it
+   restores to, tr). */
+static int check_member_header(int fd, unsigned major, const pl_member *m,
+                               const pl_member_trace *tr, size_t nlen,
                                pl_error *err)
 {
-   uint64_t hoff = m->offset - PL_AR_MEMBER_SIZE - nlen;
-   uint8_t *h = malloc(PL_AR_MEMBER_SIZE + nlen);
+   size_t hs = member_size(major);
+   uint64_t hoff = m->offset - hs - nlen;
+   uint8_t *h = malloc(hs + nlen);
    int r = -1;
 
    if (!h) {
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
-   if (read_at(fd, h, PL_AR_MEMBER_SIZE + nlen, hoff) < 0)
+   if (read_at(fd, h, hs + nlen, hoff) < 0)
       pl_error_set(err, hoff, "member '%s': cannot read its header: %s",
                 m->name, read_why());
    else if (memcmp(h, PL_AR_MEMBER_MAGIC, 4) != 0)
       pl_error_set(err, hoff, "member '%s': no member header before offset "
                 "%llu (bad offset in the index)", m->name, ULL(m->offset));
-   else if (pl_crc32(pl_crc32(0, h, 20), h + PL_AR_MEMBER_SIZE, nlen)
-            != pl_get32(h + 20))
+   else if (pl_crc32(pl_crc32(0, h, hs - 4), h + hs, nlen)
+            != pl_get32(h + hs - 4))
       pl_error_set(err, hoff, "member '%s': member header CRC mismatch",
                 m->name);
    else if (pl_get16(h + 4) != nlen || pl_get64(h + 8) != m->size
             || pl_get32(h + 16) != m->crc
-            || memcmp(h + PL_AR_MEMBER_SIZE, m->name, nlen) != 0)
+            || (major > 1 && (pl_get16(h + 6) != tr->flags
+                              || pl_get64(h + 20) != tr->size
+                              || pl_get32(h + 28) != tr->crc))
+            || memcmp(h + hs, m->name, nlen) != 0)
       pl_error_set(err, hoff, "member '%s': member header disagrees with the "
                 "index", m->name);
    else
@@ -151,37 +164,42 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
                        uint64_t ixoff, uint64_t ixsize, uint64_t count,
                        pl_error *err)
 {
-   uint64_t pos = PL_AR_INDEX_HEAD, prev_end = PL_AR_HEADER_SIZE;
+   size_t head = a->major == 1 ? PL_AR_INDEX_HEAD : PL_AR_INDEX_HEAD2;
+   size_t esize = a->major == 1 ? PL_AR_ENTRY_SIZE : PL_AR_ENTRY_SIZE2;
+   size_t hs = member_size(a->major);
+   uint64_t pos = head, prev_end = PL_AR_HEADER_SIZE;
    const pl_member **sorted;
    size_t i;
 
-   if (count > (ixsize - PL_AR_INDEX_HEAD - 4) / PL_AR_ENTRY_SIZE) {
+   if (count > (ixsize - head - 4) / esize) {
       pl_error_set(err, ixoff + 8, "archive index: %llu members do not fit in "
                 "%llu bytes", ULL(count), ULL(ixsize));
       return -1;
    }
    a->members = calloc(count ? (size_t)count : 1, sizeof *a->members);
-   if (!a->members) {
+   a->traces = calloc(count ? (size_t)count : 1, sizeof *a->traces);
+   if (!a->members || !a->traces) {
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
    for (i = 0; i < count; i++) {
       const uint8_t *e = ix + pos;
       pl_member *m = &a->members[i];
+      pl_member_trace *tr = &a->traces[i];
       size_t nlen;
       uint64_t eoff = ixoff + pos;
 
-      if (ixsize - 4 - pos < PL_AR_ENTRY_SIZE) {
+      if (ixsize - 4 - pos < esize) {
          pl_error_set(err, eoff, "archive index: entry %zu is cut short", i);
          return -1;
       }
       nlen = pl_get16(e + 20);
-      if (ixsize - 4 - pos - PL_AR_ENTRY_SIZE < nlen) {
+      if (ixsize - 4 - pos - esize < nlen) {
          pl_error_set(err, eoff, "archive index: entry %zu is cut short", i);
          return -1;
       }
-      if (!pl_archive_name_ok((const char *)e + PL_AR_ENTRY_SIZE, nlen)
-          || memchr(e + PL_AR_ENTRY_SIZE, 0, nlen)) {
+      if (!pl_archive_name_ok((const char *)e + esize, nlen)
+          || memchr(e + esize, 0, nlen)) {
          pl_error_set(err, eoff, "archive index: entry %zu has an invalid "
                    "member name", i);
          return -1;
@@ -191,26 +209,60 @@ static int parse_index(pl_archive *a, int fd, const uint8_t *ix,
          pl_error_set(err, 0, "out of memory");
          return -1;
       }
-      memcpy(m->name, e + PL_AR_ENTRY_SIZE, nlen);
+      memcpy(m->name, e + esize, nlen);
       m->name[nlen] = 0;
       a->n = i + 1;
       m->offset = pl_get64(e);
       m->size = pl_get64(e + 8);
       m->crc = pl_get32(e + 16);
+      tr->size = m->size;
+      tr->crc = m->crc;
+      if (a->major > 1) {
+         tr->flags = pl_get16(e + 22);
+         tr->size = pl_get64(e + 24);
+         tr->crc = pl_get32(e + 32);
+         if (tr->flags & ~(uint32_t)PL_AR_SHARED
+             || (!(tr->flags & PL_AR_SHARED)
+                 && (tr->size != m->size || tr->crc != m->crc))) {
+            pl_error_set(err, eoff, "archive index: member '%s' has unknown "
+                         "flags or a whole member's sizes disagree", m->name);
+            return -1;
+         }
+      }
       /* its header and data lie between the previous member and the
          index */
       if (m->offset > ixoff || m->size > ixoff - m->offset
           || m->offset < prev_end
-          || m->offset - prev_end < PL_AR_MEMBER_SIZE + nlen) {
+          || m->offset - prev_end < hs + nlen) {
          pl_error_set(err, eoff, "archive index: member '%s' has a bad offset "
                    "or size (%llu bytes at %llu)", m->name, ULL(m->size),
                    ULL(m->offset));
          return -1;
       }
-      if (check_member_header(fd, m, nlen, err) < 0)
+      if (check_member_header(fd, a->major, m, tr, nlen, err) < 0)
          return -1;
       prev_end = m->offset + m->size;
-      pos += PL_AR_ENTRY_SIZE + nlen;
+      pos += esize + nlen;
+   }
+   if (a->major > 1) {   /* the tables: after the members, before the index */
+      a->tables_offset = pl_get64(ix + 16);
+      a->tables_size = pl_get64(ix + 24);
+      if ((a->tables_size || a->tables_offset)
+          && (a->tables_offset < prev_end || a->tables_offset > ixoff
+              || a->tables_size > ixoff - a->tables_offset
+              || a->tables_size == 0)) {
+         pl_error_set(err, ixoff + 16, "archive index: bad tables section "
+                      "(%llu bytes at %llu)", ULL(a->tables_size),
+                      ULL(a->tables_offset));
+         return -1;
+      }
+      for (i = 0; i < a->n; i++)
+         if ((a->traces[i].flags & PL_AR_SHARED) && !a->tables_size) {
+            pl_error_set(err, ixoff + 16, "archive index: member '%s' has "
+                         "shared tables, the archive none",
+                         a->members[i].name);
+            return -1;
+         }
    }
    if (pos != ixsize - 4) {
       pl_error_set(err, ixoff + pos, "archive index: %llu bytes after the last "
@@ -281,11 +333,12 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
    }
    major = pl_get16(h + 8);
    a->minor = pl_get16(h + 10);
-   if (major != PL_AR_VERSION_MAJOR) {
+   if (major < 1 || major > PL_AR_VERSION_MAJOR) {
       pl_error_set(err, 8, "unsupported archive version %u.%u (this reader "
-                "reads %u.x)", major, a->minor, PL_AR_VERSION_MAJOR);
+                "reads 1.x and %u.x)", major, a->minor, PL_AR_VERSION_MAJOR);
       goto fail;
    }
+   a->major = major;
    if (a->size < PL_AR_HEADER_SIZE + PL_AR_TRAILER_SIZE) {
       pl_error_set(err, a->size, "truncated archive: no trailer");
       goto fail;
@@ -308,7 +361,7 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
    ixsize = pl_get64(tr + 8);
    count = pl_get64(tr + 16);
    if (ixoff < PL_AR_HEADER_SIZE || ixoff > toff || ixsize != toff - ixoff
-       || ixsize < PL_AR_INDEX_HEAD + 4) {
+       || ixsize < (major == 1 ? PL_AR_INDEX_HEAD : PL_AR_INDEX_HEAD2) + 4) {
       pl_error_set(err, toff, "archive trailer: bad index position (%llu "
                 "bytes at %llu)", ULL(ixsize), ULL(ixoff));
       goto fail;
@@ -360,7 +413,7 @@ struct pl_archive_writer {
    uint8_t  *index;       /* entries so far */
    size_t    ilen, icap;
    uint64_t  count;
-   uint8_t  *buf;         /* copy buffer */
+   pl_tables *tables;     /* shared tables, NULL: members whole */
 };
 
 void pl_archive_writer_free(pl_archive_writer *w)
@@ -368,7 +421,10 @@ void pl_archive_writer_free(pl_archive_writer *w)
    if (!w)
       return;
    free(w->index);
-   free(w->buf);
+   if (w->tables) {
+      pl_tables_free(w->tables);
+      free(w->tables);
+   }
    free(w);
 }
 
@@ -377,8 +433,7 @@ pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err)
    pl_archive_writer *w = calloc(1, sizeof *w);
    uint8_t h[PL_AR_HEADER_SIZE] = { 0 };
 
-   if (!w || !(w->buf = malloc(COPY_BUF))) {
-      pl_archive_writer_free(w);
+   if (!w) {
       pl_error_set(err, 0, "out of memory");
       return NULL;
    }
@@ -396,82 +451,141 @@ pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err)
    return w;
 }
 
-int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
-                   uint64_t src_off, uint64_t size, int *in_src,
-                   pl_error *err)
+int pl_archive_share_tables(pl_archive_writer *w)
+{
+   if (!w->tables && !(w->tables = malloc(sizeof *w->tables)))
+      return -1;
+   pl_tables_init(w->tables);
+   return 0;
+}
+
+/* Add the trace at src_off of src_fd (from the archive at src_path, or
+   NULL): shared if it can be, else whole. */
+static int add_member(pl_archive_writer *w, const char *name, int src_fd,
+                      const char *src_path, uint64_t src_off, uint64_t size,
+                      int *in_src, pl_error *err)
 {
    size_t nlen = strlen(name);
-   uint64_t data = w->pos + PL_AR_MEMBER_SIZE + nlen, done = 0;
-   uint8_t h[PL_AR_MEMBER_SIZE], *e;
-   uint32_t crc = 0;
+   uint64_t data = w->pos + PL_AR_MEMBER_SIZE2 + nlen;
+   uint8_t h[PL_AR_MEMBER_SIZE2], *e;
+   pl_member_sums ms;
+   int rc = 1;
 
    *in_src = 0;
    if (!pl_archive_name_ok(name, nlen)) {
       pl_error_set(err, 0, "invalid member name '%s'", name);
       return -1;
    }
-   /* the data first, then the header (its size and CRC) before it */
-   while (done < size) {
-      size_t want = size - done < COPY_BUF ? (size_t)(size - done) : COPY_BUF;
-      if (read_at(src_fd, w->buf, want, src_off + done) < 0) {
-         *in_src = 1;
-         pl_error_set(err, src_off + done, "read error: %s",
-                   errno ? strerror(errno) : "the file shrank while being "
-                   "read");
+   if (w->tables) {
+      pl_tables_mark mark;
+      pl_tables_save(w->tables, &mark);
+      rc = pl_member_copy(src_fd, src_path, src_off, size, w->fd, data,
+                          w->tables, &ms, in_src, err);
+      if (rc == 0 && !ms.shared)
+         rc = 1;                /* no tables: stored whole */
+      if (rc > 0 && pl_tables_undo(w->tables, &mark) < 0) {
+         pl_error_set(err, 0, "out of memory");
          return -1;
       }
-      crc = pl_crc32(crc, w->buf, want);
-      if (write_at(w->fd, w->buf, want, data + done) < 0) {
-         pl_error_set(err, data + done, "write error: %s", strerror(errno));
-         return -1;
-      }
-      done += want;
    }
+   if (rc > 0)
+      rc = pl_member_copy(src_fd, src_path, src_off, size, w->fd, data, NULL,
+                          &ms, in_src, err);
+   if (rc < 0)
+      return -1;
+   /* the data first, then the header (its size and CRC) before it */
    memcpy(h, PL_AR_MEMBER_MAGIC, 4);
    pl_put16(h + 4, (uint16_t)nlen);
-   pl_put16(h + 6, 0);
-   pl_put64(h + 8, size);
-   pl_put32(h + 16, crc);
-   pl_put32(h + 20, pl_crc32(pl_crc32(0, h, 20), name, nlen));
+   pl_put16(h + 6, ms.shared ? PL_AR_SHARED : 0);
+   pl_put64(h + 8, ms.out_size);
+   pl_put32(h + 16, ms.out_crc);
+   pl_put64(h + 20, ms.orig_size);
+   pl_put32(h + 28, ms.orig_crc);
+   pl_put32(h + 32, pl_crc32(pl_crc32(0, h, 32), name, nlen));
    if (write_at(w->fd, h, sizeof h, w->pos) < 0
-       || write_at(w->fd, name, nlen, w->pos + PL_AR_MEMBER_SIZE) < 0) {
+       || write_at(w->fd, name, nlen, w->pos + sizeof h) < 0) {
       pl_error_set(err, w->pos, "write error: %s", strerror(errno));
       return -1;
    }
    /* its index entry */
-   while (w->icap - w->ilen < PL_AR_ENTRY_SIZE + nlen) {
-      size_t ncap = w->icap ? w->icap * 2 : 65536;
-      uint8_t *q = realloc(w->index, ncap);
-      if (!q) {
-         pl_error_set(err, 0, "out of memory");
-         return -1;
-      }
-      w->index = q;
-      w->icap = ncap;
+   if (pl_grow(&w->index, &w->icap, w->ilen + PL_AR_ENTRY_SIZE2 + nlen, 1)) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
    }
    e = w->index + w->ilen;
    pl_put64(e, data);
-   pl_put64(e + 8, size);
-   pl_put32(e + 16, crc);
+   pl_put64(e + 8, ms.out_size);
+   pl_put32(e + 16, ms.out_crc);
    pl_put16(e + 20, (uint16_t)nlen);
-   pl_put16(e + 22, 0);
-   memcpy(e + PL_AR_ENTRY_SIZE, name, nlen);
-   w->ilen += PL_AR_ENTRY_SIZE + nlen;
+   pl_put16(e + 22, ms.shared ? PL_AR_SHARED : 0);
+   pl_put64(e + 24, ms.orig_size);
+   pl_put32(e + 32, ms.orig_crc);
+   memcpy(e + PL_AR_ENTRY_SIZE2, name, nlen);
+   w->ilen += PL_AR_ENTRY_SIZE2 + nlen;
    w->count++;
-   w->pos = data + size;
+   w->pos = data + ms.out_size;
    return 0;
+}
+
+int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
+                   uint64_t src_off, uint64_t size, int *in_src,
+                   pl_error *err)
+{
+   return add_member(w, name, src_fd, NULL, src_off, size, in_src, err);
+}
+
+int pl_archive_add_input(pl_archive_writer *w, const char *name,
+                         const char *path, uint64_t offset, uint64_t size,
+                         int *in_src, pl_error *err)
+{
+   struct stat st;
+   int fd = open(path, O_RDONLY), rc;
+
+   *in_src = 1;
+   if (fd < 0 || fstat(fd, &st) < 0) {
+      pl_error_set(err, 0, "cannot open: %s", strerror(errno));
+      if (fd >= 0)
+         close(fd);
+      return -1;
+   }
+   if (size == PL_TRACE_WHOLE_FILE)
+      size = (uint64_t)st.st_size;
+   rc = add_member(w, name, fd, path, offset, size, in_src, err);
+   close(fd);
+   return rc;
 }
 
 int pl_archive_finish(pl_archive_writer *w, pl_error *err)
 {
-   uint8_t head[PL_AR_INDEX_HEAD], tail[4], tr[PL_AR_TRAILER_SIZE];
-   uint64_t ixsize = PL_AR_INDEX_HEAD + (uint64_t)w->ilen + 4;
+   uint8_t head[PL_AR_INDEX_HEAD2], tail[4], tr[PL_AR_TRAILER_SIZE];
+   uint64_t ixsize = PL_AR_INDEX_HEAD2 + (uint64_t)w->ilen + 4;
+   uint64_t toff = 0;
+   pl_wbuf tables = { 0 };
    uint32_t crc;
    int r = -1;
 
+   if (w->tables && (w->tables->n[PL_TK_OBJ] || w->tables->n[PL_TK_FN])) {
+      if (pl_tables_write(w->tables, &tables) < 0) {
+         pl_error_set(err, 0, "out of memory");
+         free(tables.b);
+         pl_archive_writer_free(w);
+         return -1;
+      }
+      toff = w->pos;
+      if (write_at(w->fd, tables.b, tables.len, toff) < 0) {
+         pl_error_set(err, toff, "write error: %s", strerror(errno));
+         free(tables.b);
+         pl_archive_writer_free(w);
+         return -1;
+      }
+      w->pos += tables.len;
+   }
    memcpy(head, PL_AR_INDEX_MAGIC, 4);
    pl_put32(head + 4, 0);
    pl_put64(head + 8, w->count);
+   pl_put64(head + 16, toff);
+   pl_put64(head + 24, tables.len);
+   free(tables.b);
    crc = pl_crc32(pl_crc32(0, head, sizeof head), w->index, w->ilen);
    pl_put32(tail, crc);
    pl_put64(tr, w->pos);
@@ -489,6 +603,31 @@ int pl_archive_finish(pl_archive_writer *w, pl_error *err)
       r = 0;
    pl_archive_writer_free(w);
    return r;
+}
+
+int pl_archive_restore(const pl_archive *a, size_t i, int fd, int out_fd,
+                       int *in_archive, pl_error *err)
+{
+   const pl_member *m = &a->members[i];
+   const pl_member_trace *t = &a->traces[i];
+   pl_member_sums ms;
+
+   if (pl_member_copy(fd, a->path, m->offset, m->size, out_fd, 0, NULL, &ms,
+                      in_archive, err) < 0)
+      return -1;
+   *in_archive = 1;
+   if (ms.in_size != m->size || ms.in_crc != m->crc) {
+      pl_error_set(err, 0, "CRC mismatch: the member's data is damaged");
+      return -1;
+   }
+   if (ms.out_size != t->size || ms.out_crc != t->crc) {
+      pl_error_set(err, 0, "the member restores to %llu bytes of CRC %08x, "
+                   "the index says %llu bytes of CRC %08x",
+                   ULL(ms.out_size), (unsigned)ms.out_crc, ULL(t->size),
+                   (unsigned)t->crc);
+      return -1;
+   }
+   return 0;
 }
 
 /* ---- Inputs -------------------------------------------------------------- */

@@ -2,8 +2,11 @@
 /* ParLoT archives: many traces in one file (docs/trace-format.md,
    "Archives"), as LiTL's litl_merge / litl_split.
 
-   An archive holds its member traces whole and byte-identical, each at an
-   offset, with an index at the end.  pl_archive_open() reads and checks
+   An archive holds its member traces, each at an offset, with an index at
+   the end: whole and byte-identical, or (version 2) with their object and
+   function tables stored once for all members, in a tables section that
+   the members' TABLE_REF chunks refer to.  Readers see the same traces
+   either way, and parlot-split restores each byte for byte.  pl_archive_open() reads and checks
    the index (and every member's header) and closes the file again, so an
    open archive costs memory, not a file descriptor.
 
@@ -25,14 +28,18 @@ extern "C" {
 
 #define PL_AR_MAGIC          "\x89PLARCH\n"
 #define PL_AR_MAGIC_LEN      8
-#define PL_AR_VERSION_MAJOR  1
+#define PL_AR_VERSION_MAJOR  2      /* written; 1 is read too */
 #define PL_AR_VERSION_MINOR  0
 #define PL_AR_HEADER_SIZE    16     /* magic, major, minor, flags */
 #define PL_AR_MEMBER_MAGIC   "PLMB"
-#define PL_AR_MEMBER_SIZE    24     /* member header, before the name */
+#define PL_AR_MEMBER_SIZE    24     /* member header, before the name (1.x) */
+#define PL_AR_MEMBER_SIZE2   36     /* (2.x) */
 #define PL_AR_INDEX_MAGIC    "PLIX"
-#define PL_AR_INDEX_HEAD     16     /* index magic, reserved, count */
-#define PL_AR_ENTRY_SIZE     24     /* index entry, before the name */
+#define PL_AR_INDEX_HEAD     16     /* index magic, reserved, count (1.x) */
+#define PL_AR_INDEX_HEAD2    32     /* ..., tables offset and size (2.x) */
+#define PL_AR_ENTRY_SIZE     24     /* index entry, before the name (1.x) */
+#define PL_AR_ENTRY_SIZE2    36     /* (2.x) */
+#define PL_AR_SHARED         1      /* member flag: TABLE_REF chunks */
 #define PL_AR_TRAILER_MAGIC  "PLAE"
 #define PL_AR_TRAILER_SIZE   32
 #define PL_AR_NAME_MAX       4095   /* bytes in a member name */
@@ -45,12 +52,25 @@ typedef struct {
    uint32_t crc;       /* CRC-32 of the data */
 } pl_member;
 
+/* What a member restores to (libparlot 0.6). */
+typedef struct {
+   uint64_t size;      /* bytes of the trace it stands for */
+   uint32_t crc;       /* their CRC-32 */
+   uint32_t flags;     /* PL_AR_SHARED: stored with shared tables */
+} pl_member_trace;
+
 typedef struct {
    char      *path;
    uint64_t   size;         /* archive size when opened */
    unsigned   minor;
-   pl_member *members;      /* in archive (offset) order */
+   pl_member *members;      /* in archive (offset) order; size and crc are
+                               those of the data as stored */
    size_t     n;
+   /* libparlot 0.6 */
+   unsigned   major;
+   pl_member_trace *traces; /* per member: the trace it restores to */
+   uint64_t   tables_offset, tables_size;   /* the tables section; 0 0 if
+                                               none */
 } pl_archive;
 
 /* Whether the file at path starts with the archive magic: 1 yes, 0 no
@@ -72,13 +92,29 @@ int pl_archive_name_ok(const char *name, size_t len);
 typedef struct pl_archive_writer pl_archive_writer;
 
 /* Start an archive on fd (a new, empty, seekable file): writes the
-   header.  NULL with *err filled on a write error or out of memory. */
+   header.  NULL with *err filled on a write error or out of memory.
+   Members are stored whole unless pl_archive_share_tables says. */
 pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err);
-/* Append a member: size bytes of src_fd at src_off.  0, or -1 with *err
-   filled; *in_src says whether the error was reading the source. */
+/* Store the tables of the members added from now on once, in the
+   archive's tables section (libparlot 0.6).  0, or -1 if out of memory. */
+int pl_archive_share_tables(pl_archive_writer *w);
+/* Append a member: the trace of size bytes at src_off of src_fd.  0, or
+   -1 with *err filled; *in_src says whether the error was reading the
+   source.  The trace must not be a member with shared tables (see
+   pl_archive_add_input). */
 int pl_archive_add(pl_archive_writer *w, const char *name, int src_fd,
                    uint64_t src_off, uint64_t size, int *in_src,
                    pl_error *err);
+/* Append the trace of size bytes at offset of the file at path, a loose
+   trace or a member of an archive (libparlot 0.6). */
+int pl_archive_add_input(pl_archive_writer *w, const char *name,
+                         const char *path, uint64_t offset, uint64_t size,
+                         int *in_src, pl_error *err);
+/* Restore member i of a (open on fd) to out_fd: the trace, byte for byte,
+   checked against its sizes and CRCs (libparlot 0.6).  0, or -1 with
+   *err filled (*in_archive: the archive's fault, not the output's). */
+int pl_archive_restore(const pl_archive *a, size_t i, int fd, int out_fd,
+                       int *in_archive, pl_error *err);
 /* Write the index and trailer and free w (also on error).  0 or -1. */
 int pl_archive_finish(pl_archive_writer *w, pl_error *err);
 /* Free w without finishing. */

@@ -230,13 +230,7 @@ int pl_cct_pack(const pl_cct *c, unsigned char **buf, size_t *len)
       pl_wire_u64(&w, c->nodes[i].calls);
       pl_wire_u64(&w, c->nodes[i].tag);
    }
-   if (w.failed) {
-      free(w.b);
-      return -1;
-   }
-   *buf = w.b;
-   *len = w.len;
-   return 0;
+   return pl_wire_finish(&w, buf, len);
 }
 
 /* A packed tree's nodes are visited in index order, so parents first; its

@@ -93,20 +93,23 @@ void pl_graph_free(pl_graph *g)
    memset(g, 0, sizeof *g);
 }
 
+void pl_gfunc_free(pl_gfunc *f)
+{
+   if (f->label != f->shown)
+      free(f->label);
+   if (f->shown != f->name)
+      free(f->shown);
+   free(f->name);
+   free(f->object);
+}
+
 void pl_program_free(pl_program *p)
 {
    uint32_t i;
    size_t k;
 
-   for (i = 1; i <= p->nfns; i++) {
-      pl_gfunc *f = &p->fns[i];
-      if (f->label != f->shown)
-         free(f->label);
-      if (f->shown != f->name)
-         free(f->shown);
-      free(f->name);
-      free(f->object);
-   }
+   for (i = 1; i <= p->nfns; i++)
+      pl_gfunc_free(&p->fns[i]);
    free(p->fns);
    for (k = 0; k < p->nprocs; k++) {
       pl_process *pr = &p->procs[k];

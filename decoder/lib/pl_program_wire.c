@@ -100,13 +100,7 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
       pl_wire_u32(&w, (uint32_t)th->complete);
       put_graph(&w, &th->g);
    }
-   if (w.failed) {
-      free(w.b);
-      return -1;
-   }
-   *buf = w.b;
-   *len = w.len;
-   return 0;
+   return pl_wire_finish(&w, buf, len);
 }
 
 /* ---- reading -------------------------------------------------------- */
@@ -137,16 +131,6 @@ static char *get_str_set(pl_rbuf *r)
    if (!s)
       r->bad = 1;
    return s;
-}
-
-static void free_gfunc(pl_gfunc *f)
-{
-   if (f->label != f->shown)
-      free(f->label);
-   if (f->shown != f->name)
-      free(f->shown);
-   free(f->name);
-   free(f->object);
 }
 
 static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
@@ -208,7 +192,7 @@ static int get_functions(pl_rbuf *r, pl_program *p)
          if (!r->bad)
             r->oom = 1;
          r->bad = 1;
-         free_gfunc(&f);
+         pl_gfunc_free(&f);
       }
    }
    return r->bad ? -1 : 0;

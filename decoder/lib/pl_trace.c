@@ -17,6 +17,7 @@
 #include "pl_codec.h"
 #include "pl_format.h"
 #include "pl_table_pack.h"
+#include "pl_tables.h"
 #include "pl_alloc.h"
 #include "pl_trace.h"
 
@@ -63,6 +64,13 @@ typedef struct {
    uint32_t first, last;
 } alias_list;
 
+/* An archive member with shared tables is shorter than the trace it
+   stands for by `shift` bytes from stored offset `at` on (until the next
+   record): offsets are reported in the trace's own terms. */
+typedef struct {
+   uint64_t at, shift;
+} shift_rec;
+
 struct pl_trace {
    char    *path;             /* file name for messages */
    int      fd;
@@ -74,6 +82,14 @@ struct pl_trace {
                                  are read (format 2.0) */
    int      in_packed;        /* the table being read was packed: entries
                                  have no file offsets of their own */
+   char    *file;             /* the file opened (an archive, for members) */
+   int      shared_form;      /* an archive member with shared tables */
+   const pl_tables *tables;   /* the archive's shared tables, once a
+                                 TABLE_REF chunk is met */
+   pl_tref_state *tref;
+   int      refs_packed;      /* a TABLE_REF stood for a packed chunk */
+   shift_rec *shifts;
+   size_t   nshifts, shifts_cap;
 
    uint8_t *proc_data, *pend_data;    /* PROCESS / PROCESS_END payloads */
    pl_kv   *proc, *pend;
@@ -129,7 +145,7 @@ static const char *chunk_name(unsigned type)
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
       "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING", "ALIASES",
-      "PACKED_TABLE"
+      "PACKED_TABLE", "TABLE_REF"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -193,11 +209,25 @@ static const uint8_t *rd_at(reader *r, uint64_t off, size_t n)
 static int damage(pl_trace *t, uint64_t off, const char *fmt, ...)
    __attribute__((format(printf, 3, 4)));
 
+/* Where stored offset off is in the trace a member stands for. */
+static uint64_t restored_off(const pl_trace *t, uint64_t off)
+{
+   size_t lo = 0, hi = t->nshifts;
+   while (lo < hi) {                  /* the last record at or before off */
+      size_t mid = lo + (hi - lo) / 2;
+      if (t->shifts[mid].at <= off)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   return lo ? off + t->shifts[lo - 1].shift : off;
+}
+
 static int damage(pl_trace *t, uint64_t off, const char *fmt, ...)
 {
    va_list ap;
    t->damaged = 1;
-   t->damage.offset = off;
+   t->damage.offset = restored_off(t, off);
    va_start(ap, fmt);
    vsnprintf(t->damage.msg, sizeof t->damage.msg, fmt, ap);
    va_end(ap);
@@ -555,6 +585,19 @@ static int on_aliases(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    return 0;
 }
 
+/* Read a table chunk from raw[0..len) as one of `type` at off. */
+static int on_table(pl_trace *t, uint64_t off, unsigned type, uint8_t *raw,
+                    uint32_t len)
+{
+   int rc;
+   t->in_packed = 1;
+   rc = type == PL_CHUNK_OBJECTS ? on_objects(t, off, raw, len)
+        : type == PL_CHUNK_FUNCTIONS ? on_functions(t, off, raw, len)
+        : on_aliases(t, off, raw, len);
+   t->in_packed = 0;
+   return rc;
+}
+
 /* PACKED_TABLE (2.0): decode the table payload it stands for, with the
    file's table model, and read it as that chunk. */
 static int on_packed(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
@@ -566,6 +609,11 @@ static int on_packed(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
    int rc;
 
    t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)len;
+   if (t->refs_packed) {
+      free(p);
+      return damage(t, off, "PACKED_TABLE chunk after a TABLE_REF chunk that "
+                    "stood for one (the table model is not known)");
+   }
    if (!pl_tpack_type_ok(type)) {
       free(p);
       return damage(t, off, "PACKED_TABLE chunk: packs chunk type %u, not "
@@ -598,11 +646,52 @@ static int on_packed(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       free(raw);
       return damage(t, off, "PACKED_TABLE chunk: %s", why);
    }
-   t->in_packed = 1;
-   rc = type == PL_CHUNK_OBJECTS ? on_objects(t, off, raw, raw_len)
-        : type == PL_CHUNK_FUNCTIONS ? on_functions(t, off, raw, raw_len)
-        : on_aliases(t, off, raw, raw_len);
-   t->in_packed = 0;
+   return on_table(t, off, type, raw, raw_len);
+}
+
+/* TABLE_REF (archive members with shared tables, docs/trace-format.md
+   11.6): the table chunk it stands for, from the archive's tables. */
+static int on_table_ref(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
+{
+   unsigned type, form;
+   uint32_t orig_len;
+   const char *why;
+   uint8_t *raw;
+   size_t raw_len;
+   pl_error e;
+   int rc;
+
+   if (!t->tables) {
+      if (!(t->tables = pl_tables_of_archive(t->fd, t->file, &e))) {
+         free(p);
+         return damage(t, off, "TABLE_REF chunk: %s", e.msg);
+      }
+      if (!(t->tref = malloc(sizeof *t->tref))) {
+         free(p);
+         return damage(t, off, "out of memory");
+      }
+      pl_tref_reading(t->tref, t->tables);
+   }
+   rc = pl_tref_expand(t->tref, p, len, &raw, &raw_len, &type, &form,
+                       &orig_len, &why);
+   free(p);
+   if (rc)
+      return rc < 0 ? damage(t, off, "out of memory") : damage(t, off, "%s",
+                                                                 why);
+   if (pl_grow(&t->shifts, &t->shifts_cap, t->nshifts + 1,
+               sizeof *t->shifts)) {
+      free(raw);
+      return damage(t, off, "out of memory");
+   }
+   t->refs_packed |= form == PL_TREF_PACKED;
+   t->table_bytes += PL_CHUNK_HEADER_SIZE + (uint64_t)orig_len;
+   rc = on_table(t, off, type, raw, (uint32_t)raw_len);
+   if (rc == 0) {
+      uint64_t before = t->nshifts ? t->shifts[t->nshifts - 1].shift : 0;
+      t->shifts[t->nshifts].at = off + PL_CHUNK_HEADER_SIZE + len;
+      t->shifts[t->nshifts].shift = before + orig_len - len;
+      t->nshifts++;
+   }
    return rc;
 }
 
@@ -812,15 +901,18 @@ static uint32_t min_payload(unsigned type)
    case PL_CHUNK_MARK:         return PL_MARK_MIN_SIZE;
    case PL_CHUNK_TRACING:      return PL_TRACING_SIZE;
    case PL_CHUNK_PACKED_TABLE: return PL_PACKED_PREFIX_SIZE;
+   case PL_CHUNK_TABLE_REF:    return PL_TREF_HEAD;
    default:                    return 0;
    }
 }
 
 /* The chunk types of the file's format version: 1.x has types 1-11,
-   2.0 adds PACKED_TABLE.  Others are skipped. */
+   2.0 adds PACKED_TABLE; TABLE_REF is an archive's (in a loose trace, its
+   tables are not found: damage).  Others are skipped. */
 static int known_type(const pl_trace *t, unsigned type)
 {
    return type <= PL_CHUNK_ALIASES
+          || (t->shared_form && type == PL_CHUNK_TABLE_REF)
           || (t->major >= 2 && type == PL_CHUNK_PACKED_TABLE);
 }
 
@@ -831,7 +923,8 @@ static int keeps_payload(const pl_trace *t, unsigned type)
           || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
           || type == PL_CHUNK_EXEC || type == PL_CHUNK_MARK
           || type == PL_CHUNK_ALIASES
-          || (known_type(t, type) && type == PL_CHUNK_PACKED_TABLE);
+          || (known_type(t, type) && (type == PL_CHUNK_PACKED_TABLE
+                                      || type == PL_CHUNK_TABLE_REF));
 }
 
 /* Read one chunk's payload, check its CRC, and act on it. */
@@ -891,6 +984,10 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_PACKED_TABLE:
       if (known_type(t, type))
          return on_packed(t, off, keep, len);
+      return 0;
+   case PL_CHUNK_TABLE_REF:
+      if (known_type(t, type))
+         return on_table_ref(t, off, keep, len);
       return 0;
    default:                    return 0;   /* unknown types are skipped */
    }
@@ -1018,6 +1115,10 @@ static int open_file(pl_trace *t, const char *path, uint64_t offset,
    unsigned major;
 
    t->fd = open(path, O_RDONLY);
+   if (!(t->file = strdup(path))) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
    if (t->fd < 0) {
       pl_error_set(err, 0, "cannot open: %s", strerror(errno));
       return -1;
@@ -1060,6 +1161,11 @@ static int open_file(pl_trace *t, const char *path, uint64_t offset,
        && r.err) {
       pl_error_set(err, 0, "read error: %s", strerror(r.err));
       return -1;
+   }
+   if (r.len >= PL_MAGIC_LEN
+       && memcmp(h, PL_SHARED_MAGIC, PL_MAGIC_LEN) == 0) {
+      t->shared_form = 1;           /* read as the trace it stands for */
+      memcpy(h, PL_MAGIC, PL_MAGIC_LEN);
    }
    if (r.len < PL_MAGIC_LEN || memcmp(h, PL_MAGIC, PL_MAGIC_LEN) != 0) {
       if (memcmp(h, PL_MAGIC, r.len < PL_MAGIC_LEN ? r.len : PL_MAGIC_LEN))
@@ -1131,6 +1237,12 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
    free(r.buf);
    free(t->packer);           /* the tables are read: the model is done */
    t->packer = NULL;
+   if (t->tref)
+      pl_tref_done(t->tref);
+   free(t->tref);
+   t->tref = NULL;
+   pl_tables_release(t->tables);
+   t->tables = NULL;
    describe_recording(t);
    return t;
 }
@@ -1163,6 +1275,8 @@ void pl_trace_close(pl_trace *t)
    free(t->exec_data);
    free(t->recording);
    free(t->path);
+   free(t->file);
+   free(t->shifts);
    free(t);
 }
 
@@ -1364,7 +1478,7 @@ char *pl_trace_command(const pl_trace *t)
 
 uint64_t pl_trace_size(const pl_trace *t)
 {
-   return t->size;
+   return restored_off(t, t->size);
 }
 
 uint64_t pl_trace_table_bytes(const pl_trace *t)
@@ -1413,7 +1527,7 @@ static long fail(pl_events *it, uint64_t off, const char *fmt, ...)
 {
    va_list ap;
    it->state = -1;
-   it->err.offset = off;
+   it->err.offset = restored_off(it->t, off);
    va_start(ap, fmt);
    vsnprintf(it->err.msg, sizeof it->err.msg, fmt, ap);
    va_end(ap);

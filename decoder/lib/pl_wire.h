@@ -47,6 +47,22 @@ static inline void pl_wire_u64(pl_wbuf *w, uint64_t v)
    pl_wire_le(w, v, 8);
 }
 
+/* An unsigned LEB128 number: 7 bits a byte, low first, the high bit set
+   on every byte but the last. */
+static inline void pl_wire_varint(pl_wbuf *w, uint64_t v)
+{
+   unsigned char x[10];
+   int n = 0;
+   do {
+      x[n] = (unsigned char)(v & 0x7f);
+      v >>= 7;
+      if (v)
+         x[n] |= 0x80;
+      n++;
+   } while (v);
+   pl_wire_put(w, x, (size_t)n);
+}
+
 /* A u32 length and the bytes; PL_WIRE_NO_STRING for NULL. */
 static inline void pl_wire_str(pl_wbuf *w, const char *s)
 {
@@ -57,6 +73,20 @@ static inline void pl_wire_str(pl_wbuf *w, const char *s)
    }
    pl_wire_u32(w, s ? (uint32_t)n : PL_WIRE_NO_STRING);
    pl_wire_put(w, s, n);
+}
+
+/* Hand w's bytes to the caller: 0 (*buf malloc'ed, *len bytes), or -1
+   if a write ran out of memory (w's bytes are freed). */
+static inline int pl_wire_finish(pl_wbuf *w, unsigned char **buf,
+                                 size_t *len)
+{
+   if (w->failed) {
+      free(w->b);
+      return -1;
+   }
+   *buf = w->b;
+   *len = w->len;
+   return 0;
 }
 
 typedef struct {
@@ -94,6 +124,25 @@ static inline uint32_t pl_wire_get_u32(pl_rbuf *r)
 static inline uint64_t pl_wire_get_u64(pl_rbuf *r)
 {
    return pl_wire_get_le(r, 8);
+}
+
+/* An unsigned LEB128 number of at most 10 bytes (bad if longer, cut or
+   above 2^64 - 1). */
+static inline uint64_t pl_wire_get_varint(pl_rbuf *r)
+{
+   uint64_t v = 0;
+   for (int shift = 0; shift < 70; shift += 7) {
+      const unsigned char *x = pl_wire_take(r, 1);
+      if (!x)
+         return 0;
+      if (shift == 63 && *x > 1)
+         break;
+      v |= (uint64_t)(*x & 0x7f) << shift;
+      if (!(*x & 0x80))
+         return v;
+   }
+   r->bad = 1;
+   return 0;
 }
 
 /* A u64 count of items of at least min_bytes each: more than the bytes

@@ -9,6 +9,8 @@
    killed or exec'ing process) is decoded to count its events and depth,
    and its uncompressed size, which only THREAD_END records, is unknown. */
 
+#define _XOPEN_SOURCE 700     /* strdup */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

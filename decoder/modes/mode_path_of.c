@@ -230,13 +230,7 @@ static int tagger_pack(void *state, unsigned char **buf, size_t *len)
       for (uint32_t k = 0; k < t->m[i].depth; k++)
          pl_wire_u32(&w, t->m[i].fns[k]);
    }
-   if (w.failed) {
-      free(w.b);
-      return -1;
-   }
-   *buf = w.b;
-   *len = w.len;
-   return 0;
+   return pl_wire_finish(&w, buf, len);
 }
 
 /* Each packed path, mapped, is looked up as a stack on t->frames (free
@@ -253,13 +247,9 @@ static int tagger_merge(void *state, const unsigned char *buf, size_t len,
       uint64_t calls = pl_wire_get_u64(&r);
       if (d == 0 || d > (size_t)(r.end - r.p) / 4)
          return 1;
-      if (d >= t->frames_cap) {
-         tframe *fr = realloc(t->frames, ((size_t)d + 1) * sizeof *fr);
-         if (!fr)
-            return -1;
-         t->frames = fr;
-         t->frames_cap = (size_t)d + 1;
-      }
+      if (pl_grow(&t->frames, &t->frames_cap, (size_t)d + 1,
+                  sizeof *t->frames) < 0)
+         return -1;
       for (k = 1; k <= d; k++) {
          uint32_t fn = pl_wire_get_u32(&r);
          if (fn == 0 || fn > nmap || !map[fn])

@@ -14,6 +14,8 @@
    Functions are the same across traces when their object and name are
    (pl_program.h).  Memory: the tree and one stack at a time. */
 
+#define _XOPEN_SOURCE 700     /* strdup */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A run's threads and their correspondence (run_threads.h). */
 
+#define _XOPEN_SOURCE 700     /* strdup */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -273,13 +273,7 @@ static int returns_pack(void *state, unsigned char **buf, size_t *len)
          pl_wire_u64(&w, i);
          pl_wire_u64(&w, rs->returns[i]);
       }
-   if (w.failed) {
-      free(w.b);
-      return -1;
-   }
-   *buf = w.b;
-   *len = w.len;
-   return 0;
+   return pl_wire_finish(&w, buf, len);
 }
 
 static int returns_merge(void *state, const unsigned char *buf, size_t len,

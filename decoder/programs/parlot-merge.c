@@ -7,7 +7,8 @@
    (basenames) must be unique.  The archive is written to a temporary
    file next to the output and renamed into place at the end, so a failed
    or interrupted merge leaves no partial archive.  One input file is open
-   at a time. */
+   at a time.  The members' object and function tables are stored once, in
+   the archive's tables section, unless --share-tables=no. */
 
 #ifdef HAVE_CONFIG_H
 #  include "config.h"
@@ -56,6 +57,8 @@ static void usage(FILE *f)
       "\n"
       "  -o, --output=ARCHIVE  the archive to write (replaced if it exists,\n"
       "                        but never if it is one of the inputs)\n"
+      "      --share-tables=yes|no  store the object and function tables\n"
+      "                        that members share once (default: yes)\n"
       "  -h, --help            show this help and exit\n"
       "  -V, --version         show the version and exit\n"
       "\n"
@@ -109,7 +112,8 @@ static int check_trace(const char *path)
    return 0;
 }
 
-static int write_archive(int fd, const pl_inputs *ins, const entry *es)
+static int write_archive(int fd, const pl_inputs *ins, const entry *es,
+                         int share)
 {
    pl_archive_writer *w;
    pl_error err;
@@ -118,25 +122,17 @@ static int write_archive(int fd, const pl_inputs *ins, const entry *es)
    w = pl_archive_writer_new(fd, &err);
    if (!w)
       goto fail_out;
+   if (share && pl_archive_share_tables(w) < 0) {
+      pl_archive_writer_free(w);
+      fprintf(stderr, PROG ": out of memory\n");
+      return -1;
+   }
    for (i = 0; i < ins->n; i++) {
       const pl_input *in = &ins->v[i];
-      struct stat st;
-      uint64_t size = in->size;
-      int sfd = open(in->path, O_RDONLY), in_src;
+      int in_src;
 
-      if (sfd < 0 || fstat(sfd, &st) < 0) {
-         fprintf(stderr, PROG ": %s: cannot open: %s\n", in->path,
-                 strerror(errno));
-         if (sfd >= 0)
-            close(sfd);
-         pl_archive_writer_free(w);
-         return -1;
-      }
-      if (size == PL_TRACE_WHOLE_FILE)
-         size = (uint64_t)st.st_size;
-      if (pl_archive_add(w, es[i].member, sfd, in->offset, size, &in_src,
-                         &err) < 0) {
-         close(sfd);
+      if (pl_archive_add_input(w, es[i].member, in->path, in->offset,
+                               in->size, &in_src, &err) < 0) {
          pl_archive_writer_free(w);
          if (in_src) {
             pl_report(PROG, in->name, &err);
@@ -144,7 +140,6 @@ static int write_archive(int fd, const pl_inputs *ins, const entry *es)
          }
          goto fail_out;
       }
-      close(sfd);
    }
    if (pl_archive_finish(w, &err) < 0)
       goto fail_out;
@@ -156,10 +151,12 @@ fail_out:
 
 /* Parse the command line into *out (the inputs are argv[optind..]): -1
    to go on, else the exit status (help, version, a usage error). */
-static int parse_options(int argc, char **argv, const char **out)
+static int parse_options(int argc, char **argv, const char **out,
+                         int *share)
 {
    static const struct option longopts[] = {
       { "output", required_argument, NULL, 'o' },
+      { "share-tables", required_argument, NULL, 's' },
       { "help", no_argument, NULL, 'h' },
       { "version", no_argument, NULL, 'V' },
       { NULL, 0, NULL, 0 }
@@ -171,6 +168,15 @@ static int parse_options(int argc, char **argv, const char **out)
       switch (c) {
       case 'o':
          *out = optarg;
+         break;
+      case 's':
+         if (strcmp(optarg, "yes") == 0)
+            *share = 1;
+         else if (strcmp(optarg, "no") == 0)
+            *share = 0;
+         else
+            return pl_usage_error(PROG, "--share-tables takes yes or no",
+                                  optarg);
          break;
       case 'h':
          usage(stdout);
@@ -239,7 +245,7 @@ out:
    never half-written (the temporary file goes on error or a signal).
    0, or -1 (said on stderr). */
 static int write_atomically(const char *out, const pl_inputs *ins,
-                            const entry *es)
+                            const entry *es, int share)
 {
    char *tmp = malloc(strlen(out) + 8);
    int fd = -1, r = -1;
@@ -266,7 +272,7 @@ static int write_atomically(const char *out, const pl_inputs *ins,
       fprintf(stderr, PROG ": %s: %s\n", tmp, strerror(errno));
       goto out;
    }
-   if (write_archive(fd, ins, es) < 0)
+   if (write_archive(fd, ins, es, share) < 0)
       goto out;
    r = close(fd);
    fd = -1;
@@ -298,9 +304,9 @@ int main(int argc, char **argv)
    const char *out = NULL;
    pl_inputs ins;
    entry *es;
-   int status;
+   int status, share = 1;
 
-   status = parse_options(argc, argv, &out);
+   status = parse_options(argc, argv, &out, &share);
    if (status >= 0)
       return status;
    /* check every input before writing anything */
@@ -314,7 +320,7 @@ int main(int argc, char **argv)
    if (!es)
       fprintf(stderr, PROG ": out of memory\n");
    else if (name_members(&ins, es) == 0 &&
-            write_atomically(out, &ins, es) == 0)
+            write_atomically(out, &ins, es, share) == 0)
       status = 0;
    free(es);
    pl_inputs_free(&ins);

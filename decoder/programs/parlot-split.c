@@ -34,7 +34,6 @@
 #endif
 
 #define PROG "parlot-split"
-#define COPY_BUF (1u << 20)
 
 static void usage(FILE *f)
 {
@@ -68,62 +67,30 @@ static char *join(const char *dir, const char *name)
    return p;
 }
 
-/* Copy member m of the archive open on afd to fd.  0, or -1 after
+/* Restore member i of the archive open on afd to fd.  0, or -1 after
    printing why. */
-static int copy_member(int afd, const pl_archive *a, const pl_member *m,
-                       int fd, const char *target, uint8_t *buf)
+static int copy_member(int afd, const pl_archive *a, size_t i, int fd,
+                       const char *target)
 {
-   uint64_t done = 0;
-   uint32_t crc = 0;
+   pl_error err;
+   int in_archive;
 
-   while (done < m->size) {
-      size_t want = m->size - done < COPY_BUF ? (size_t)(m->size - done)
-                                              : COPY_BUF, got = 0;
-      while (got < want) {
-         ssize_t k = pread(afd, buf + got, want - got,
-                           (off_t)(m->offset + done + got));
-         if (k < 0 && errno == EINTR)
-            continue;
-         if (k <= 0) {
-            fprintf(stderr, PROG ": %s:%s: offset %llu: read error: %s\n",
-                    a->path, m->name, (unsigned long long)(done + got),
-                    k < 0 ? strerror(errno) : "the archive shrank");
-            return -1;
-         }
-         got += (size_t)k;
-      }
-      crc = pl_crc32(crc, buf, want);
-      for (got = 0; got < want;) {
-         ssize_t k = write(fd, buf + got, want - got);
-         if (k < 0 && errno == EINTR)
-            continue;
-         if (k < 0) {
-            fprintf(stderr, PROG ": %s: write error: %s\n", target,
-                    strerror(errno));
-            return -1;
-         }
-         got += (size_t)k;
-      }
-      done += want;
-   }
-   if (crc != m->crc) {
-      fprintf(stderr, PROG ": %s:%s: offset 0: CRC mismatch: the member's "
-              "data is damaged (not restored)\n", a->path, m->name);
-      return -1;
-   }
-   return 0;
+   if (pl_archive_restore(a, i, afd, fd, &in_archive, &err) == 0)
+      return 0;
+   if (in_archive)
+      fprintf(stderr, PROG ": %s:%s: offset %llu: %s (not restored)\n",
+              a->path, a->members[i].name, (unsigned long long)err.offset,
+              err.msg);
+   else
+      fprintf(stderr, PROG ": %s: %s\n", target, err.msg);
+   return -1;
 }
 
 static int extract(const pl_archive *a, const char *dir, int force)
 {
-   uint8_t *buf = malloc(COPY_BUF);
    int afd, status = 0;
    size_t i;
 
-   if (!buf) {
-      fprintf(stderr, PROG ": out of memory\n");
-      return PL_EXIT_DATA;
-   }
    /* without --force, refuse before writing anything */
    if (!force)
       for (i = 0; i < a->n; i++) {
@@ -131,14 +98,12 @@ static int extract(const pl_archive *a, const char *dir, int force)
          char *t = join(dir, a->members[i].name);
          if (!t) {
             fprintf(stderr, PROG ": out of memory\n");
-            free(buf);
             return PL_EXIT_DATA;
          }
          if (lstat(t, &st) == 0) {
             fprintf(stderr, PROG ": %s: file exists (use --force to replace "
                     "it); nothing restored\n", t);
             free(t);
-            free(buf);
             return PL_EXIT_DATA;
          }
          free(t);
@@ -147,7 +112,6 @@ static int extract(const pl_archive *a, const char *dir, int force)
    if (afd < 0) {
       fprintf(stderr, PROG ": %s: cannot open: %s\n", a->path,
               strerror(errno));
-      free(buf);
       return PL_EXIT_DATA;
    }
    for (i = 0; i < a->n; i++) {
@@ -181,7 +145,7 @@ static int extract(const pl_archive *a, const char *dir, int force)
          status = PL_EXIT_DATA;
          continue;
       }
-      ok = copy_member(afd, a, m, fd, target, buf) == 0;
+      ok = copy_member(afd, a, i, fd, target) == 0;
       if (close(fd) < 0 && ok) {
          fprintf(stderr, PROG ": %s: write error: %s\n", target,
                  strerror(errno));
@@ -200,18 +164,18 @@ static int extract(const pl_archive *a, const char *dir, int force)
       free(tmp);
    }
    close(afd);
-   free(buf);
    return status;
 }
 
 static int list(const pl_archive *a)
 {
    size_t i;
+   /* what each member restores to */
    for (i = 0; i < a->n; i++)
       printf("%llu\t%llu\t%08x\t%s\n",
              (unsigned long long)a->members[i].offset,
-             (unsigned long long)a->members[i].size,
-             (unsigned)a->members[i].crc, a->members[i].name);
+             (unsigned long long)a->traces[i].size,
+             (unsigned)a->traces[i].crc, a->members[i].name);
    if (fflush(stdout) != 0 || ferror(stdout)) {
       fprintf(stderr, PROG ": standard output: write error: %s\n",
               strerror(errno));

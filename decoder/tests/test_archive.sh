@@ -345,13 +345,14 @@ import struct, sys, zlib
 src, dst, how = sys.argv[1:4]
 d = bytearray(open(src, 'rb').read())
 ixoff, ixsize, count = struct.unpack_from('<QQQ', d, len(d) - 32)
-ix = ixoff + 16
+# archive 2.x: a 32-byte index head, 36-byte entries and member headers
+ix = ixoff + 32
 ents = []
 p = ix
 for i in range(count):
     off, size, crc, nlen = struct.unpack_from('<QQIH', d, p)
-    ents.append([p, off, size, crc, bytes(d[p + 24:p + 24 + nlen])])
-    p += 24 + nlen
+    ents.append([p, off, size, crc, bytes(d[p + 36:p + 36 + nlen])])
+    p += 36 + nlen
 e = ents[1]
 if how == 'offset+1':   struct.pack_into('<Q', d, e[0], e[1] + 1)
 if how == 'offset-1':   struct.pack_into('<Q', d, e[0], e[1] - 1)
@@ -363,14 +364,14 @@ if how in ('slash', 'dotdot', 'dup'):
     if how == 'dotdot':
         # shorten the name: rebuild the entry
         old = e[4]
-        d[e[0] + 24:e[0] + 24 + len(old)] = new
+        d[e[0] + 36:e[0] + 36 + len(old)] = new
         struct.pack_into('<H', d, e[0] + 20, len(new))
         ixsize -= len(old) - len(new)
         struct.pack_into('<QQQ', d, len(d) - 32, ixoff, ixsize, count)
     else:
-        d[e[0] + 24:e[0] + 24 + len(e[4])] = new
+        d[e[0] + 36:e[0] + 36 + len(e[4])] = new
 if how == 'header':     # the member header's size disagrees (its CRC too)
-    h = e[1] - 24 - len(e[4])
+    h = e[1] - 36 - len(e[4])
     struct.pack_into('<Q', d, h + 8, e[2] + 1)
 # fix the index CRC and the trailer's
 tr = len(d) - 32
