@@ -48,36 +48,10 @@ check() {   # check NAME CONDITION-STATUS [DETAILS...]
 
 need_tool parlot-decode parlot-annotate parlot-merge parlot-split make_trace
 
-SAN_DECODE=$PARLOT_DECODE
-SAN_SPLIT=$PARLOT_SPLIT
-SAN="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
--fno-omit-frame-pointer"
-if [ "${NO_SANITIZE:-0}" != 1 ] \
-   && cc_build "$tmp/parlot-decode-san" $SAN \
-        $(tool_sources parlot-decode) \
-   && cc_build "$tmp/parlot-split-san" $SAN $(tool_sources parlot-split)
-then
-   SAN_DECODE=$tmp/parlot-decode-san
-   SAN_SPLIT=$tmp/parlot-split-san
-   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
-   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
-   [ $quiet = 1 ] || echo "# damaged archives are read under ASan+UBSan"
-else
-   echo "# no sanitizer build: damaged archives are read unsanitized"
-fi
+san_builds parlot-decode parlot-split
 PARLOT_PROGRESS_DELAY_MS=100000000; export PARLOT_PROGRESS_DELAY_MS
 
 
-# one_line ERRFILE PREFIX: stderr is exactly one line starting with PREFIX
-one_line() {
-   n=$(wc -l <"$1")
-   [ "$n" -eq 1 ] || { echo "stderr has $n lines: $(head -c 400 "$1")"; return 1; }
-   case $(cat "$1") in
-   "$2"*) return 0 ;;
-   esac
-   echo "bad error line: $(cat "$1")"
-   return 1
-}
 
 # ---- 260 traces ----------------------------------------------------------
 
@@ -134,7 +108,7 @@ rm "$tmp/split/rank100.parlot"
 $PARLOT_SPLIT -C "$tmp/split" "$A" 2>"$tmp/e"
 rc=$?
 check "split refuses an existing file without --force, writes nothing" \
-   $([ $rc = 1 ] && one_line "$tmp/e" "parlot-split: $tmp/split/" >/dev/null \
+   $([ $rc = 1 ] && stderr_line "$tmp/e" "parlot-split: $tmp/split/" >/dev/null \
      && [ "$(cat "$tmp/split/rank007.parlot")" = mine ] \
      && [ ! -e "$tmp/split/rank100.parlot" ]; echo $?) "exit $rc" \
    "$(cat "$tmp/e")"
@@ -273,7 +247,7 @@ bad_archive() {
    what=$1 f=$2
    $TIMEOUT "$SAN_DECODE" --events "$f" >"$tmp/b.o" 2>"$tmp/b.e"
    rc=$?
-   if [ $rc != 1 ] || ! one_line "$tmp/b.e" "parlot-decode: $f: offset " \
+   if [ $rc != 1 ] || ! stderr_line "$tmp/b.e" "parlot-decode: $f: offset " \
         >"$tmp/b.why"; then
       fail "$what: parlot-decode" "exit $rc" "$(cat "$tmp/b.why")" \
          "$(head -c 600 "$tmp/b.e")"
@@ -282,7 +256,7 @@ bad_archive() {
    mkdir -p "$tmp/b.dir"
    $TIMEOUT "$SAN_SPLIT" -C "$tmp/b.dir" "$f" >/dev/null 2>"$tmp/b.e"
    rc=$?
-   if [ $rc != 1 ] || ! one_line "$tmp/b.e" "parlot-split: $f: offset " \
+   if [ $rc != 1 ] || ! stderr_line "$tmp/b.e" "parlot-split: $f: offset " \
         >"$tmp/b.why"; then
       fail "$what: parlot-split" "exit $rc" "$(cat "$tmp/b.why")" \
          "$(head -c 600 "$tmp/b.e")"
@@ -303,7 +277,7 @@ for cut in 0 1 7 8 15 16 17 40 100 1000 $((size / 2)) $((size - 200)) \
       # trace (one line, exit 1)
       $SAN_DECODE --events "$tmp/cut.ar" >/dev/null 2>"$tmp/b.e"
       rc=$?
-      { [ $rc = 1 ] && one_line "$tmp/b.e" "parlot-decode: $tmp/cut.ar: " \
+      { [ $rc = 1 ] && stderr_line "$tmp/b.e" "parlot-decode: $tmp/cut.ar: " \
           >/dev/null; } || { bad=1; echo "# cut at $cut: exit $rc"; }
       continue
    fi
@@ -400,7 +374,7 @@ mkdir "$tmp/data"
 $SAN_SPLIT -C "$tmp/data" "$tmp/data.ar" 2>"$tmp/e"
 rc=$?
 check "split: a member with damaged data is not restored, the others are" \
-   $([ $rc = 1 ] && one_line "$tmp/e" \
+   $([ $rc = 1 ] && stderr_line "$tmp/e" \
        "parlot-split: $tmp/data.ar:rank002.parlot: offset 0: CRC mismatch" \
        >/dev/null \
      && [ "$(ls "$tmp/data" | tr '\n' ' ')" = "rank001.parlot rank003.parlot " ]; \
@@ -420,7 +394,7 @@ merge_refuses() {
    rc=$?
    left=$(ls "$tmp" | grep -c '^r\.ar')
    check "merge refuses $what: exit $want, one line, no archive" \
-      $([ $rc = $want ] && one_line "$tmp/e" "$prefix" >/dev/null \
+      $([ $rc = $want ] && stderr_line "$tmp/e" "$prefix" >/dev/null \
         && [ "$left" = 0 ]; echo $?) "exit $rc, $left files" "$(cat "$tmp/e")"
 }
 merge_refuses "a missing input" 1 "parlot-merge: $tmp/nope: " \
@@ -450,12 +424,12 @@ $PARLOT_MERGE -o "$tmp/in.ar" rank005.parlot "$tmp/in.ar" 2>"$tmp/e"
 rc=$?
 check "merge refuses an output that is an input (exit 2), leaves it alone" \
    $([ $rc = 2 ] && cmp -s "$tmp/in.ar" "$tmp/in.ar.keep" \
-     && one_line "$tmp/e" "parlot-merge: $tmp/in.ar: " >/dev/null; echo $?) \
+     && stderr_line "$tmp/e" "parlot-merge: $tmp/in.ar: " >/dev/null; echo $?) \
    "exit $rc" "$(cat "$tmp/e")"
 $PARLOT_MERGE -o /nonexistent-dir/x.ar rank001.parlot 2>"$tmp/e"
 rc=$?
 check "merge into an unwritable place: exit 1, one line" \
-   $([ $rc = 1 ] && one_line "$tmp/e" "parlot-merge: /nonexistent-dir/x.ar: " \
+   $([ $rc = 1 ] && stderr_line "$tmp/e" "parlot-merge: /nonexistent-dir/x.ar: " \
      >/dev/null; echo $?) "exit $rc" "$(cat "$tmp/e")"
 
 # ---- usage errors ---------------------------------------------------------

@@ -40,33 +40,9 @@ check() {   # check NAME CONDITION-STATUS [DETAILS...]
 
 need_tool parlot-decode parlot-merge parlot-split make_trace
 
-SAN_DECODE=$PARLOT_DECODE
-SAN_SPLIT=$PARLOT_SPLIT
-SAN="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
--fno-omit-frame-pointer"
-if [ "${NO_SANITIZE:-0}" != 1 ] \
-   && cc_build "$tmp/parlot-decode-san" $SAN \
-        $(tool_sources parlot-decode) \
-   && cc_build "$tmp/parlot-split-san" $SAN $(tool_sources parlot-split)
-then
-   SAN_DECODE=$tmp/parlot-decode-san
-   SAN_SPLIT=$tmp/parlot-split-san
-   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
-   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
-   [ $quiet = 1 ] || echo "# damaged archives are read under ASan+UBSan"
-fi
+san_builds parlot-decode parlot-split
 PARLOT_PROGRESS_DELAY_MS=100000000; export PARLOT_PROGRESS_DELAY_MS
 
-# one_line ERRFILE PREFIX: stderr is exactly one line starting with PREFIX
-one_line() {
-   n=$(wc -l <"$1")
-   [ "$n" -eq 1 ] || { echo "stderr has $n lines: $(head -c 400 "$1")"; return 1; }
-   case $(cat "$1") in
-   "$2"*) return 0 ;;
-   esac
-   echo "bad error line: $(cat "$1")"
-   return 1
-}
 
 # sum_info FIELD FILE...: a total of parlot-decode --info's last line
 sum_info() {
@@ -300,7 +276,7 @@ EOF
 $SAN_DECODE --events "$tmp/cut.parlot" >/dev/null 2>"$tmp/e"
 rc=$?
 check "a shared member outside its archive: exit 1, one line" \
-   $([ $rc = 1 ] && one_line "$tmp/e" "parlot-decode: $tmp/cut.parlot: " \
+   $([ $rc = 1 ] && stderr_line "$tmp/e" "parlot-decode: $tmp/cut.parlot: " \
      >/dev/null; echo $?) "exit $rc" "$(head -3 "$tmp/e")"
 
 finish

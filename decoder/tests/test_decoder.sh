@@ -42,20 +42,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-60}    # per decoder run
 need_tool parlot-decode make_trace
 
 # The decoder for damaged input: sanitized if the compiler can.
-SAN_DECODE=$PARLOT_DECODE
-if [ "${NO_SANITIZE:-0}" != 1 ] \
-   && cc_build "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
-        -fno-sanitize-recover=all -fno-omit-frame-pointer \
-        $(tool_sources parlot-decode)
-then
-   SAN_DECODE=$tmp/parlot-decode-san
-   # sanitizer findings get exit codes that no test accepts
-   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
-   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
-   [ $quiet = 1 ] || echo "# damaged inputs run under ASan+UBSan"
-else
-   echo "# no sanitizer build: damaged inputs run unsanitized"
-fi
+san_builds parlot-decode
 
 # Per thread, the lines of ACTUAL are a prefix of those of LISTING, and
 # threads come in increasing order.

@@ -145,6 +145,47 @@ err_is() {
    return 0
 }
 
+# san_builds TOOL...: for parlot-decode and parlot-split among the TOOLs,
+# SAN_DECODE and SAN_SPLIT: ASan+UBSan builds for reading damaged inputs,
+# with exit codes for their findings that no test accepts (unless
+# NO_SANITIZE=1 or a build fails: then the tools themselves).
+san_builds() {
+   SAN_DECODE=${PARLOT_DECODE:-}
+   SAN_SPLIT=${PARLOT_SPLIT:-}
+   tl_ok=1
+   for tl_t in "$@"; do
+      # shellcheck disable=SC2046
+      [ "${NO_SANITIZE:-0}" != 1 ] && cc_build "$tmp/$tl_t-san" -O1 \
+         -fsanitize=address,undefined -fno-sanitize-recover=all \
+         -fno-omit-frame-pointer $(tool_sources "$tl_t") || tl_ok=0
+   done
+   if [ $tl_ok = 1 ]; then
+      for tl_t in "$@"; do
+         case $tl_t in
+         parlot-decode) SAN_DECODE=$tmp/$tl_t-san ;;
+         parlot-split)  SAN_SPLIT=$tmp/$tl_t-san ;;
+         esac
+      done
+      ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
+      UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
+      [ $quiet = 1 ] || echo "# damaged inputs are read under ASan+UBSan"
+   else
+      echo "# no sanitizer build: damaged inputs are read unsanitized"
+   fi
+}
+
+# stderr_line ERRFILE PREFIX: ERRFILE is exactly one line starting with
+# PREFIX (else say what it is, status 1)
+stderr_line() {
+   tl_n=$(wc -l <"$1")
+   [ "$tl_n" -eq 1 ] || { echo "stderr has $tl_n lines: $(head -c 400 "$1")"; return 1; }
+   case $(cat "$1") in
+   "$2"*) return 0 ;;
+   esac
+   echo "bad error line: $(cat "$1")"
+   return 1
+}
+
 # finish [tap|always|passed]: the summary line; exit 1 if a test failed
 finish() {
    case ${1:-tap} in
