@@ -354,7 +354,7 @@ static int find_section(int fd, uint64_t fsize, uint64_t *off,
        || read_exact(fd, h, sizeof h, 0) < 0
        || memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0
        || pl_get16(h + 8) != PL_AR_VERSION_MAJOR) {
-      pl_error_set(err, 0, "TABLE_REF chunk outside an archive of version "
+      pl_error_set(err, 0, "not in an archive of version "
                    "%u", PL_AR_VERSION_MAJOR);
       return -1;
    }
