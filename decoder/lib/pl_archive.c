@@ -405,6 +405,38 @@ fail:
    return NULL;
 }
 
+int pl_archive_tables_at(int fd, uint64_t fsize, uint64_t *off,
+                         uint64_t *size, pl_error *err)
+{
+   uint8_t h[PL_AR_HEADER_SIZE], tr[PL_AR_TRAILER_SIZE], ix[PL_AR_INDEX_HEAD2];
+   uint64_t ixoff;
+
+   if (fsize < PL_AR_HEADER_SIZE + PL_AR_TRAILER_SIZE
+       || read_at(fd, h, sizeof h, 0) < 0
+       || memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0
+       || pl_get16(h + 8) != PL_AR_VERSION_MAJOR) {
+      pl_error_set(err, 0, "not in an archive of version %u",
+                   PL_AR_VERSION_MAJOR);
+      return -1;
+   }
+   if (read_at(fd, tr, sizeof tr, fsize - sizeof tr) < 0
+       || memcmp(tr + 28, PL_AR_TRAILER_MAGIC, 4) != 0
+       || (ixoff = pl_get64(tr)) > fsize - sizeof tr - sizeof ix
+       || read_at(fd, ix, sizeof ix, ixoff) < 0
+       || memcmp(ix, PL_AR_INDEX_MAGIC, 4) != 0) {
+      pl_error_set(err, 0, "archive: cannot find its index");
+      return -1;
+   }
+   *off = pl_get64(ix + 16);
+   *size = pl_get64(ix + 24);
+   if (*size == 0 || *off > ixoff || *size > ixoff - *off) {
+      pl_error_set(err, ixoff + 16, "archive index: no tables section, or a "
+                   "bad one (%llu bytes at %llu)", ULL(*size), ULL(*off));
+      return -1;
+   }
+   return 0;
+}
+
 /* ---- Writing ------------------------------------------------------------- */
 
 struct pl_archive_writer {
@@ -453,7 +485,9 @@ pl_archive_writer *pl_archive_writer_new(int fd, pl_error *err)
 
 int pl_archive_share_tables(pl_archive_writer *w)
 {
-   if (!w->tables && !(w->tables = malloc(sizeof *w->tables)))
+   if (w->tables)
+      return 0;
+   if (!(w->tables = malloc(sizeof *w->tables)))
       return -1;
    pl_tables_init(w->tables);
    return 0;

@@ -196,6 +196,10 @@ static int walk_chunks(walk *w, pl_tables *tables)
          goto fail;
       at = PL_FILE_HEADER_SIZE;
    }
+   /* a trace copied as it is needs no walk: only sharing or restoring
+      touches its chunks */
+   if (!tables && !src_shared)
+      major = 0;
    while (w->size - at >= PL_CHUNK_HEADER_SIZE && major) {
       uint32_t len, thread;
       unsigned type;
@@ -213,7 +217,10 @@ static int walk_chunks(walk *w, pl_tables *tables)
       if (thread != 0 || !(pl_tpack_type_ok(type)
                            || type == PL_CHUNK_PACKED_TABLE
                            || (type == PL_CHUNK_TABLE_REF && src_shared))) {
-         if (copy_as_is(w, at, sizeof h + (uint64_t)len) < 0)
+         w->s->in_crc = pl_crc32(w->s->in_crc, h, sizeof h);
+         w->s->in_size += sizeof h;
+         if (out_write(w, h, sizeof h, 1) < 0
+             || copy_as_is(w, at + sizeof h, len) < 0)
             goto fail;
          at += sizeof h + (uint64_t)len;
          continue;
@@ -223,7 +230,8 @@ static int walk_chunks(walk *w, pl_tables *tables)
          oom(w);
          goto fail;
       }
-      if (src_read(w, c, sizeof h + len, at, 0) < 0)
+      memcpy(c, h, sizeof h);
+      if (src_read(w, c + sizeof h, len, at + sizeof h, 0) < 0)
          goto fail;
       if (pl_crc32(0, c + sizeof h, len) != pl_get32(c + 12))
          break;      /* damage: readers stop here, and so do references */

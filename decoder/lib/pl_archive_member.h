@@ -28,4 +28,10 @@ int pl_member_copy(int src_fd, const char *src_path, uint64_t src_off,
                    pl_tables *tables, pl_member_sums *sums, int *in_src,
                    pl_error *err);
 
+/* Where the archive open on fd (of fsize bytes) keeps its tables section
+   (read from its header, trailer and index head).  0, or -1 with *err
+   filled. */
+int pl_archive_tables_at(int fd, uint64_t fsize, uint64_t *off,
+                         uint64_t *size, pl_error *err);
+
 #endif

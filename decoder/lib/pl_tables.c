@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pl_archive.h"
+#include "pl_archive_member.h"
 #include "pl_format.h"
 #include "pl_hash.h"
 #include "pl_tables.h"
@@ -172,22 +172,28 @@ int pl_tables_undo(pl_tables *t, const pl_tables_mark *m)
 
 /* ---- the tables section ------------------------------------------------- */
 
-/* One table chunk's worth of kind k's entries, from ID *from on, as the
-   payload of chunk type `type` in *raw; *from moves past them. */
-static void section_entries(const pl_tables *t, int k, uint32_t *from,
-                            pl_wbuf *raw)
+/* Kind k's entries, all of them, as a table payload in *raw: objects and
+   functions in ID order, aliases grouped by function (11.6). */
+static void kind_payload(const pl_tables *t, int k, pl_wbuf *raw)
 {
    raw->len = 0;
-   for (; *from <= t->n[k] && raw->len < PL_TPACK_MAX_RAW / 2; (*from)++) {
-      const pl_tentry *e = &t->e[k][*from];
-      if (k != PL_TK_ALIAS)
-         pl_wire_u32(raw, *from);
+   if (k == PL_TK_ALIAS) {
+      for (uint32_t f = 1; f <= t->n[PL_TK_FN]; f++)
+         for (uint32_t a = f < t->alias_first_cap ? t->alias_first[f] : 0;
+              a; a = t->e[k][a].next) {
+            pl_wire_u32(raw, f);
+            pl_wire_put(raw, ename(t, &t->e[k][a]),
+                        (size_t)t->e[k][a].len + 1);
+         }
+      return;
+   }
+   for (uint32_t id = 1; id <= t->n[k]; id++) {
+      const pl_tentry *e = &t->e[k][id];
+      pl_wire_u32(raw, id);
       if (k == PL_TK_FN) {
          pl_wire_u32(raw, e->link);
          pl_wire_u64(raw, e->addr);
       }
-      if (k == PL_TK_ALIAS)
-         pl_wire_u32(raw, e->link);
       pl_wire_put(raw, ename(t, e), (size_t)e->len + 1);
    }
 }
@@ -201,6 +207,19 @@ static void put_chunk(pl_wbuf *out, unsigned type, const uint8_t *p,
    pl_wire_put(out, p, n);
 }
 
+/* The PACKED_TABLE payload for the n (<= PL_TPACK_MAX_RAW) table bytes of
+   `type` at raw, coded with model m into out (room for
+   PL_PACKED_PREFIX_SIZE + PL_TPACK_MAX_OUT(n) bytes); its length. */
+static size_t pack_payload(pl_tpack *m, unsigned type, const uint8_t *raw,
+                           size_t n, uint8_t *out)
+{
+   out[0] = (uint8_t)type;
+   out[1] = out[2] = out[3] = 0;
+   pl_put32(out + 4, (uint32_t)n);
+   return PL_PACKED_PREFIX_SIZE
+          + pl_tpack_encode(m, type, raw, n, out + PL_PACKED_PREFIX_SIZE);
+}
+
 /* Code raw (a table payload of `type`) as PACKED_TABLE chunks with model m,
    the way the tool does: as many entries a chunk as fit. */
 static void put_packed(pl_wbuf *out, pl_tpack *m, unsigned type,
@@ -208,17 +227,11 @@ static void put_packed(pl_wbuf *out, pl_tpack *m, unsigned type,
 {
    while (n > 0) {
       size_t piece = pl_tpack_piece(type, raw, n);
-      if (piece > PL_TPACK_MAX_RAW) {
+      if (piece > PL_TPACK_MAX_RAW)
          put_chunk(out, type, raw, piece);
-      } else {
-         size_t c = pl_tpack_encode(m, type, raw, piece,
-                                    coded + PL_PACKED_PREFIX_SIZE);
-         coded[0] = (uint8_t)type;
-         coded[1] = coded[2] = coded[3] = 0;
-         pl_put32(coded + 4, (uint32_t)piece);
+      else
          put_chunk(out, PL_CHUNK_PACKED_TABLE, coded,
-                   PL_PACKED_PREFIX_SIZE + c);
-      }
+                   pack_payload(m, type, raw, piece, coded));
       raw += piece;
       n -= piece;
    }
@@ -245,27 +258,10 @@ int pl_tables_write(const pl_tables *t, pl_wbuf *out)
    pl_file_header(h, PL_VERSION_MAJOR, PL_VERSION_MINOR);
    pl_wire_put(out, h, sizeof h);
    put_chunk(out, PL_CHUNK_PROCESS, (const uint8_t *)proc, sizeof proc);
-   for (int k = 0; k < PL_TK_KINDS; k++) {
-      if (k == PL_TK_ALIAS) {       /* grouped by function: 11.6 */
-         for (uint32_t f = 1; f <= t->n[PL_TK_FN]; f++) {
-            raw.len = 0;
-            for (uint32_t a = f < t->alias_first_cap ? t->alias_first[f] : 0;
-                 a; a = t->e[k][a].next) {
-               pl_wire_u32(&raw, f);
-               pl_wire_put(&raw, ename(t, &t->e[k][a]),
-                           (size_t)t->e[k][a].len + 1);
-            }
-            if (raw.len && !raw.failed)
-               put_packed(out, m, types[k], raw.b, raw.len, coded);
-         }
-         continue;
-      }
-      for (uint32_t from = 1; from <= t->n[k];) {
-         section_entries(t, k, &from, &raw);
-         if (raw.failed)
-            break;
+   for (int k = 0; k < PL_TK_KINDS && !raw.failed; k++) {
+      kind_payload(t, k, &raw);
+      if (!raw.failed)
          put_packed(out, m, types[k], raw.b, raw.len, coded);
-      }
    }
    /* the totals, so that a cut section is found out */
    raw.len = 0;
@@ -329,54 +325,6 @@ oom:
    return -1;
 }
 
-static int read_exact(int fd, void *buf, size_t n, uint64_t off)
-{
-   size_t got = 0;
-   while (got < n) {
-      ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-      if (k < 0 && errno == EINTR)
-         continue;
-      if (k <= 0)
-         return -1;
-      got += (size_t)k;
-   }
-   return 0;
-}
-
-/* Where the archive open on fd keeps its tables section. */
-static int find_section(int fd, uint64_t fsize, uint64_t *off,
-                        uint64_t *size, pl_error *err)
-{
-   uint8_t h[PL_AR_HEADER_SIZE], tr[PL_AR_TRAILER_SIZE], ix[PL_AR_INDEX_HEAD2];
-   uint64_t ixoff;
-
-   if (fsize < PL_AR_HEADER_SIZE + PL_AR_TRAILER_SIZE
-       || read_exact(fd, h, sizeof h, 0) < 0
-       || memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0
-       || pl_get16(h + 8) != PL_AR_VERSION_MAJOR) {
-      pl_error_set(err, 0, "not in an archive of version "
-                   "%u", PL_AR_VERSION_MAJOR);
-      return -1;
-   }
-   if (read_exact(fd, tr, sizeof tr, fsize - sizeof tr) < 0
-       || memcmp(tr + 28, PL_AR_TRAILER_MAGIC, 4) != 0
-       || (ixoff = pl_get64(tr)) > fsize - sizeof tr - sizeof ix
-       || read_exact(fd, ix, sizeof ix, ixoff) < 0
-       || memcmp(ix, PL_AR_INDEX_MAGIC, 4) != 0) {
-      pl_error_set(err, 0, "archive: cannot find its index");
-      return -1;
-   }
-   *off = pl_get64(ix + 16);
-   *size = pl_get64(ix + 24);
-   if (*size == 0 || *off > ixoff || *size > ixoff - *off) {
-      pl_error_set(err, ixoff + 16, "archive index: no tables section, or a "
-                   "bad one (%llu bytes at %llu)",
-                   (unsigned long long)*size, (unsigned long long)*off);
-      return -1;
-   }
-   return 0;
-}
-
 /* Loaded tables, one per archive file, kept while in use and the last
    few after. */
 typedef struct cached {
@@ -411,7 +359,8 @@ const pl_tables *pl_tables_of_archive(int fd, const char *path,
           && c->mtime.tv_sec == st.st_mtim.tv_sec
           && c->mtime.tv_nsec == st.st_mtim.tv_nsec)
          break;
-   if (!c && find_section(fd, (uint64_t)st.st_size, &off, &size, err) == 0) {
+   if (!c && pl_archive_tables_at(fd, (uint64_t)st.st_size, &off, &size,
+                                  err) == 0) {
       c = calloc(1, sizeof *c);
       if (!c)
          pl_error_set(err, 0, "out of memory");
@@ -482,6 +431,13 @@ void pl_tref_done(pl_tref_state *s)
    memset(s, 0, sizeof *s);
 }
 
+/* The kind of entries a table chunk type holds. */
+static int kind_of(unsigned type)
+{
+   return type == PL_CHUNK_OBJECTS ? PL_TK_OBJ
+          : type == PL_CHUNK_FUNCTIONS ? PL_TK_FN : PL_TK_ALIAS;
+}
+
 static uint64_t zigzag(int64_t v)
 {
    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -535,8 +491,7 @@ int pl_tref_share(pl_tref_state *s, unsigned type, const uint8_t *raw,
    pl_tables *t = s->w;
    uint32_t *ids = NULL, count = 0;
    size_t cap = 0, i = 0, fixed = type == PL_CHUNK_FUNCTIONS ? 16 : 4;
-   int k = type == PL_CHUNK_OBJECTS ? PL_TK_OBJ
-           : type == PL_CHUNK_FUNCTIONS ? PL_TK_FN : PL_TK_ALIAS;
+   int k = kind_of(type);
    uint8_t head[PL_TREF_HEAD];
    size_t at;
    int r = 0;
@@ -619,8 +574,7 @@ int pl_tref_expand(pl_tref_state *s, const uint8_t *p, size_t n,
    *form = p[1];
    *orig_len = pl_get32(p + 4);
    count = pl_get32(p + 8);
-   k = *type == PL_CHUNK_OBJECTS ? PL_TK_OBJ
-       : *type == PL_CHUNK_FUNCTIONS ? PL_TK_FN : PL_TK_ALIAS;
+   k = kind_of(*type);
    limit = *form == PL_TREF_PACKED ? PL_TPACK_MAX_RAW : PL_MAX_PAYLOAD;
    for (int j = 0; j < 2; j++) {
       size_t had = s->to_local_cap[j], need = (size_t)t->n[j] + 1;
@@ -741,13 +695,8 @@ int pl_tref_restore(pl_tref_state *s, const uint8_t *p, size_t n,
          free(raw);
          return -1;
       }
-      c[PL_CHUNK_HEADER_SIZE] = (uint8_t)type;
-      memset(c + PL_CHUNK_HEADER_SIZE + 1, 0, 3);
-      pl_put32(c + PL_CHUNK_HEADER_SIZE + 4, (uint32_t)raw_len);
-      plen = PL_PACKED_PREFIX_SIZE
-             + pl_tpack_encode(s->model, type, raw, raw_len,
-                               c + PL_CHUNK_HEADER_SIZE
-                               + PL_PACKED_PREFIX_SIZE);
+      plen = pack_payload(s->model, type, raw, raw_len,
+                          c + PL_CHUNK_HEADER_SIZE);
       type = PL_CHUNK_PACKED_TABLE;
    }
    free(raw);

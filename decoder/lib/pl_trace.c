@@ -85,8 +85,9 @@ struct pl_trace {
    char    *file;             /* the file opened (an archive, for members) */
    int      shared_form;      /* an archive member with shared tables */
    const pl_tables *tables;   /* the archive's shared tables, once a
-                                 TABLE_REF chunk is met */
-   pl_tref_state *tref;
+                                 TABLE_REF chunk is met; then tref reads
+                                 the references */
+   pl_tref_state tref;
    int      refs_packed;      /* a TABLE_REF stood for a packed chunk */
    shift_rec *shifts;
    size_t   nshifts, shifts_cap;
@@ -666,13 +667,9 @@ static int on_table_ref(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
          free(p);
          return damage(t, off, "TABLE_REF chunk: %s", e.msg);
       }
-      if (!(t->tref = malloc(sizeof *t->tref))) {
-         free(p);
-         return damage(t, off, "out of memory");
-      }
-      pl_tref_reading(t->tref, t->tables);
+      pl_tref_reading(&t->tref, t->tables);
    }
-   rc = pl_tref_expand(t->tref, p, len, &raw, &raw_len, &type, &form,
+   rc = pl_tref_expand(&t->tref, p, len, &raw, &raw_len, &type, &form,
                        &orig_len, &why);
    free(p);
    if (rc)
@@ -907,8 +904,8 @@ static uint32_t min_payload(unsigned type)
 }
 
 /* The chunk types of the file's format version: 1.x has types 1-11,
-   2.0 adds PACKED_TABLE; TABLE_REF is an archive's (in a loose trace, its
-   tables are not found: damage).  Others are skipped. */
+   2.0 adds PACKED_TABLE; TABLE_REF exists only in archive members with
+   shared tables (their own magic).  Others are skipped. */
 static int known_type(const pl_trace *t, unsigned type)
 {
    return type <= PL_CHUNK_ALIASES
@@ -1237,12 +1234,11 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
    free(r.buf);
    free(t->packer);           /* the tables are read: the model is done */
    t->packer = NULL;
-   if (t->tref)
-      pl_tref_done(t->tref);
-   free(t->tref);
-   t->tref = NULL;
-   pl_tables_release(t->tables);
-   t->tables = NULL;
+   if (t->tables) {
+      pl_tref_done(&t->tref);
+      pl_tables_release(t->tables);
+      t->tables = NULL;
+   }
    describe_recording(t);
    return t;
 }
