@@ -14,6 +14,7 @@
    value of output. */
 
 #include "pl_codec_ccm.h"
+#include "pl_enc_fast.h"
 #include "pl_codec_lzrc.h"
 #include "pl_codec_lzze.h"
 #include "pl_codec_raw.h"
@@ -87,10 +88,11 @@ static inline __attribute__((always_inline)) void put_word(pl_encoder *e,
    bitmaps = 12 bytes. */
 void pl_enc_enter(pl_encoder *e, uint32_t id)
 {
+   if (pl_enc_fast_event(e, id))
+      return;
    e->events++;
    if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
-      if (!pl_ccm_run_event(e, id))
-         pl_ccm_event(e, id);
+      pl_ccm_event(e, id);
       return;
    }
    if (PL_LIKELY(id <= PL_MAX_SHORT_ID)) {
@@ -104,10 +106,11 @@ void pl_enc_enter(pl_encoder *e, uint32_t id)
 
 void pl_enc_exit(pl_encoder *e)
 {
+   if (pl_enc_fast_event(e, 0))
+      return;
    e->events++;
    if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
-      if (!pl_ccm_run_event(e, 0))
-         pl_ccm_event(e, 0);
+      pl_ccm_event(e, 0);
       return;
    }
    put_word(e, PL_WORD_EXIT);

@@ -158,6 +158,7 @@ typedef struct {
       number when it ends */
    unsigned in_run, run_ctx;
    uint32_t run_len;
+   uint32_t run_counted;        /* of them, in the encoder's word counts */
    /* counters (pl_cm.h) and mixer weights */
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
    uint32_t c_len[2][16], c_state[2][16], c_agree[2][4];
@@ -221,6 +222,8 @@ typedef struct {
    uint64_t events;        /* entries + exits */
    uint64_t words;         /* 16-bit words fed to LZ */
    uint64_t raw_bytes;     /* LZZE: bytes fed to ZE; RAW, LZRC: 2 per word */
+   /* (CCM, 2 per word: both leave out the events of an open run until
+      it ends, at the latest at the next pl_enc_sync) */
    uint64_t out_total;    /* bytes handed to the caller via consume */
 } pl_encoder;
 

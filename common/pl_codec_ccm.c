@@ -104,6 +104,7 @@ static void model_init(pl_ccm_model *m, int zeroed)
    m->in_run = 0;
    m->run_ctx = 0;
    m->run_len = 0;
+   m->run_counted = 0;
    m->keys_ok = 0;
    for (i = 0; i < 17; i++) {
       for (k = 0; k < 4; k++)
@@ -545,6 +546,7 @@ static void close_run(pl_encoder *e)
 {
    pl_ccm_model *m = &e->ccm;
    uint32_t v = m->run_len + 1u;
+   uint32_t uncounted = m->run_len - m->run_counted;
    unsigned b = 31u - (unsigned)__builtin_clz(v), t = b < 4 ? b : 4, k;
    unsigned node = 1;
 
@@ -560,6 +562,8 @@ static void close_run(pl_encoder *e)
    for (k = t; k < b; k++)
       pl_rc_enc_direct(e, (v >> (b - 1 - k)) & 1u);
    m->in_run = 0;
+   e->words += uncounted;             /* short IDs: one word each */
+   e->raw_bytes += 2u * (uint64_t)uncounted;
    rehash(m);
 }
 
@@ -575,6 +579,7 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
    if (!m->in_run && run_starts(m)) {
       m->in_run = 1;
       m->run_len = 0;
+      m->run_counted = 0;
       m->run_ctx = run_context(m);
       m->keys_ok = 0;
    }
@@ -582,6 +587,7 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
       uint32_t w = m->hist[m->mt[0].ptr & HMASK];
       if (PL_LIKELY(x == w && w != BIG)) {
          pl_ccm_run_step(m, w);
+         m->run_counted++;          /* counted above */
          if (PL_UNLIKELY(++m->run_len == MAX_RUN))
             close_run(e);
          return;

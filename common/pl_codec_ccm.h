@@ -77,7 +77,8 @@ static inline void pl_ccm_run_step(pl_ccm_model *m, uint32_t w)
 
 /* The encoder's common case, inline in pl_enc_enter/exit: x goes on the
    open run (and does not end it).  1 if it did; else pl_ccm_event codes
-   it. */
+   it.  The encoder's word and raw byte counts take such events when the
+   run ends (close_run): two counters fewer to update per event. */
 static inline int pl_ccm_run_event(pl_encoder *e, uint32_t x)
 {
    pl_ccm_model *m = &e->ccm;
@@ -89,8 +90,6 @@ static inline int pl_ccm_run_event(pl_encoder *e, uint32_t x)
       return 0;
    m->run_len++;
    pl_ccm_run_step(m, w);
-   e->words++;
-   e->raw_bytes += 2;
    return 1;
 }
 

@@ -26,6 +26,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_stacktrace.h"
 
+#include "pl_enc_fast.h"
 #include "pl_format.h"
 #include "pl_grow.h"
 #include "pl_output.h"
@@ -202,9 +203,8 @@ static void drop_left_handlers(pl_thread *t, Addr sp)
    }
 }
 
-/* Inline in each helper, so that a call's entry (jumped False) does not
-   test for loops and the event path makes no call of its own. */
-static inline __attribute__((always_inline))
+/* The general entry: correction, loops, barriers, selective recording. */
+static __attribute__((noinline))
 void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
 {
    if (UNLIKELY(t->n_barriers))
@@ -216,25 +216,92 @@ void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
    push(t, fn, sp);
 }
 
+static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
+{
+   room_for_event(t);
+   if (x)
+      pl_enc_enter(&t->enc, x);
+   else
+      pl_enc_exit(&t->enc);
+}
+
+/* The events of most programs take the fast paths below: every call is
+   recorded (not selective), no signal handler runs, and the entry ends no
+   frame (the return ends exactly one).  They are kept small, the rest out
+   of line, so that they save no registers; and the codec's common case
+   (an event of an open CCM run) is inline, with no room to make.  Not
+   selective, every frame is recorded: rec_depth is depth. */
+static inline __attribute__((always_inline))
+Bool fast_mode(const pl_thread *t)
+{
+   return !pl_selective && t->n_barriers == 0;
+}
+
+static inline __attribute__((always_inline))
+void encode(pl_thread *t, UInt x)
+{
+   if (!pl_enc_fast_event(&t->enc, x))
+      encode_slow(t, x);
+}
+
+/* An entry reached by a call. */
+static inline __attribute__((always_inline))
+void call_entry(pl_thread *t, UInt fn, Addr sp)
+{
+   UWord d = t->depth;
+   if (LIKELY(fast_mode(t) && d < t->cap
+              && (d == 0 || t->stack[d - 1].sp > sp))) {
+      pl_frame *f = &t->stack[d];
+      f->sp = sp;
+      f->fn = fn;
+      f->recorded = 1;
+      t->depth = t->rec_depth = d + 1;
+      if (UNLIKELY(d + 1 > t->max_depth))
+         t->max_depth = d + 1;
+      encode(t, fn);
+      return;
+   }
+   enter(t, fn, sp, False);
+}
+
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
 {
    Bool jumped = pl_jump_sp == sp;
    pl_jump_sp = 0;
-   enter(pl_cur, (UInt)fn, sp, jumped);
+   if (jumped)
+      enter(pl_cur, (UInt)fn, sp, True);
+   else
+      call_entry(pl_cur, (UInt)fn, sp);
 }
 
 VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp)
 {
    pl_jump_sp = 0;
-   enter(pl_cur, (UInt)fn, sp, False);
+   call_entry(pl_cur, (UInt)fn, sp);
+}
+
+static __attribute__((noinline))
+void return_slow(pl_thread *t, Addr sp_after)
+{
+   if (UNLIKELY(t->n_barriers))
+      drop_left_handlers(t, sp_after);
+   end_frames(t, sp_after, False);
 }
 
 VG_REGPARM(1) void pl_on_return(UWord sp_after)
 {
    pl_thread *t = pl_cur;
-   if (UNLIKELY(t->n_barriers))
-      drop_left_handlers(t, sp_after);
-   end_frames(t, sp_after, False);
+   UWord d = t->depth;
+   if (LIKELY(fast_mode(t))) {
+      if (d == 0 || t->stack[d - 1].sp >= sp_after)
+         return;                      /* ends no frame */
+      if (LIKELY(d == 1 || t->stack[d - 2].sp >= sp_after)) {
+         t->depth = t->rec_depth = d - 1;
+         encode(t, 0);
+         return;
+      }
+   }
+   return_slow(t, sp_after);
 }
 
 void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi)
