@@ -159,6 +159,11 @@ typedef struct {
    unsigned in_run, run_ctx;
    uint32_t run_len;
    uint32_t run_counted;        /* of them, in the encoder's word counts */
+   /* the encoder's fast path (pl_ccm_run_event) adds its events here and
+      leaves the matchers, pos and run_len as they were: pl_ccm_settle
+      moves them on, and records where the short matcher stopped (its
+      step, or PL_CCM_GOING) */
+   uint32_t fast_n, fast_stop;
    /* counters (pl_cm.h) and mixer weights */
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
    uint32_t c_len[2][16], c_state[2][16], c_agree[2][4];

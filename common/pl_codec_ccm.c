@@ -105,6 +105,8 @@ static void model_init(pl_ccm_model *m, int zeroed)
    m->run_ctx = 0;
    m->run_len = 0;
    m->run_counted = 0;
+   m->fast_n = 0;
+   m->fast_stop = PL_CCM_GOING;
    m->keys_ok = 0;
    for (i = 0; i < 17; i++) {
       for (k = 0; k < 4; k++)
@@ -537,6 +539,32 @@ static inline void enc_candidate(pl_encoder *e, unsigned bit)
    candidate_learn(&e->ccm, bit);
 }
 
+static uint32_t saturated_add(uint32_t len, uint32_t n)
+{
+   return len + n < PL_CCM_MAX_LEN ? len + n : PL_CCM_MAX_LEN;
+}
+
+void pl_ccm_settle(pl_ccm_model *m)
+{
+   uint32_t n = m->fast_n;
+   pl_ccm_matcher *sm = &m->mt[1];
+   if (n == 0)
+      return;
+   m->mt[0].len = saturated_add(m->mt[0].len, n);
+   m->mt[0].ptr += n;
+   if (sm->len && m->fast_stop != PL_CCM_GOING) {
+      sm->ptr += m->fast_stop;
+      sm->len = 0;
+   } else if (sm->len) {
+      sm->ptr += n;
+      sm->len = saturated_add(sm->len, n);
+   }
+   m->pos += n;
+   m->run_len += n;
+   m->fast_n = 0;
+   m->fast_stop = PL_CCM_GOING;
+}
+
 /* A run of L events (0 <= L <= MAX_RUN) ends: v = L + 1 as b =
    floor(log2 v) in unary (no closing 0 when b = 16), the up to 4 bits
    below the leading 1 through a tree chosen by b, the rest as direct
@@ -573,6 +601,8 @@ static void close_run(pl_encoder *e)
 void pl_ccm_event(pl_encoder *e, uint32_t x)
 {
    pl_ccm_model *m = &e->ccm;
+
+   pl_ccm_settle(m);
 
    e->words += x <= PL_MAX_SHORT_ID ? 1 : 3;
    e->raw_bytes += x <= PL_MAX_SHORT_ID ? 2 : 6;
@@ -616,8 +646,10 @@ void pl_ccm_sync(pl_encoder *e)
 {
    if (e->raw_bytes == e->sync_raw)
       return;
-   if (e->ccm.in_run)
+   if (e->ccm.in_run) {
+      pl_ccm_settle(&e->ccm);
       close_run(e);
+   }
    pl_rc_enc_flush(e);
    e->sync_at = e->out_len;
    e->sync_raw = e->raw_bytes;

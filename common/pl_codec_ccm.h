@@ -75,23 +75,42 @@ static inline void pl_ccm_run_step(pl_ccm_model *m, uint32_t w)
    pl_ccm_stack(m, w);
 }
 
+#define PL_CCM_GOING 0xFFFFFFFFu   /* fast_stop: the short matcher goes on */
+
 /* The encoder's common case, inline in pl_enc_enter/exit: x goes on the
    open run (and does not end it).  1 if it did; else pl_ccm_event codes
-   it.  The encoder's word and raw byte counts take such events when the
-   run ends (close_run): two counters fewer to update per event. */
+   it.  Such an event only writes the history and the call stack, and
+   counts itself in fast_n: the long matcher, the short one (unless it
+   stops here), pos and run_len all move one value on per event, which
+   pl_ccm_settle does at once when a slower path needs them, and the
+   encoder's word and raw byte counts take the run's events when it ends
+   (close_run).  Fewer counters in memory to update per event. */
 static inline int pl_ccm_run_event(pl_encoder *e, uint32_t x)
 {
    pl_ccm_model *m = &e->ccm;
-   uint32_t w;
+   uint32_t k = m->fast_n, w;
    if (!m->in_run)
       return 0;
-   w = m->hist[m->mt[0].ptr & PL_CCM_HMASK];
-   if (x != w || w == PL_CCM_BIG || m->run_len + 1u >= PL_CCM_MAX_RUN)
+   w = m->hist[(m->mt[0].ptr + k) & PL_CCM_HMASK];
+   if (x != w || w == PL_CCM_BIG || m->run_len + k + 1u >= PL_CCM_MAX_RUN)
       return 0;
-   m->run_len++;
-   pl_ccm_run_step(m, w);
+   if (m->mt[1].len && m->fast_stop == PL_CCM_GOING
+       && m->hist[(m->mt[1].ptr + k) & PL_CCM_HMASK] != w)
+      m->fast_stop = k;
+   m->hist[(m->pos + k) & PL_CCM_HMASK] = (uint16_t)w;
+   pl_ccm_stack(m, w);
+   m->fast_n = k + 1u;
    return 1;
 }
+
+/* The length of the open run so far. */
+static inline uint32_t pl_ccm_run_length(const pl_ccm_model *m)
+{
+   return m->run_len + m->fast_n;
+}
+
+/* The fast path's events made part of the model (see pl_ccm_run_event). */
+void pl_ccm_settle(pl_ccm_model *m);
 
 /* zeroed: e's bytes are all zero, its tables need not be written. */
 void pl_ccm_enc_init(pl_encoder *e, int zeroed);

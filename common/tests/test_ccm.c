@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "pl_codec.h"
+#include "pl_codec_ccm.h"
 #include "test_check.h"
 #include "test_prng.h"
 #include "test_vec.h"
@@ -74,7 +75,7 @@ static void encode(const uint32_t *ev, size_t n, uint64_t sync_every,
             max_growth = e->out_len - before;
          sync = (sync_every && rnd_below(sync_every) == 0)
                 || e->out_cap - e->out_len < PL_ENC_MAX_EVENT_BYTES
-                || (sync_every && e->ccm.in_run && e->ccm.run_len > 300
+                || (sync_every && e->ccm.in_run && pl_ccm_run_length(&e->ccm) > 300
                     && rnd_below(4096) == 0);
       }
       if (!sync)
