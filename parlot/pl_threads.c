@@ -244,9 +244,11 @@ void encode(pl_thread *t, UInt x)
       encode_slow(t, x);
 }
 
-/* An entry reached by a call. */
+/* An entry.  Whether it was reached by a call or a jump (through a PLT
+   stub, most often) matters only when a frame ends or the entry is a
+   loop, and neither can be when the frame on top was entered above sp. */
 static inline __attribute__((always_inline))
-void call_entry(pl_thread *t, UInt fn, Addr sp)
+void entry(pl_thread *t, UInt fn, Addr sp, Bool jumped)
 {
    UWord d = t->depth;
    if (LIKELY(fast_mode(t) && d < t->cap
@@ -261,23 +263,20 @@ void call_entry(pl_thread *t, UInt fn, Addr sp)
       encode(t, fn);
       return;
    }
-   enter(t, fn, sp, False);
+   enter(t, fn, sp, jumped);
 }
 
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
 {
    Bool jumped = pl_jump_sp == sp;
    pl_jump_sp = 0;
-   if (jumped)
-      enter(pl_cur, (UInt)fn, sp, True);
-   else
-      call_entry(pl_cur, (UInt)fn, sp);
+   entry(pl_cur, (UInt)fn, sp, jumped);
 }
 
 VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp)
 {
    pl_jump_sp = 0;
-   call_entry(pl_cur, (UInt)fn, sp);
+   entry(pl_cur, (UInt)fn, sp, False);
 }
 
 static __attribute__((noinline))
