@@ -296,29 +296,58 @@ static const DebugInfo *plt_owner(Addr a, HChar *out, SizeT n)
    return NULL;
 }
 
-/* The names other than Valgrind's primary name `name` of the text symbol
-   at a in di (NULL-terminated, owned by the core), or NULL if none.  The
-   table is sorted by address without overlaps: a binary search. */
-static const HChar **other_names(const DebugInfo *di, Addr a,
-                                 const HChar *name)
+/* The text symbol at a in di: True and its size, primary and other names
+   (NULL-terminated, owned by the core).  The table is sorted by address
+   without overlaps: a binary search. */
+static Bool text_symbol_at(const DebugInfo *di, Addr a, UInt *size,
+                           const HChar **pri, const HChar ***sec)
 {
    Int lo = 0, hi = VG_(DebugInfo_syms_howmany)(di) - 1;
 
    while (lo <= hi) {
       Int mid = lo + (hi - lo) / 2;
       pl_sym_avmas av;
-      const HChar *pri, **sec;
       Bool text;
-      VG_(DebugInfo_syms_getidx)(di, mid, &av, NULL, &pri, &sec, &text,
+      VG_(DebugInfo_syms_getidx)(di, mid, &av, size, pri, sec, &text,
                                  NULL, NULL);
       if (av.main < a)
          lo = mid + 1;
       else if (av.main > a)
          hi = mid - 1;
       else
-         return text && VG_(strcmp)(pri, name) == 0 ? sec : NULL;
+         return text;
    }
-   return NULL;
+   return False;
+}
+
+/* The names other than Valgrind's primary name `name` of the text symbol
+   at a in di, or NULL if none. */
+static const HChar **other_names(const DebugInfo *di, Addr a,
+                                 const HChar *name)
+{
+   UInt size;
+   const HChar *pri, **sec;
+   return text_symbol_at(di, a, &size, &pri, &sec)
+          && VG_(strcmp)(pri, name) == 0 ? sec : NULL;
+}
+
+Bool pl_fn_symbol_extent(Addr a, Addr *lo, Addr *hi)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   PtrdiffT off;
+   const DebugInfo *di;
+   UInt size;
+   const HChar *pri, **sec;
+
+   if (!VG_(get_inst_offset_in_function)(ep, a, &off) || off < 0)
+      return False;
+   di = VG_(find_DebugInfo)(ep, a - (Addr)off);
+   if (!di || !text_symbol_at(di, a - (Addr)off, &size, &pri, &sec)
+       || (Addr)off >= size)
+      return False;
+   *lo = a - (Addr)off;
+   *hi = *lo + size;
+   return True;
 }
 
 /* The name users wrote among a function's names (docs/manual.md, "Function

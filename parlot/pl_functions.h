@@ -38,6 +38,10 @@ UInt pl_fn_entry_id(Addr a);
    defining the function). */
 Bool pl_fn_is_entry(Addr a);
 
+/* The text symbol holding a, as [*lo, *hi): no address strictly inside it
+   starts a function.  False if a has no symbol. */
+Bool pl_fn_symbol_extent(Addr a, Addr *lo, Addr *hi);
+
 /* The ID of the traced function whose code holds address a (as
    pl_fn_entry_id of its entry), 0 if none: for frames found by unwinding
    the stack. */

@@ -634,6 +634,10 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                            IRType gWordTy, IRType hWordTy)
 {
    Int prev_imark = -1;
+   /* the symbol of the last instruction looked up: the instructions
+      strictly inside it need no look-up (a superblock rarely leaves the
+      function it starts in, and each look-up searches every object) */
+   Addr sym_lo = 0, sym_hi = 0;
 
    if (gWordTy != hWordTy)
       VG_(tool_panic)("host/guest word size mismatch");
@@ -649,7 +653,13 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
       addStmtToIRSB(sb, st);
       if (st->tag != Ist_IMark)
          continue;
-      UInt fn = pl_fn_entry_id((Addr)st->Ist.IMark.addr);
+      Addr a = (Addr)st->Ist.IMark.addr;
+      UInt fn = 0;
+      if (!(a > sym_lo && a < sym_hi)) {
+         fn = pl_fn_entry_id(a);
+         if (!pl_fn_symbol_extent(a, &sym_lo, &sym_hi))
+            sym_lo = sym_hi = 0;
+      }
       if (fn) {
          Bool by_call = prev_imark >= 0 && is_call_insn(sb_in, prev_imark, i);
          if (prev_imark >= 0 && !by_call)     /* a jump or fall-through */
