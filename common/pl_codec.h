@@ -158,11 +158,10 @@ typedef struct {
       number when it ends */
    unsigned in_run, run_ctx;
    uint32_t run_len;
-   uint32_t run_counted;        /* of them, in the encoder's word counts */
    /* the encoder's fast path (pl_ccm_run_event) adds its events here and
-      leaves the matchers, pos and run_len as they were: pl_ccm_settle
-      moves them on, and records where the short matcher stopped (its
-      step, or PL_CCM_GOING) */
+      leaves the matchers, pos, run_len and the word counts as they were:
+      pl_ccm_settle moves them on; fast_stop: where the short matcher
+      stopped (its step, or PL_CCM_GOING) */
    uint32_t fast_n, fast_stop;
    /* counters (pl_cm.h) and mixer weights */
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
@@ -227,8 +226,8 @@ typedef struct {
    uint64_t events;        /* entries + exits */
    uint64_t words;         /* 16-bit words fed to LZ */
    uint64_t raw_bytes;     /* LZZE: bytes fed to ZE; RAW, LZRC: 2 per word */
-   /* (CCM, 2 per word: both leave out the events of an open run until
-      it ends, at the latest at the next pl_enc_sync) */
+   /* (CCM, 2 per word: both leave out the latest events of an open run
+      until another event or pl_enc_sync settles them) */
    uint64_t out_total;    /* bytes handed to the caller via consume */
 } pl_encoder;
 

@@ -104,7 +104,6 @@ static void model_init(pl_ccm_model *m, int zeroed)
    m->in_run = 0;
    m->run_ctx = 0;
    m->run_len = 0;
-   m->run_counted = 0;
    m->fast_n = 0;
    m->fast_stop = PL_CCM_GOING;
    m->keys_ok = 0;
@@ -544,8 +543,9 @@ static uint32_t saturated_add(uint32_t len, uint32_t n)
    return len + n < PL_CCM_MAX_LEN ? len + n : PL_CCM_MAX_LEN;
 }
 
-void pl_ccm_settle(pl_ccm_model *m)
+void pl_ccm_settle(pl_encoder *e)
 {
+   pl_ccm_model *m = &e->ccm;
    uint32_t n = m->fast_n;
    pl_ccm_matcher *sm = &m->mt[1];
    if (n == 0)
@@ -561,6 +561,8 @@ void pl_ccm_settle(pl_ccm_model *m)
    }
    m->pos += n;
    m->run_len += n;
+   e->words += n;                 /* short IDs: one word each */
+   e->raw_bytes += 2u * (uint64_t)n;
    m->fast_n = 0;
    m->fast_stop = PL_CCM_GOING;
 }
@@ -574,7 +576,6 @@ static void close_run(pl_encoder *e)
 {
    pl_ccm_model *m = &e->ccm;
    uint32_t v = m->run_len + 1u;
-   uint32_t uncounted = m->run_len - m->run_counted;
    unsigned b = 31u - (unsigned)__builtin_clz(v), t = b < 4 ? b : 4, k;
    unsigned node = 1;
 
@@ -590,8 +591,6 @@ static void close_run(pl_encoder *e)
    for (k = t; k < b; k++)
       pl_rc_enc_direct(e, (v >> (b - 1 - k)) & 1u);
    m->in_run = 0;
-   e->words += uncounted;             /* short IDs: one word each */
-   e->raw_bytes += 2u * (uint64_t)uncounted;
    rehash(m);
 }
 
@@ -602,14 +601,13 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
 {
    pl_ccm_model *m = &e->ccm;
 
-   pl_ccm_settle(m);
+   pl_ccm_settle(e);
 
    e->words += x <= PL_MAX_SHORT_ID ? 1 : 3;
    e->raw_bytes += x <= PL_MAX_SHORT_ID ? 2 : 6;
    if (!m->in_run && run_starts(m)) {
       m->in_run = 1;
       m->run_len = 0;
-      m->run_counted = 0;
       m->run_ctx = run_context(m);
       m->keys_ok = 0;
    }
@@ -617,7 +615,6 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
       uint32_t w = m->hist[m->mt[0].ptr & HMASK];
       if (PL_LIKELY(x == w && w != BIG)) {
          pl_ccm_run_step(m, w);
-         m->run_counted++;          /* counted above */
          if (PL_UNLIKELY(++m->run_len == MAX_RUN))
             close_run(e);
          return;
@@ -644,12 +641,11 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
    can end here; the model goes on.  Nothing if no event came since the last sync. */
 void pl_ccm_sync(pl_encoder *e)
 {
+   pl_ccm_settle(e);
    if (e->raw_bytes == e->sync_raw)
       return;
-   if (e->ccm.in_run) {
-      pl_ccm_settle(&e->ccm);
+   if (e->ccm.in_run)
       close_run(e);
-   }
    pl_rc_enc_flush(e);
    e->sync_at = e->out_len;
    e->sync_raw = e->raw_bytes;

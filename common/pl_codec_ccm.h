@@ -81,10 +81,9 @@ static inline void pl_ccm_run_step(pl_ccm_model *m, uint32_t w)
    open run (and does not end it).  1 if it did; else pl_ccm_event codes
    it.  Such an event only writes the history and the call stack, and
    counts itself in fast_n: the long matcher, the short one (unless it
-   stops here), pos and run_len all move one value on per event, which
-   pl_ccm_settle does at once when a slower path needs them, and the
-   encoder's word and raw byte counts take the run's events when it ends
-   (close_run).  Fewer counters in memory to update per event. */
+   stops here), pos, run_len and the encoder's word counts all move one
+   on per event, which pl_ccm_settle does at once when a slower path
+   needs them.  Fewer counters in memory to update per event. */
 static inline int pl_ccm_run_event(pl_encoder *e, uint32_t x)
 {
    pl_ccm_model *m = &e->ccm;
@@ -109,8 +108,9 @@ static inline uint32_t pl_ccm_run_length(const pl_ccm_model *m)
    return m->run_len + m->fast_n;
 }
 
-/* The fast path's events made part of the model (see pl_ccm_run_event). */
-void pl_ccm_settle(pl_ccm_model *m);
+/* The fast path's events made part of the model and the counts (see
+   pl_ccm_run_event). */
+void pl_ccm_settle(pl_encoder *e);
 
 /* zeroed: e's bytes are all zero, its tables need not be written. */
 void pl_ccm_enc_init(pl_encoder *e, int zeroed);

@@ -296,9 +296,10 @@ static const DebugInfo *plt_owner(Addr a, HChar *out, SizeT n)
    return NULL;
 }
 
-/* The text symbol at a in di: True and its size, primary and other names
-   (NULL-terminated, owned by the core).  The table is sorted by address
-   without overlaps: a binary search. */
+/* Whether a text symbol starts at a in di; its size, primary and other
+   names (NULL-terminated, owned by the core) where the pointers are not
+   NULL.  The table is sorted by address without overlaps: a binary
+   search. */
 static Bool text_symbol_at(const DebugInfo *di, Addr a, UInt *size,
                            const HChar **pri, const HChar ***sec)
 {
@@ -325,9 +326,8 @@ static Bool text_symbol_at(const DebugInfo *di, Addr a, UInt *size,
 static const HChar **other_names(const DebugInfo *di, Addr a,
                                  const HChar *name)
 {
-   UInt size;
    const HChar *pri, **sec;
-   return text_symbol_at(di, a, &size, &pri, &sec)
+   return text_symbol_at(di, a, NULL, &pri, &sec)
           && VG_(strcmp)(pri, name) == 0 ? sec : NULL;
 }
 
@@ -337,12 +337,11 @@ Bool pl_fn_symbol_extent(Addr a, Addr *lo, Addr *hi)
    PtrdiffT off;
    const DebugInfo *di;
    UInt size;
-   const HChar *pri, **sec;
 
    if (!VG_(get_inst_offset_in_function)(ep, a, &off) || off < 0)
       return False;
    di = VG_(find_DebugInfo)(ep, a - (Addr)off);
-   if (!di || !text_symbol_at(di, a - (Addr)off, &size, &pri, &sec)
+   if (!di || !text_symbol_at(di, a - (Addr)off, &size, NULL, NULL)
        || (Addr)off >= size)
       return False;
    *lo = a - (Addr)off;

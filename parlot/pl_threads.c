@@ -101,13 +101,26 @@ static inline void room_for_event(pl_thread *t)
    }
 }
 
-static inline void emit_exit(pl_thread *t)
+static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
 {
    room_for_event(t);
-   pl_enc_exit(&t->enc);
+   if (x)
+      pl_enc_enter(&t->enc, x);
+   else
+      pl_enc_exit(&t->enc);
 }
 
-static void grow_stack(pl_thread *t)
+/* Every event goes into the stream here: x, 0 an exit, else the trace ID
+   entered.  The codec's common case (an event of an open CCM run) is
+   inline and writes no bytes, so only the other events make room. */
+static inline __attribute__((always_inline))
+void encode(pl_thread *t, UInt x)
+{
+   if (!pl_enc_fast_event(&t->enc, x))
+      encode_slow(t, x);
+}
+
+static __attribute__((noinline)) void grow_stack(pl_thread *t)
 {
    t->cap = pl_grow_cap(t->cap, t->depth + 1, 256, sizeof *t->stack);
    if (t->cap == 0)
@@ -120,10 +133,9 @@ static void grow_stack(pl_thread *t)
 static inline void record_entry(pl_thread *t, UInt trace_id)
 {
    t->rec_depth++;
-   if (t->rec_depth > t->max_depth)
+   if (UNLIKELY(t->rec_depth > t->max_depth))
       t->max_depth = t->rec_depth;
-   room_for_event(t);
-   pl_enc_enter(&t->enc, trace_id);
+   encode(t, trace_id);
 }
 
 /* Push a frame of function fn; trace_id: its ID in the trace if the call
@@ -163,17 +175,28 @@ static inline void push(pl_thread *t, UInt fn, Addr sp)
       push_selective(t, fn, sp);
 }
 
-/* The top frame ends: its exit goes in the stream if its entry did. */
-static inline void pop(pl_thread *t)
+static __attribute__((noinline))
+void pop_selective(pl_thread *t, const pl_frame *f)
 {
-   pl_frame *f = &t->stack[--t->depth];
    if (f->recorded) {
       t->rec_depth--;
-      emit_exit(t);
+      encode(t, 0);
    }
-   if (UNLIKELY(pl_selective) && pl_fn_flags[f->fn] & PL_FN_TOGGLE
-       && --t->toggle_inside == 0)
+   if (pl_fn_flags[f->fn] & PL_FN_TOGGLE && --t->toggle_inside == 0)
       pl_thread_update_recording(t, False);
+}
+
+/* The top frame ends: its exit goes in the stream if its entry did (when
+   not selective, every frame's did). */
+static inline void pop(pl_thread *t)
+{
+   const pl_frame *f = &t->stack[--t->depth];
+   if (UNLIKELY(pl_selective)) {
+      pop_selective(t, f);
+      return;
+   }
+   t->rec_depth--;
+   encode(t, 0);
 }
 
 static void set_floor(pl_thread *t)
@@ -216,32 +239,15 @@ void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
    push(t, fn, sp);
 }
 
-static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
-{
-   room_for_event(t);
-   if (x)
-      pl_enc_enter(&t->enc, x);
-   else
-      pl_enc_exit(&t->enc);
-}
-
-/* The events of most programs take the fast paths below: every call is
-   recorded (not selective), no signal handler runs, and the entry ends no
-   frame (the return ends exactly one).  They are kept small, the rest out
-   of line, so that they save no registers; and the codec's common case
-   (an event of an open CCM run) is inline, with no room to make.  Not
-   selective, every frame is recorded: rec_depth is depth. */
+/* Most events take the fast paths below, which are push_frame and pop
+   themselves: every call is recorded (not selective), no signal handler
+   runs, the stack has room, and an entry ends no frame (a return exactly
+   one).  The rest is out of line, so that the helpers save no
+   registers. */
 static inline __attribute__((always_inline))
 Bool fast_mode(const pl_thread *t)
 {
    return !pl_selective && t->n_barriers == 0;
-}
-
-static inline __attribute__((always_inline))
-void encode(pl_thread *t, UInt x)
-{
-   if (!pl_enc_fast_event(&t->enc, x))
-      encode_slow(t, x);
 }
 
 /* An entry.  Whether it was reached by a call or a jump (through a PLT
@@ -252,18 +258,10 @@ void entry(pl_thread *t, UInt fn, Addr sp, Bool jumped)
 {
    UWord d = t->depth;
    if (LIKELY(fast_mode(t) && d < t->cap
-              && (d == 0 || t->stack[d - 1].sp > sp))) {
-      pl_frame *f = &t->stack[d];
-      f->sp = sp;
-      f->fn = fn;
-      f->recorded = 1;
-      t->depth = t->rec_depth = d + 1;
-      if (UNLIKELY(d + 1 > t->max_depth))
-         t->max_depth = d + 1;
-      encode(t, fn);
-      return;
-   }
-   enter(t, fn, sp, jumped);
+              && (d == 0 || t->stack[d - 1].sp > sp)))
+      push_frame(t, fn, sp, fn);
+   else
+      enter(t, fn, sp, jumped);
 }
 
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
@@ -295,8 +293,7 @@ VG_REGPARM(1) void pl_on_return(UWord sp_after)
       if (d == 0 || t->stack[d - 1].sp >= sp_after)
          return;                      /* ends no frame */
       if (LIKELY(d == 1 || t->stack[d - 2].sp >= sp_after)) {
-         t->depth = t->rec_depth = d - 1;
-         encode(t, 0);
+         pop(t);
          return;
       }
    }
@@ -406,8 +403,7 @@ void pl_thread_restart(pl_thread *t)
    begin_stream(t, (UInt)t->rec_depth, False);
    for (UWord i = 0; i < t->depth; i++)
       if (t->stack[i].recorded) {
-         room_for_event(t);
-         pl_enc_enter(&t->enc, pl_fn_trace_id[t->stack[i].fn]);
+         encode(t, pl_fn_trace_id[t->stack[i].fn]);
       }
 }
 
