@@ -34,8 +34,9 @@ static void enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap,
                      int zeroed)
 {
    e->kind = kind == PL_CODEC_RAW || kind == PL_CODEC_LZZE
-             || kind == PL_CODEC_LZRC ? kind : PL_CODEC_CCM;
-   if (e->kind == PL_CODEC_CCM)
+             || kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM1 ? kind
+             : PL_CODEC_CCM;
+   if (pl_codec_is_ccm(e->kind))
       pl_ccm_enc_init(e, zeroed);
    else if (e->kind == PL_CODEC_LZRC)
       pl_lzrc_enc_init(e);
@@ -91,7 +92,7 @@ void pl_enc_enter(pl_encoder *e, uint32_t id)
    if (pl_enc_fast_event(e, id))
       return;
    e->events++;
-   if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
+   if (PL_LIKELY(pl_codec_is_ccm(e->kind))) {
       pl_ccm_event(e, id);
       return;
    }
@@ -109,7 +110,7 @@ void pl_enc_exit(pl_encoder *e)
    if (pl_enc_fast_event(e, 0))
       return;
    e->events++;
-   if (PL_LIKELY(e->kind == PL_CODEC_CCM)) {
+   if (PL_LIKELY(pl_codec_is_ccm(e->kind))) {
       pl_ccm_event(e, 0);
       return;
    }
@@ -120,7 +121,7 @@ void pl_enc_exit(pl_encoder *e)
    there (the range-coded ones, LZRC and CCM). */
 static inline int ends_at_syncs(int kind)
 {
-   return kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM;
+   return kind == PL_CODEC_LZRC || pl_codec_is_ccm(kind);
 }
 
 /* RAW and LZZE: the bytes before the open ZE group (none in RAW) are
@@ -159,7 +160,7 @@ uint64_t pl_enc_ready_raw(const pl_encoder *e)
 
 void pl_enc_sync(pl_encoder *e)
 {
-   if (e->kind == PL_CODEC_CCM)
+   if (pl_codec_is_ccm(e->kind))
       pl_ccm_sync(e);
    else if (e->kind == PL_CODEC_LZRC)
       pl_lzrc_sync(e);
@@ -191,6 +192,7 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
       if (n - 2 > UINT64_MAX / (2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE))
          return UINT64_MAX;
       return 2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE * (n - 2);
+   case PL_CODEC_CCM1:
    case PL_CODEC_CCM:
       if (n < 4)
          return 0;
@@ -205,7 +207,7 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
 void pl_dec_init(pl_decoder *d, int kind)
 {
    d->kind = kind;
-   if (kind == PL_CODEC_CCM)
+   if (pl_codec_is_ccm(kind))
       pl_ccm_dec_init(d);
    else if (kind == PL_CODEC_LZRC)
       pl_lzrc_dec_init(d);
@@ -232,7 +234,7 @@ void pl_dec_init(pl_decoder *d, int kind)
 void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes)
 {
    d->raw_limit = raw_bytes;
-   if (d->kind == PL_CODEC_CCM)
+   if (pl_codec_is_ccm(d->kind))
       pl_ccm_begin_chunk(d);
    else if (d->kind == PL_CODEC_LZRC)
       pl_lzrc_begin_chunk(d);
@@ -244,7 +246,7 @@ static const char err_kind[] = "unknown codec kind";
 /* RAW and LZZE: the byte layer's end of chunk. */
 int pl_dec_end_chunk(pl_decoder *d)
 {
-   if (d->kind == PL_CODEC_CCM)
+   if (pl_codec_is_ccm(d->kind))
       return pl_ccm_end_chunk(d);
    if (d->kind == PL_CODEC_LZRC)
       return pl_lzrc_end_chunk(d);
@@ -269,7 +271,7 @@ int pl_dec_end_chunk(pl_decoder *d)
 
 int pl_dec_at_boundary(const pl_decoder *d)
 {
-   if (d->kind == PL_CODEC_CCM)
+   if (pl_codec_is_ccm(d->kind))
       return pl_ccm_at_boundary(d);
    if (d->kind == PL_CODEC_LZRC)
       return pl_lzrc_at_boundary(d);
@@ -284,6 +286,7 @@ long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
    if (d->error)
       return PL_DEC_CORRUPT;
    switch (d->kind) {
+   case PL_CODEC_CCM1:
    case PL_CODEC_CCM:
       return pl_ccm_run(d, in, in_end, values, cap);
    case PL_CODEC_LZRC:

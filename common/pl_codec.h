@@ -29,14 +29,22 @@ enum pl_codec_kind {
    PL_CODEC_LZZE = 1, /* LZ then ZE (--codec=lzze) */
    PL_CODEC_RAW  = 2, /* plain little-endian 16-bit words (--codec=raw) */
    PL_CODEC_LZRC = 3, /* LZ + range coder (--codec=lzrc) */
-   PL_CODEC_CCM  = 4  /* call-context model + range coder (default) */
+   PL_CODEC_CCM1 = 4, /* CCM as first released: runs start at 256 (read) */
+   PL_CODEC_CCM  = 5  /* call-context model + range coder (default) */
 };
 
 /* The codec's name, as --codec and parlot-decode --info spell it. */
 static inline const char *pl_codec_name(int kind)
 {
-   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_LZRC ? "lzrc"
-        : kind == PL_CODEC_LZZE ? "lzze" : kind == PL_CODEC_RAW ? "raw" : "?";
+   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_CCM1 ? "ccm1"
+        : kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze"
+        : kind == PL_CODEC_RAW ? "raw" : "?";
+}
+
+/* Both revisions of CCM share the model and the code (docs/codec.md 11). */
+static inline int pl_codec_is_ccm(int kind)
+{
+   return kind == PL_CODEC_CCM || kind == PL_CODEC_CCM1;
 }
 
 /* LZ parameters (part of the format: changing them changes the stream). */
@@ -112,6 +120,7 @@ typedef struct {
 #define PL_CCM_FRAMES      1024 /* call-stack frames kept (deeper share one) */
 #define PL_CCM_WAYS        4    /* values per call-context slot */
 #define PL_CCM_CALLEES     8    /* values per callee list */
+#define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
 /* The most events a chunk can hold per coded byte (docs/codec.md 7.1):
    every event outside a run costs at least one decision of probability
    <= 4095/4096 (a run yields fewer per byte). */
@@ -138,6 +147,11 @@ typedef struct {
 typedef struct {
    uint32_t fn, c1, c2;         /* the function, its last two callees */
 } pl_ccm_frame;
+
+typedef struct {
+   uint32_t tag;                /* 0: empty */
+   uint32_t len;                /* of the last run begun in the context */
+} pl_ccm_runmem;
 
 typedef struct {
    uint32_t ptr, len;           /* predicts hist[ptr] while len > 0 */
@@ -188,6 +202,11 @@ typedef struct {
    uint64_t keys[3];            /* the next event's context keys (o2, o1,
                                    callees), when keys_ok */
    int      keys_ok;
+   /* ccm (not ccm1): how long the last run begun in each call context
+      lasted, and the entry of the open run's context */
+   int      run_memory;
+   pl_ccm_runmem runmem[1u << PL_CCM_RUNMEM_BITS], *rm;
+   uint32_t rm_tag;
    uint64_t mpow[2];            /* FNV prime ^ each matcher's length */
 } pl_ccm_model;
 

@@ -27,8 +27,13 @@
 #define HMASK      PL_CCM_HMASK
 #define BIG        PL_CCM_BIG
 /* A long match this long starts a run; the run length's counters are
-   chosen by bucket(length) - 12, which needs bucket(RUN_LEN) = 12. */
+   chosen by bucket(length) - 12 in ccm1, which needs bucket(RUN_LEN) = 12. */
 #define RUN_LEN    256u
+/* ccm: a long match this long starts a run too, unless the last run begun
+   in the same call context ended before RUN_KEEP events; the counters are
+   then chosen by min(bucket(length), 14) - 11 (bucket(RUN_LOW) = 11). */
+#define RUN_LOW    64u
+#define RUN_KEEP   192u
 #define MAX_RUN    PL_CCM_MAX_RUN
 #define CHECK      64u          /* values a matcher checks back */
 #define LIMIT      127u         /* counters' count limit: rate 1/128.5 */
@@ -79,7 +84,7 @@ static inline uint32_t key_tag(uint64_t h)
 
 /* A fresh model.  zeroed: its bytes are all zero already, and the tables
    (which start as zeros) are not written. */
-static void model_init(pl_ccm_model *m, int zeroed)
+static void model_init(pl_ccm_model *m, int zeroed, int run_memory)
 {
    unsigned i, j, k, l;
 
@@ -97,6 +102,11 @@ static void model_init(pl_ccm_model *m, int zeroed)
       m->slot[i].tag = 0;
    for (i = 0; !zeroed && i < (1u << PL_CCM_CALLEE_BITS); i++)
       m->callees[i].tag = 0;
+   for (i = 0; !zeroed && i < (1u << PL_CCM_RUNMEM_BITS); i++)
+      m->runmem[i].tag = 0;
+   m->run_memory = run_memory;
+   m->rm = &m->runmem[0];
+   m->rm_tag = 0;
    m->frame[0].fn = m->frame[0].c1 = m->frame[0].c2 = 0;
    m->depth = 0;
    m->pos = 0;
@@ -144,18 +154,6 @@ static inline unsigned ctr_p1(uint32_t c)
    return p ? p : 1u;
 }
 
-/* Whether a run starts at this event: the long matcher has matched at
-   least RUN_LEN values and predicts a short ID. */
-static inline int run_starts(const pl_ccm_model *m)
-{
-   return m->mt[0].len >= RUN_LEN && m->hist[m->mt[0].ptr & HMASK] != BIG;
-}
-
-/* The run length's counters, chosen when the run starts (0..3). */
-static inline unsigned run_context(const pl_ccm_model *m)
-{
-   return bucket(m->mt[0].len) - 12u;
-}
 
 /* The keys of the three contexts of the next event (11.4): the end of an
    event outside a run makes them (to prefetch their entries) and the next
@@ -171,6 +169,44 @@ static inline void context_keys(pl_ccm_model *m)
    m->keys[1] = key_end(key_step(key_step(1, t->fn), t->c1));
    m->keys[2] = key_end(key_step(3, t->fn));
    m->keys_ok = 1;
+}
+
+/* Whether a run starts at this event (11.3): the long matcher predicts a
+   short ID, and has matched at least RUN_LEN values, or (ccm) at least
+   RUN_LOW where the last run begun in this call context was not short.
+   ccm keeps the run's context entry (rm) to record its length. */
+static inline int run_starts(pl_ccm_model *m)
+{
+   uint32_t len = m->mt[0].len;
+   if (m->hist[m->mt[0].ptr & HMASK] == BIG)
+      return 0;
+   if (!m->run_memory)
+      return len >= RUN_LEN;
+   if (len < RUN_LOW)
+      return 0;
+   if (!m->keys_ok)
+      context_keys(m);
+   m->rm = &m->runmem[m->keys[0] >> (64 - PL_CCM_RUNMEM_BITS)];
+   m->rm_tag = key_tag(m->keys[0]);
+   return len >= RUN_LEN || m->rm->tag != m->rm_tag || m->rm->len >= RUN_KEEP;
+}
+
+/* The run length's counters, chosen when the run starts (0..3). */
+static inline unsigned run_context(const pl_ccm_model *m)
+{
+   unsigned b = bucket(m->mt[0].len);
+   if (!m->run_memory)
+      return b - 12u;
+   return (b < 14u ? b : 14u) - 11u;
+}
+
+/* A run of len events ended (ccm): its context remembers it. */
+static inline void run_ended(pl_ccm_model *m, uint32_t len)
+{
+   if (!m->run_memory)
+      return;
+   m->rm->tag = m->rm_tag;
+   m->rm->len = len;
 }
 
 /* An event outside a run starts: the contexts are looked up, the
@@ -485,7 +521,7 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
 
 void pl_ccm_enc_init(pl_encoder *e, int zeroed)
 {
-   model_init(&e->ccm, zeroed);
+   model_init(&e->ccm, zeroed, e->kind == PL_CODEC_CCM);
    e->rc_low = 0;
    e->rc_range = 0xFFFFFFFFu;
    e->sync_at = 0;
@@ -591,6 +627,7 @@ static void close_run(pl_encoder *e)
    for (k = t; k < b; k++)
       pl_rc_enc_direct(e, (v >> (b - 1 - k)) & 1u);
    m->in_run = 0;
+   run_ended(m, m->run_len);
    rehash(m);
 }
 
@@ -682,7 +719,7 @@ static const char err_big[]     = "CCM run reaches a value it cannot copy";
 
 void pl_ccm_dec_init(pl_decoder *d)
 {
-   model_init(&d->ccm, 0);
+   model_init(&d->ccm, 0, d->kind == PL_CODEC_CCM);
    d->rc_step = D_IDLE;
    d->rc_low = 0;
    d->rc_range = 0xFFFFFFFFu;
@@ -816,6 +853,7 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             goto fail;
          if (n)
             goto suspend;   /* output full */
+         run_ended(m, d->len_acc - 1u);
          rehash(m);
          /* Unless it was as long as a run can be or the chunk ends here,
             the run ended because the event was not the long matcher's

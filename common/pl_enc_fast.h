@@ -14,7 +14,7 @@
 static inline __attribute__((always_inline))
 int pl_enc_fast_event(pl_encoder *e, uint32_t x)
 {
-   if (e->kind != PL_CODEC_CCM || !pl_ccm_run_event(e, x))
+   if (!pl_codec_is_ccm(e->kind) || !pl_ccm_run_event(e, x))
       return 0;
    e->events++;
    return 1;

@@ -127,7 +127,7 @@ static void set_start(pl_decoder *d, uint32_t start_pos)
 {
    if (d->kind == PL_CODEC_LZRC)
       d->rc.pos = start_pos;
-   else if (d->kind != PL_CODEC_CCM)   /* CCM: real streams start at 0 */
+   else if (!pl_codec_is_ccm(d->kind))   /* CCM: real streams start at 0 */
       d->lz.pos = start_pos;
 }
 
@@ -384,11 +384,11 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
       pl_enc_init(&e, kind, buf, cap);
       if (kind == PL_CODEC_LZRC)
          e.rc.pos = start_pos;
-      else if (kind != PL_CODEC_CCM)
+      else if (!pl_codec_is_ccm(kind))
          e.lz.pos = start_pos;
       for (k = 0; k < n_events; k++) {
          size_t before;
-         if ((kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM)
+         if ((kind == PL_CODEC_LZRC || pl_codec_is_ccm(kind))
              && e.out_cap - e.out_len < PL_ENC_MAX_EVENT_BYTES) {
             /* LZRC and CCM chunks end at syncs: make the full buffer ready */
             pl_enc_sync(&e);
@@ -414,7 +414,7 @@ static void fuzz_roundtrip(const uint8_t *data, size_t size)
          {
             uint32_t x = prng_next(&r);
             int sync = (sync_every && x % sync_every == 0)
-                       || ((e.match_len > 500 || (kind == PL_CODEC_CCM
+                       || ((e.match_len > 500 || (pl_codec_is_ccm(kind)
                                                   && e.ccm.run_len > 500))
                            && (x >> 16) % 32 == 0)
                        || (events[k] > PL_MAX_SHORT_ID && (x >> 24) % 4 == 0);

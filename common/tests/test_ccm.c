@@ -30,6 +30,8 @@
 #include "test_vec.h"
 
 static prng rng = { 0x2545F4914F6CDD1Dull };
+/* The revision under test (PL_CODEC_CCM or PL_CODEC_CCM1). */
+static int kind = PL_CODEC_CCM;
 
 static uint64_t rnd_below(uint64_t n)
 {
@@ -62,7 +64,7 @@ static void encode(const uint32_t *ev, size_t n, uint64_t sync_every,
    size_t k;
 
    memset(s, 0, sizeof *s);
-   pl_enc_init(e, PL_CODEC_CCM, buf, cap);
+   pl_enc_init(e, kind, buf, cap);
    for (k = 0; k <= n; k++) {
       int sync = k == n;
       if (k < n) {
@@ -110,7 +112,7 @@ static int api_decode(const stream *s, vec32 *out, const char **err,
    size_t c;
    int rc = 0;
 
-   pl_dec_init(d, PL_CODEC_CCM);
+   pl_dec_init(d, kind);
    for (c = 0; c < s->n && rc == 0; c++) {
       const uint8_t *p = s->bytes.v + s->ch[c].off, *end = p + s->ch[c].len;
       pl_dec_set_raw_limit(d, s->ch[c].raw_end);
@@ -172,6 +174,10 @@ typedef struct {
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
    int32_t w[2][16][5];
    int16_t stretch[4096];
+   /* ccm (not ccm1): the run memory, and the open run's entry */
+   int run_memory;
+   struct { uint32_t tag, len; } rm[1u << 12];
+   uint32_t rm_ix, rm_tag;
    /* range decoder */
    const uint8_t *in, *end;
    uint32_t low, range, code;
@@ -528,6 +534,28 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
    return x;
 }
 
+/* 11.3: whether a run starts; ccm notes its call context's entry. */
+static int s_run_starts(spec *m)
+{
+   static const s_frame none = { 0, 0, 0 };
+   const s_frame *t = s_fr(m, m->depth);
+   const s_frame *a = m->depth ? s_fr(m, m->depth - 1) : &none;
+   uint32_t k2v[5] = { t->fn, t->c1, t->c2, a->fn, a->c1 };
+   uint64_t h2;
+
+   if (m->hist[m->ptr[0] & S_HM] == S_BIG)
+      return 0;
+   if (!m->run_memory)
+      return m->len[0] >= 256;
+   if (m->len[0] < 64)
+      return 0;
+   h2 = s_key(2, k2v, 5);
+   m->rm_ix = (uint32_t)(h2 >> 52);
+   m->rm_tag = (uint32_t)h2 | 1;
+   return m->len[0] >= 256 || m->rm[m->rm_ix].tag != m->rm_tag
+          || m->rm[m->rm_ix].len >= 192;
+}
+
 /* Decode one chunk (raw bytes so far: *raw) into out; 0 or -1. */
 static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
                       uint64_t *raw, vec32 *out)
@@ -541,8 +569,11 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
    m->range = 0xFFFFFFFFu;
    m->code = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
    while (*raw < raw_end && !m->bad) {
-      if (m->len[0] >= 256 && m->hist[m->ptr[0] & S_HM] != S_BIG) {
-         unsigned rc = s_bucket(m->len[0]) - 12, b = 0, t, node = 1;
+      if (s_run_starts(m)) {
+         unsigned rc = m->run_memory ? (s_bucket(m->len[0]) < 14
+                                        ? s_bucket(m->len[0]) : 14) - 11
+                                     : s_bucket(m->len[0]) - 12;
+         unsigned b = 0, t, node = 1;
          uint32_t v, L, j;
          while (b < 16 && s_counted(m, &m->c_rl_unary[rc][b]))
             b++;
@@ -572,6 +603,10 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
             m->hist[m->pos & S_HM] = (uint16_t)w;
             m->pos++;
             s_stack(m, w);
+         }
+         if (m->run_memory) {
+            m->rm[m->rm_ix].tag = m->rm_tag;
+            m->rm[m->rm_ix].len = L;
          }
          if (L != 65535 && *raw != raw_end) {
             uint32_t mm = m->hist[m->ptr[0] & S_HM], x;
@@ -605,6 +640,7 @@ static int spec_decode(const stream *s, vec32 *out)
    size_t c;
    int rc = 0;
    s_init(m);
+   m->run_memory = kind == PL_CODEC_CCM;
    for (c = 0; c < s->n && rc == 0; c++)
       rc = spec_chunk(m, s->bytes.v + s->ch[c].off, s->ch[c].len,
                       s->ch[c].raw_end, &raw, out);
@@ -636,7 +672,7 @@ static size_t roundtrip(const char *name, const vec32 *ev, uint64_t sync_every)
          "want %zu, first difference at %zu", name, spec_got.n, ev->n, k);
    for (c = 0; c < s.n; c++) {
       CHECK(s.ch[c].raw_end - prev
-            <= pl_codec_max_raw(PL_CODEC_CCM, s.ch[c].len),
+            <= pl_codec_max_raw(kind, s.ch[c].len),
             "%s: chunk %zu: %llu raw bytes in %zu bytes", name, c,
             (unsigned long long)(s.ch[c].raw_end - prev), s.ch[c].len);
       prev = s.ch[c].raw_end;
@@ -727,6 +763,23 @@ static void test_streams(void)
    app(3000);
    roundtrips("app loop", &g);
 
+   /* phases: a fixed block of 150 events broken by a random call, so that
+      runs begun at a long match of 64 end early and their contexts learn
+      to wait (ccm), and one of 900 where runs go on */
+   g.n = 0;
+   for (k = 0; k < 600; k++) {
+      size_t j, len = k % 40 < 20 ? 150 : 900;
+      call(60);
+      for (j = 0; j < len; j++) {
+         call(61 + (uint32_t)(j % 5));
+         ret();
+      }
+      call(70 + (uint32_t)rnd_below(8));
+      ret();
+      ret();
+   }
+   roundtrips("phases", &g);
+
    /* one repetition much longer than a run can be (65,535 events) */
    g.n = 0;
    for (k = 0; k < 200000; k++) { call(5); ret(); }
@@ -808,9 +861,13 @@ int main(int argc, char **argv)
 {
    if (argc > 2 && !strcmp(argv[1], "--seed"))
       rng.s = strtoull(argv[2], 0, 0);
-   test_streams();
-   test_ratio();
-   test_damage();
+   /* the default codec, then the first revision (old traces) */
+   for (kind = PL_CODEC_CCM; kind >= PL_CODEC_CCM1; kind--) {
+      printf("%s:\n", pl_codec_name(kind));
+      test_streams();
+      test_ratio();
+      test_damage();
+   }
    free(g.v);
    printf("ccm: %d passed, %d failed\n", n_pass, n_fail);
    return n_fail != 0;

@@ -703,7 +703,7 @@ static int on_thread_begin(pl_trace *t, uint64_t off, uint32_t thr,
                     number, thr);
    if (find_thread(t, thr))
       return damage(t, off, "second THREAD_BEGIN of thread %u", thr);
-   if (codec != PL_CODEC_CCM && codec != PL_CODEC_LZRC
+   if (!pl_codec_is_ccm((int)codec) && codec != PL_CODEC_LZRC
        && codec != PL_CODEC_LZZE && codec != PL_CODEC_RAW)
       return damage(t, off, "thread %u: unknown codec %u", thr, codec);
    th = add_thread(t, thr);
@@ -757,7 +757,7 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
        && raw > pl_codec_max_raw((int)th->info.codec, n))
       return damage(t, off, "thread %u: STREAM chunk of %u bytes cannot hold "
                     "%llu raw bytes (%s: at most %llu)", thr, n, ULL(raw),
-                    th->info.codec == PL_CODEC_CCM ? "CCM"
+                    pl_codec_is_ccm((int)th->info.codec) ? "CCM"
                     : th->info.codec == PL_CODEC_LZRC ? "LZRC" : "LZZE",
                     ULL(pl_codec_max_raw((int)th->info.codec, n)));
    if (pl_grow(&th->chunks, &th->chunks_cap, th->nchunks + 1,

@@ -280,7 +280,7 @@ static void check_tables(const pl_trace *t, uint64_t size)
       if (ti->number == 0 || (i > 0 && ti->number <= pl_trace_thread(t, i - 1)->number))
          die("thread index %zu: number %u out of order", i, ti->number);
       if (ti->codec != PL_CODEC_LZZE && ti->codec != PL_CODEC_RAW
-          && ti->codec != PL_CODEC_LZRC && ti->codec != PL_CODEC_CCM)
+          && ti->codec != PL_CODEC_LZRC && !pl_codec_is_ccm((int)ti->codec))
          die("thread %u: codec %u", ti->number, ti->codec);
    }
    if (pl_trace_thread(t, nthreads))

@@ -24,7 +24,7 @@
 
    usage: make_trace [options] TRACE LISTING EXPECT   (LISTING may be "none")
      --seed N  --threads N  --events N (per thread)  --functions N
-     --codec lzze|raw|lzrc|ccm|mixed (mixed: LZZE and RAW)  --chunk N (max data bytes per STREAM chunk,
+     --codec lzze|raw|lzrc|ccm|ccm1|mixed (mixed: LZZE and RAW)  --chunk N (max data bytes per STREAM chunk,
      0 = random per thread; a chunk holds at least one ZE group)
      --fork N (inherited depth of thread 1)  --raw-names 0|1 (listing with
      the names as recorded, i.e. for parlot-decode --no-demangle)
@@ -596,7 +596,7 @@ static void flush_stream(gthread *t, int all)
 
       if (ready == 0 || (!all && ready < t->chunk_max))
          return;
-      if (t->codec == PL_CODEC_LZRC || t->codec == PL_CODEC_CCM) {
+      if (t->codec == PL_CODEC_LZRC || pl_codec_is_ccm(t->codec)) {
          n = ready;
          raw_end = ready_raw;
       } else if (t->codec == PL_CODEC_RAW) {
@@ -1157,6 +1157,8 @@ int main(int argc, char **argv)
          t->codec = PL_CODEC_LZRC;
       else if (!strcmp(codec, "ccm"))
          t->codec = PL_CODEC_CCM;
+      else if (!strcmp(codec, "ccm1"))
+         t->codec = PL_CODEC_CCM1;
       else
          t->codec = i % 3 == 1 ? PL_CODEC_RAW : PL_CODEC_LZZE;
       t->target = events / 2 + rnd_below(events + 1);

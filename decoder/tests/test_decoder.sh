@@ -108,6 +108,9 @@ valid lzrc-exec --seed 19 --codec lzrc --variant exec --threads 5
 valid ccm --seed 20 --codec ccm
 valid ccm-exec-forked --seed 21 --codec ccm --variant exec --fork 30 --threads 5
 valid ccm-big-ids --seed 22 --codec ccm --functions 70000 --events 40000
+# CCM's first revision, the default of format 2.1 and 1.5 (old traces)
+valid ccm1 --seed 23 --codec ccm1
+valid ccm1-exec-forked --seed 24 --codec ccm1 --variant exec --fork 30 --threads 5
 valid exec --seed 41 --variant exec
 valid exec-lzze --seed 42 --variant exec --codec lzze --threads 5
 valid exec-raw-chunks --seed 43 --variant exec --codec raw --chunk 3
