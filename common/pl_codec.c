@@ -193,12 +193,16 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
          return UINT64_MAX;
       return 2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE * (n - 2);
    case PL_CODEC_CCM1:
-   case PL_CODEC_CCM:
+   case PL_CODEC_CCM: {
+      /* raw bytes per decision: 6 (an event outside a run); ccm's short
+         runs can follow each other closely: 7 (docs/codec.md 11.8) */
+      uint64_t per = kind == PL_CODEC_CCM ? 7 : 6;
       if (n < 4)
          return 0;
-      if (n - 2 > UINT64_MAX / (6 * (uint64_t)PL_CCM_MAX_EVENTS_PER_BYTE))
+      if (n - 2 > UINT64_MAX / (per * PL_CCM_MAX_EVENTS_PER_BYTE))
          return UINT64_MAX;
-      return 6 * (uint64_t)PL_CCM_MAX_EVENTS_PER_BYTE * (n - 2);
+      return per * PL_CCM_MAX_EVENTS_PER_BYTE * (n - 2);
+   }
    default:
       return 0;
    }

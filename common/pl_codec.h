@@ -121,9 +121,10 @@ typedef struct {
 #define PL_CCM_WAYS        4    /* values per call-context slot */
 #define PL_CCM_CALLEES     8    /* values per callee list */
 #define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
-/* The most events a chunk can hold per coded byte (docs/codec.md 7.1):
-   every event outside a run costs at least one decision of probability
-   <= 4095/4096 (a run yields fewer per byte). */
+/* The most decisions a chunk can hold per coded byte (docs/codec.md 7.1):
+   each has probability <= 4095/4096.  An event outside a run is at least
+   one, of at most 6 raw bytes; 11.8 bounds the runs' raw bytes per
+   decision (pl_codec_max_raw). */
 #define PL_CCM_MAX_EVENTS_PER_BYTE 22712u
 
 /* What follows a call context: the last values seen there, most recent

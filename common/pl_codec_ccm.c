@@ -9,10 +9,12 @@
    spelt out.  The decisions are coded by LZRC's range coder
    (pl_rc.h) with probabilities from adaptive counters, the matchers'
    through a small logistic mixer.  Inside a long match (256 values or
-   more) the events that go on following it form a run, coded by its
-   length when it ends, like an LZ match: there an event is a comparison
-   and a few stores, and that is where most events of a regular program
-   are.
+   more; in ccm also 64 where the last run begun in the same call context
+   was not short) the events that go on following it form a run, coded by
+   its length when it ends, like an LZ match: there an event is a
+   comparison and a few stores, and that is where most events of a
+   regular program are.  The two revisions, ccm1 (codec 4, read) and ccm
+   (codec 5, written), differ only there (run_starts).
 
    The decoder rebuilds the call stack from the events, so the model of
    both sides is the same; the work per event is bounded (at most 18

@@ -121,6 +121,8 @@ done
 # CCM (the tool's default), LZRC, and MARK and TRACING chunks (format 1.2)
 "$MAKE_TRACE" --seed 12 --threads 3 --events 300 --functions 30 --codec ccm \
    --fork 3 "$ts/ccm" none "$tmp/exp"
+"$MAKE_TRACE" --seed 15 --threads 2 --events 300 --functions 30 --codec ccm1 \
+   "$ts/ccm1" none "$tmp/exp"
 "$MAKE_TRACE" --seed 9 --threads 3 --events 150 --functions 30 --codec lzrc \
    "$ts/lzrc" none "$tmp/exp"
 "$MAKE_TRACE" --seed 10 --threads 2 --events 300 --functions 30 --codec lzrc \
