@@ -180,12 +180,12 @@ static inline void context_keys(pl_ccm_model *m)
 static inline int run_starts(pl_ccm_model *m)
 {
    uint32_t len = m->mt[0].len;
-   if (m->hist[m->mt[0].ptr & HMASK] == BIG)
+   /* the length first: without a match, hist[ptr] may be unwritten */
+   if (len < (m->run_memory ? RUN_LOW : RUN_LEN)
+       || m->hist[m->mt[0].ptr & HMASK] == BIG)
       return 0;
    if (!m->run_memory)
-      return len >= RUN_LEN;
-   if (len < RUN_LOW)
-      return 0;
+      return 1;
    if (!m->keys_ok)
       context_keys(m);
    m->rm = &m->runmem[m->keys[0] >> (64 - PL_CCM_RUNMEM_BITS)];
