@@ -156,7 +156,6 @@ static inline unsigned ctr_p1(uint32_t c)
    return p ? p : 1u;
 }
 
-
 /* The keys of the three contexts of the next event (11.4): the end of an
    event outside a run makes them (to prefetch their entries) and the next
    event uses them, unless a run came in between (which clears keys_ok). */

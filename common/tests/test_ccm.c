@@ -392,13 +392,21 @@ static void s_history(spec *m, uint32_t x)
 }
 
 /* One event outside a run (11.4, 11.5); excl < 2^32 + 1 means none. */
-static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
+/* The o2 context's key (11.4): the top frame and its parent. */
+static uint64_t s_key2(spec *m)
 {
    static const s_frame none = { 0, 0, 0 };
    const s_frame *t = s_fr(m, m->depth);
    const s_frame *a = m->depth ? s_fr(m, m->depth - 1) : &none;
-   uint32_t k2v[5] = { t->fn, t->c1, t->c2, a->fn, a->c1 }, k1v[2] = { t->fn, t->c1 };
-   uint64_t h2 = s_key(2, k2v, 5), h1 = s_key(1, k1v, 2), h0 = s_key(3, &t->fn, 1);
+   uint32_t k2v[5] = { t->fn, t->c1, t->c2, a->fn, a->c1 };
+   return s_key(2, k2v, 5);
+}
+
+static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
+{
+   const s_frame *t = s_fr(m, m->depth);
+   uint32_t k1v[2] = { t->fn, t->c1 };
+   uint64_t h2 = s_key2(m), h1 = s_key(1, k1v, 2), h0 = s_key(3, &t->fn, 1);
    s_slot *S2 = &m->slot[h2 >> 50], *S1 = &m->slot[h1 >> 50], *SC;
    s_callees *S0 = &m->callees[h0 >> 52];
    uint32_t tag2 = (uint32_t)h2 | 1, tag1 = (uint32_t)h1 | 1, tag0 = (uint32_t)h0 | 1;
@@ -537,10 +545,6 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
 /* 11.3: whether a run starts; ccm notes its call context's entry. */
 static int s_run_starts(spec *m)
 {
-   static const s_frame none = { 0, 0, 0 };
-   const s_frame *t = s_fr(m, m->depth);
-   const s_frame *a = m->depth ? s_fr(m, m->depth - 1) : &none;
-   uint32_t k2v[5] = { t->fn, t->c1, t->c2, a->fn, a->c1 };
    uint64_t h2;
 
    if (m->hist[m->ptr[0] & S_HM] == S_BIG)
@@ -549,7 +553,7 @@ static int s_run_starts(spec *m)
       return m->len[0] >= 256;
    if (m->len[0] < 64)
       return 0;
-   h2 = s_key(2, k2v, 5);
+   h2 = s_key2(m);
    m->rm_ix = (uint32_t)(h2 >> 52);
    m->rm_tag = (uint32_t)h2 | 1;
    return m->len[0] >= 256 || m->rm[m->rm_ix].tag != m->rm_tag
@@ -570,10 +574,8 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
    m->code = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
    while (*raw < raw_end && !m->bad) {
       if (s_run_starts(m)) {
-         unsigned rc = m->run_memory ? (s_bucket(m->len[0]) < 14
-                                        ? s_bucket(m->len[0]) : 14) - 11
-                                     : s_bucket(m->len[0]) - 12;
-         unsigned b = 0, t, node = 1;
+         unsigned lb = s_bucket(m->len[0]), b = 0, t, node = 1;
+         unsigned rc = m->run_memory ? (lb < 14 ? lb : 14) - 11 : lb - 12;
          uint32_t v, L, j;
          while (b < 16 && s_counted(m, &m->c_rl_unary[rc][b]))
             b++;
