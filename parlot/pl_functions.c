@@ -12,6 +12,7 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_oset.h"
 #include "pub_tool_clientstate.h"
 
 #include "pl_format.h"
@@ -331,21 +332,130 @@ static const HChar **other_names(const DebugInfo *di, Addr a,
           && VG_(strcmp)(pri, name) == 0 ? sec : NULL;
 }
 
-Bool pl_fn_symbol_extent(Addr a, Addr *lo, Addr *hi)
+/* Ranges of code known to hold no function entry: the inside of each
+   text symbol found so far, and the gaps between symbols (code without
+   one: static functions of stripped libraries).  An instruction there
+   needs no debug-info search, each of which walks every object's
+   mappings: in an MPI rank's start-up, a tenth of the tool's time.  The
+   ranges [first, hi) are disjoint; all are forgotten when the debug info
+   changes epoch (an object mapped or unmapped). */
+typedef struct {
+   Addr first, hi;
+} pl_range;
+static OSet   *ranges;
+static DiEpoch ranges_epoch;
+
+static Word cmp_range(const void *key, const void *elem)
+{
+   Addr a = *(const Addr *)key;
+   const pl_range *r = elem;
+   return a < r->first ? -1 : a >= r->hi ? 1 : 0;
+}
+
+static OSet *current_ranges(void)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   if (ranges && ranges_epoch.n != ep.n) {
+      VG_(OSetGen_Destroy)(ranges);
+      ranges = NULL;
+   }
+   if (!ranges) {
+      ranges = VG_(OSetGen_Create)(offsetof(pl_range, first), cmp_range,
+                                   VG_(malloc), "pl.fn.ranges", VG_(free));
+      ranges_epoch = ep;
+   }
+   return ranges;
+}
+
+static void add_range(Addr first, Addr hi)
+{
+   OSet *set = current_ranges();
+   if (first >= hi || VG_(OSetGen_Contains)(set, &first))
+      return;
+   pl_range *r = VG_(OSetGen_AllocNode)(set, sizeof *r);
+   r->first = first;
+   r->hi = hi;
+   VG_(OSetGen_Insert)(set, r);
+}
+
+Bool pl_fn_known_range(Addr a, Addr *lo, Addr *hi)
+{
+   const pl_range *r = VG_(OSetGen_Lookup)(current_ranges(), &a);
+   if (!r)
+      return False;
+   *lo = r->first - 1;
+   *hi = r->hi;
+   return True;
+}
+
+/* The gap between the symbols of di around a, which no symbol holds, as
+   [*lo, *hi) within di's text; False if a text symbol holds a. */
+static Bool symbol_gap(const DebugInfo *di, Addr a, Addr *lo, Addr *hi)
+{
+   Addr text = VG_(DebugInfo_get_text_avma)(di);
+   Addr text_end = text + VG_(DebugInfo_get_text_size)(di);
+   Int n = VG_(DebugInfo_syms_howmany)(di), below = -1, l = 0, h = n - 1;
+
+   if (a < text || a >= text_end)
+      return False;
+   while (l <= h) {                     /* the last symbol at or below a */
+      Int mid = l + (h - l) / 2;
+      pl_sym_avmas av;
+      VG_(DebugInfo_syms_getidx)(di, mid, &av, NULL, NULL, NULL, NULL,
+                                 NULL, NULL);
+      if (av.main <= a) {
+         below = mid;
+         l = mid + 1;
+      } else {
+         h = mid - 1;
+      }
+   }
+   *lo = text;
+   *hi = text_end;
+   if (below >= 0) {
+      pl_sym_avmas av;
+      UInt size;
+      VG_(DebugInfo_syms_getidx)(di, below, &av, &size, NULL, NULL, NULL,
+                                 NULL, NULL);
+      if (a < av.main + size)
+         return False;                  /* inside a symbol, not text */
+      if (av.main + size > *lo)
+         *lo = av.main + size;
+   }
+   if (below + 1 < n) {
+      pl_sym_avmas av;
+      VG_(DebugInfo_syms_getidx)(di, below + 1, &av, NULL, NULL, NULL, NULL,
+                                 NULL, NULL);
+      if (av.main < *hi)
+         *hi = av.main;
+   }
+   return True;
+}
+
+Bool pl_fn_range(Addr a, Addr *lo, Addr *hi)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    PtrdiffT off;
    const DebugInfo *di;
    UInt size;
 
-   if (!VG_(get_inst_offset_in_function)(ep, a, &off) || off < 0)
-      return False;
+   if (pl_fn_known_range(a, lo, hi))
+      return True;
+   if (!VG_(get_inst_offset_in_function)(ep, a, &off) || off < 0) {
+      di = VG_(find_DebugInfo)(ep, a);
+      if (!di || !symbol_gap(di, a, lo, hi))
+         return False;
+      add_range(*lo, *hi);
+      (*lo)--;
+      return True;
+   }
    di = VG_(find_DebugInfo)(ep, a - (Addr)off);
    if (!di || !text_symbol_at(di, a - (Addr)off, &size, NULL, NULL)
        || (Addr)off >= size)
       return False;
    *lo = a - (Addr)off;
    *hi = *lo + size;
+   add_range(*lo + 1, *hi);
    return True;
 }
 
@@ -453,6 +563,9 @@ Bool pl_fn_is_entry(Addr a)
 {
    const HChar *sym;
    HChar plt_name[48];
+   Addr lo, hi;
+   if (pl_fn_known_range(a, &lo, &hi))
+      return False;
    return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &sym)
           || (keep_plt && plt_owner(a, plt_name, sizeof plt_name));
 }

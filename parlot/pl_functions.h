@@ -38,9 +38,13 @@ UInt pl_fn_entry_id(Addr a);
    defining the function). */
 Bool pl_fn_is_entry(Addr a);
 
-/* The text symbol holding a, as [*lo, *hi): no address strictly inside it
-   starts a function.  False if a has no symbol. */
-Bool pl_fn_symbol_extent(Addr a, Addr *lo, Addr *hi);
+/* Where no function starts: no address strictly between *lo and *hi is a
+   function's first instruction.  pl_fn_known_range answers only from the
+   ranges found so far (a lies strictly between), without a debug-info
+   search; pl_fn_range searches: the text symbol holding a (*lo its entry)
+   or the gap between two symbols holding a.  False if neither knows. */
+Bool pl_fn_known_range(Addr a, Addr *lo, Addr *hi);
+Bool pl_fn_range(Addr a, Addr *lo, Addr *hi);
 
 /* The ID of the traced function whose code holds address a (as
    pl_fn_entry_id of its entry), 0 if none: for frames found by unwinding

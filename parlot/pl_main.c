@@ -161,6 +161,28 @@ void pl_sync_all_threads(void)
          pl_thread_sync(threads[i]);
 }
 
+/* Whether the periodic flush reads the clock now.  The clock is a system
+   call in Valgrind's code (no vDSO), and client code starts after every
+   translation and system call: 33,000 times in the first second of an
+   MPI rank.  So the clock is read once FLUSH_CHECK_BLOCKS blocks ran since
+   it last was (the scheduler's time slice is 100,000), or after
+   FLUSH_CHECK_STARTS starts of few blocks each (a loop of system calls).
+   Only client code makes events, so a flush waits at most that long. */
+#define FLUSH_CHECK_BLOCKS 20000
+#define FLUSH_CHECK_STARTS 256
+
+static Bool flush_check_due(ULong blocks_done)
+{
+   static ULong checked_at;
+   static UInt  starts;
+   if (blocks_done - checked_at < FLUSH_CHECK_BLOCKS
+       && ++starts < FLUSH_CHECK_STARTS)
+      return False;
+   checked_at = blocks_done;
+   starts = 0;
+   return True;
+}
+
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static UInt last_flush_ms;
@@ -178,7 +200,7 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
    }
    pl_cur = t;
 
-   if (clo_flush_ms > 0) {
+   if (clo_flush_ms > 0 && flush_check_due(blocks_done)) {
       UInt now = VG_(read_millisecond_timer)();
       if (now - last_flush_ms >= (UInt)clo_flush_ms) {
          last_flush_ms = now;
@@ -634,9 +656,10 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
                            IRType gWordTy, IRType hWordTy)
 {
    Int prev_imark = -1;
-   /* the symbol of the last instruction looked up: the instructions
-      strictly inside it need no look-up (a superblock rarely leaves the
-      function it starts in, and each look-up searches every object) */
+   /* where no function starts around the last instruction looked up (its
+      symbol, or the gap between two): the instructions strictly inside
+      need no look-up (a superblock rarely leaves the function it starts
+      in, and a look-up searches every object) */
    Addr sym_lo = 0, sym_hi = 0;
 
    if (gWordTy != hWordTy)
@@ -655,9 +678,10 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
          continue;
       Addr a = (Addr)st->Ist.IMark.addr;
       UInt fn = 0;
-      if (!(a > sym_lo && a < sym_hi)) {
+      if (!(a > sym_lo && a < sym_hi)
+          && !pl_fn_known_range(a, &sym_lo, &sym_hi)) {
          fn = pl_fn_entry_id(a);
-         if (!pl_fn_symbol_extent(a, &sym_lo, &sym_hi))
+         if (!pl_fn_range(a, &sym_lo, &sym_hi))
             sym_lo = sym_hi = 0;
       }
       if (fn) {
