@@ -121,18 +121,32 @@ static unsigned expected_hdr_byte(const pl_tpack *m, unsigned pos)
    return ((id + 1u) >> (8 * pos)) & 0xFFu;
 }
 
+/* The order-1, 2, 3 and 5 contexts of a byte after the bytes `last`. */
+static void order_contexts(uint64_t ctx[4], unsigned t, unsigned in_name,
+                           uint64_t last)
+{
+   ctx[0] = hash3(1, t * 2 + in_name, last & 0xFFu);
+   ctx[1] = hash3(2, in_name, last & 0xFFFFu);
+   ctx[2] = hash3(3, 0, last & 0xFFFFFFu);
+   ctx[3] = hash3(4, 0, last & 0xFFFFFFFFFFull);
+}
+
+/* The bucket of hashed context i, key ctx, for a byte's first nibble
+   (c0 = 0) or its second (c0 = 1 and the first nibble's bits). */
+static uint32_t *bucket_of(pl_tpack *m, unsigned i, uint64_t ctx, unsigned c0)
+{
+   return m->slots[i] + 16u * pl_golden_slot(ctx + c0,
+                                             PL_TPACK_SLOT_BITS - 4);
+}
+
 /* The contexts of the next byte. */
 static void byte_start(pl_tpack *m)
 {
    unsigned hdr = hdr_size[m->type_ix], pos = m->pos, t = m->type_ix;
-   uint64_t last = m->last;
 
    m->in_name = pos >= hdr;
    m->set = t * FIELDS + (m->in_name ? 16 + (pos - hdr) : pos);
-   m->ctx[0] = hash3(1, t * 2 + m->in_name, last & 0xFFu);
-   m->ctx[1] = hash3(2, m->in_name, last & 0xFFFFu);
-   m->ctx[2] = hash3(3, 0, last & 0xFFFFFFu);
-   m->ctx[3] = hash3(4, 0, last & 0xFFFFFFFFFFull);
+   order_contexts(m->ctx, t, m->in_name, m->last);
    if (m->in_name) {
       m->ctx[4] = hash3(5, t, m->name_hash);
       m->expect = m->match_len ? m->hist[m->match_ptr & HIST_MASK] : -1;
@@ -161,9 +175,7 @@ static int predict(pl_tpack *m, unsigned c0, int k)
       bucket per context and nibble, found at the nibble's first bit. */
    if (k == 7 || k == 3)
       for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
-         m->bucket[i] = m->slots[i] + 16u * pl_golden_slot(
-                           m->ctx[i] + (k == 7 ? 0u : c0),
-                           PL_TPACK_SLOT_BITS - 4);
+         m->bucket[i] = bucket_of(m, i, m->ctx[i], k == 7 ? 0u : c0);
    nib = k >= 4 ? c0 : (c0 & ((1u << (3 - k)) - 1u)) | (1u << (3 - k));
    for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
       m->slot[i + 1] = m->bucket[i] + nib;
@@ -288,6 +300,28 @@ static void shift_low(rc_enc *e)
    e->low = (e->low & 0x00FFFFFFu) << 8;
 }
 
+/* The encoder knows the byte b it starts: the buckets of its second
+   nibble, and of the next byte's first nibble as far as b foretells the
+   next contexts (in a name or not, and the name so far), start coming into
+   the cache while the first nibble is coded.  Each bit reads a bucket per
+   context in a 1.3 MB table: without this, the coder mostly waits for
+   memory.  A wrong guess only costs a prefetch. */
+static void prefetch_buckets(pl_tpack *m, unsigned b)
+{
+   unsigned i, t = m->type_ix, in_name;
+   uint64_t next[PL_TPACK_INPUTS - 2], name_hash = PL_FNV1A_INIT;
+
+   for (i = 0; i < PL_TPACK_INPUTS - 2; i++)
+      __builtin_prefetch(bucket_of(m, i, m->ctx[i], 16u | b >> 4));
+   in_name = m->in_name ? b != 0 : m->pos + 1 >= hdr_size[t];
+   if (m->in_name && b != 0)
+      name_hash = pl_fnv1a_step(m->name_hash, b);
+   order_contexts(next, t, in_name, m->last << 8 | b);
+   next[4] = hash3(5, t, name_hash);
+   for (i = 0; i < (in_name ? 5u : 4u); i++)
+      __builtin_prefetch(bucket_of(m, i, next[i], 0));
+}
+
 size_t pl_tpack_encode(pl_tpack *m, unsigned type, const uint8_t *in,
                        size_t n, uint8_t *out)
 {
@@ -299,6 +333,7 @@ size_t pl_tpack_encode(pl_tpack *m, unsigned type, const uint8_t *in,
    for (i = 0; i < n; i++) {
       unsigned c0 = 1;
       byte_start(m);
+      prefetch_buckets(m, in[i]);
       for (k = 7; k >= 0; k--) {
          unsigned bit = (in[i] >> k) & 1u;
          uint32_t bound = (e.range >> PROB_BITS) * (uint32_t)predict(m, c0, k);
