@@ -297,29 +297,40 @@ static const DebugInfo *plt_owner(Addr a, HChar *out, SizeT n)
    return NULL;
 }
 
-/* Whether a text symbol starts at a in di; its size, primary and other
-   names (NULL-terminated, owned by the core) where the pointers are not
-   NULL.  The table is sorted by address without overlaps: a binary
-   search. */
-static Bool text_symbol_at(const DebugInfo *di, Addr a, UInt *size,
-                           const HChar **pri, const HChar ***sec)
+/* The index of the last symbol of di at or below a, -1 if none.  The
+   table is sorted by address without overlaps: a binary search. */
+static Int symbol_below(const DebugInfo *di, Addr a)
 {
-   Int lo = 0, hi = VG_(DebugInfo_syms_howmany)(di) - 1;
+   Int lo = 0, hi = VG_(DebugInfo_syms_howmany)(di) - 1, below = -1;
 
    while (lo <= hi) {
       Int mid = lo + (hi - lo) / 2;
       pl_sym_avmas av;
-      Bool text;
-      VG_(DebugInfo_syms_getidx)(di, mid, &av, size, pri, sec, &text,
+      VG_(DebugInfo_syms_getidx)(di, mid, &av, NULL, NULL, NULL, NULL,
                                  NULL, NULL);
-      if (av.main < a)
+      if (av.main <= a) {
+         below = mid;
          lo = mid + 1;
-      else if (av.main > a)
+      } else {
          hi = mid - 1;
-      else
-         return text;
+      }
    }
-   return False;
+   return below;
+}
+
+/* Whether a text symbol starts at a in di; its primary and other names
+   (NULL-terminated, owned by the core). */
+static Bool text_symbol_at(const DebugInfo *di, Addr a, const HChar **pri,
+                           const HChar ***sec)
+{
+   Int i = symbol_below(di, a);
+   pl_sym_avmas av;
+   Bool text;
+
+   if (i < 0)
+      return False;
+   VG_(DebugInfo_syms_getidx)(di, i, &av, NULL, pri, sec, &text, NULL, NULL);
+   return av.main == a && text;
 }
 
 /* The names other than Valgrind's primary name `name` of the text symbol
@@ -328,7 +339,7 @@ static const HChar **other_names(const DebugInfo *di, Addr a,
                                  const HChar *name)
 {
    const HChar *pri, **sec;
-   return text_symbol_at(di, a, NULL, &pri, &sec)
+   return text_symbol_at(di, a, &pri, &sec)
           && VG_(strcmp)(pri, name) == 0 ? sec : NULL;
 }
 
@@ -388,42 +399,36 @@ Bool pl_fn_known_range(Addr a, Addr *lo, Addr *hi)
    return True;
 }
 
-/* The gap between the symbols of di around a, which no symbol holds, as
-   [*lo, *hi) within di's text; False if a text symbol holds a. */
-static Bool symbol_gap(const DebugInfo *di, Addr a, Addr *lo, Addr *hi)
+/* The addresses [*first, *hi) of di's text around a that start no
+   function: the inside of the text symbol holding a (its entry is *first
+   - 1), or the gap between the symbols around a.  False if a is outside
+   di's text or inside a symbol that is not text. */
+static Bool entry_free_around(const DebugInfo *di, Addr a, Addr *first,
+                              Addr *hi)
 {
    Addr text = VG_(DebugInfo_get_text_avma)(di);
    Addr text_end = text + VG_(DebugInfo_get_text_size)(di);
-   Int n = VG_(DebugInfo_syms_howmany)(di), below = -1, l = 0, h = n - 1;
+   Int below = symbol_below(di, a);
+   pl_sym_avmas av;
+   UInt size;
+   Bool is_text;
 
    if (a < text || a >= text_end)
       return False;
-   while (l <= h) {                     /* the last symbol at or below a */
-      Int mid = l + (h - l) / 2;
-      pl_sym_avmas av;
-      VG_(DebugInfo_syms_getidx)(di, mid, &av, NULL, NULL, NULL, NULL,
-                                 NULL, NULL);
-      if (av.main <= a) {
-         below = mid;
-         l = mid + 1;
-      } else {
-         h = mid - 1;
-      }
-   }
-   *lo = text;
+   *first = text;
    *hi = text_end;
    if (below >= 0) {
-      pl_sym_avmas av;
-      UInt size;
-      VG_(DebugInfo_syms_getidx)(di, below, &av, &size, NULL, NULL, NULL,
+      VG_(DebugInfo_syms_getidx)(di, below, &av, &size, NULL, NULL, &is_text,
                                  NULL, NULL);
-      if (a < av.main + size)
-         return False;                  /* inside a symbol, not text */
-      if (av.main + size > *lo)
-         *lo = av.main + size;
+      if (a < av.main + size) {         /* inside the symbol */
+         *first = av.main + 1;
+         *hi = av.main + size;
+         return is_text;
+      }
+      if (av.main + size > *first)
+         *first = av.main + size;
    }
-   if (below + 1 < n) {
-      pl_sym_avmas av;
+   if (below + 1 < VG_(DebugInfo_syms_howmany)(di)) {
       VG_(DebugInfo_syms_getidx)(di, below + 1, &av, NULL, NULL, NULL, NULL,
                                  NULL, NULL);
       if (av.main < *hi)
@@ -434,28 +439,13 @@ static Bool symbol_gap(const DebugInfo *di, Addr a, Addr *lo, Addr *hi)
 
 Bool pl_fn_range(Addr a, Addr *lo, Addr *hi)
 {
-   DiEpoch ep = VG_(current_DiEpoch)();
-   PtrdiffT off;
-   const DebugInfo *di;
-   UInt size;
+   const DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   Addr first;
 
-   if (pl_fn_known_range(a, lo, hi))
-      return True;
-   if (!VG_(get_inst_offset_in_function)(ep, a, &off) || off < 0) {
-      di = VG_(find_DebugInfo)(ep, a);
-      if (!di || !symbol_gap(di, a, lo, hi))
-         return False;
-      add_range(*lo, *hi);
-      (*lo)--;
-      return True;
-   }
-   di = VG_(find_DebugInfo)(ep, a - (Addr)off);
-   if (!di || !text_symbol_at(di, a - (Addr)off, &size, NULL, NULL)
-       || (Addr)off >= size)
+   if (!di || !entry_free_around(di, a, &first, hi))
       return False;
-   *lo = a - (Addr)off;
-   *hi = *lo + size;
-   add_range(*lo + 1, *hi);
+   add_range(first, *hi);
+   *lo = first - 1;
    return True;
 }
 

@@ -41,8 +41,9 @@ Bool pl_fn_is_entry(Addr a);
 /* Where no function starts: no address strictly between *lo and *hi is a
    function's first instruction.  pl_fn_known_range answers only from the
    ranges found so far (a lies strictly between), without a debug-info
-   search; pl_fn_range searches: the text symbol holding a (*lo its entry)
-   or the gap between two symbols holding a.  False if neither knows. */
+   search; pl_fn_range searches an object's symbols (a not in a known
+   range): the text symbol holding a (*lo its entry) or the gap between
+   two symbols holding a.  False if neither knows. */
 Bool pl_fn_known_range(Addr a, Addr *lo, Addr *hi);
 Bool pl_fn_range(Addr a, Addr *lo, Addr *hi);
 
