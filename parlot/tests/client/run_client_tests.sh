@@ -220,21 +220,22 @@ PATH=$vgdbdir:$PATH; export PATH
    --parlot-out-file="$work/ctl.trace" "$work/phases" wait "$work/ctl.done" \
    >/dev/null 2>"$work/ctl.err" &
 bgpid=$!
-# the traced process (vg-in-place may be a script around it): the one vgdb
-# lists with this run's file
-vpid=
+# the traced process: of those vgdb lists with this run's file, the one
+# that answers once the program is in its loop (main image calls
+# recorded).  vgdb also lists a dead Valgrind's leftover FIFO (a run
+# killed with SIGKILL) with whatever now has its pid, which can be
+# vg-in-place, the script around this run's Valgrind.
+vpid= ok=0
 for _ in $(seq 100); do
-   vpid=$(vgdb -l 2>/dev/null | grep -F "$work/ctl.done" |
-          sed -n 's/^use --pid=\([0-9]*\) .*/\1/p' | head -1)
-   [ -n "$vpid" ] && break
-   sleep 0.1
-done
-# once the program is in its loop (main image calls recorded)
-ok=0
-for _ in $(seq 100); do
-   "$CONTROL" -p $vpid status >"$work/ctl.status" 2>&1
-   grep -q "^thread 1 .* [1-9][0-9]* events, .*recording on$" \
-      "$work/ctl.status" && { ok=1; break; }
+   for p in $(vgdb -l 2>/dev/null | grep -F "$work/ctl.done" |
+              sed -n 's/^use --pid=\([0-9]*\) .*/\1/p'); do
+      "$CONTROL" -p "$p" status >"$work/ctl.status" 2>&1
+      if grep -q "^thread 1 .* [1-9][0-9]* events, .*recording on$" \
+            "$work/ctl.status"; then
+         vpid=$p ok=1
+         break 2
+      fi
+   done
    sleep 0.1
 done
 for c in stop "mark after stop" start flush; do
