@@ -26,6 +26,7 @@
 #include "pl_select.h"
 #include "pl_filter.h"
 #include "pl_view.h"
+#include "pl_runtime.h"
 #include "pl_program.h"
 #include "pl_callgraph.h"
 #include "pl_cct.h"

@@ -11,9 +11,20 @@
 #include "pl_glob.h"
 #include "pl_names.h"
 #include "pl_filter.h"
+#include "pl_runtime.h"
+
+enum images { IMAGES_ALL, IMAGES_MAIN, IMAGES_PROGRAM, IMAGES_GLOBS };
 
 struct pl_filter {
-   int       main_only;    /* images=main */
+   int       images;       /* enum images, as given */
+   int       images_given; /* --images was given */
+   int       program_default;   /* pl_filter_default_program() */
+   char    **objs;         /* images=GLOB,...: the object patterns */
+   size_t    nobjs;
+   char    **prog_objs;    /* program-objects=: always the program's */
+   size_t    nprog_objs;
+   char    **lib_objs;     /* library-objects=: never the program's */
+   size_t    nlib_objs;
    char    **only;         /* only=: patterns */
    size_t    nonly;
    char    **hide;         /* hide=: patterns */
@@ -123,17 +134,64 @@ static int parse_mark(const char *opt, const char *arg, char **label,
    return 0;
 }
 
+static void free_globs(char **v, size_t n)
+{
+   size_t i;
+   for (i = 0; i < n; i++)
+      free(v[i]);
+   free(v);
+}
+
+/* images=main|all|program|GLOB[,GLOB]... */
+static int parse_images(pl_filter *f, const char *arg, char *why,
+                        size_t whylen)
+{
+   const char *p = arg;
+
+   free_globs(f->objs, f->nobjs);
+   f->objs = NULL;
+   f->nobjs = 0;
+   f->images_given = 1;
+   if (strcmp(arg, "main") == 0 || strcmp(arg, "all") == 0
+       || strcmp(arg, "program") == 0) {
+      f->images = arg[0] == 'm' ? IMAGES_MAIN
+                  : arg[0] == 'a' ? IMAGES_ALL : IMAGES_PROGRAM;
+      return 0;
+   }
+   f->images = IMAGES_GLOBS;
+   for (;;) {
+      size_t len = strcspn(p, ",");
+      char *one = strndup(p, len);
+      int r;
+      if (!one) {
+         snprintf(why, whylen, "out of memory");
+         return -1;
+      }
+      r = len ? add_glob(&f->objs, &f->nobjs, one, why, whylen) : 0;
+      free(one);
+      if (r < 0)
+         return -1;
+      if (!p[len])
+         break;
+      p += len + 1;
+   }
+   if (!f->nobjs) {
+      snprintf(why, whylen, "--images wants main, all, program or object "
+               "patterns, not '%s'", arg);
+      return -1;
+   }
+   return 0;
+}
+
 static int apply_option(pl_filter *f, const char *name, const char *arg,
                      char *why, size_t whylen)
 {
-   if (strcmp(name, "images") == 0) {
-      if (strcmp(arg, "main") == 0 || strcmp(arg, "all") == 0) {
-         f->main_only = strcmp(arg, "main") == 0;
-         return 0;
-      }
-      snprintf(why, whylen, "--images wants main or all, not '%s'", arg);
-      return -1;
-   }
+   if (strcmp(name, "images") == 0)
+      return parse_images(f, arg, why, whylen);
+   if (strcmp(name, "program-objects") == 0)
+      return add_glob(&f->prog_objs, &f->nprog_objs, arg, why, whylen);
+   if (strcmp(name, "library-objects") == 0)
+      return add_glob(&f->lib_objs, &f->nlib_objs, arg, why, whylen);
    if (strcmp(name, "only") == 0)
       return add_glob(&f->only, &f->nonly, arg, why, whylen);
    if (strcmp(name, "hide") == 0)
@@ -166,15 +224,13 @@ pl_filter *pl_filter_new(void)
 
 void pl_filter_free(pl_filter *f)
 {
-   size_t i;
    if (!f)
       return;
-   for (i = 0; i < f->nonly; i++)
-      free(f->only[i]);
-   for (i = 0; i < f->nhide; i++)
-      free(f->hide[i]);
-   free(f->only);
-   free(f->hide);
+   free_globs(f->only, f->nonly);
+   free_globs(f->hide, f->nhide);
+   free_globs(f->objs, f->nobjs);
+   free_globs(f->prog_objs, f->nprog_objs);
+   free_globs(f->lib_objs, f->nlib_objs);
    free(f->from_mark);
    free(f->to_mark);
    free(f);
@@ -183,12 +239,27 @@ void pl_filter_free(pl_filter *f)
 /* NULL is the filter that drops nothing, everywhere below. */
 static const pl_filter no_filter;
 
+/* The images in force: as given; else the program's view where it is
+   the default and no --only asks for something else; else all. */
+static int images_of(const pl_filter *f)
+{
+   if (f->images_given)
+      return f->images;
+   return f->program_default && !f->nonly ? IMAGES_PROGRAM : IMAGES_ALL;
+}
+
 int pl_filter_active(const pl_filter *f)
 {
    if (!f)
       return 0;
-   return f->main_only || f->nonly || f->nhide || f->max_depth
-          || f->first > 1 || f->last || f->from_mark || f->to_mark;
+   return images_of(f) != IMAGES_ALL || f->nonly || f->nhide
+          || f->max_depth || f->first > 1 || f->last || f->from_mark
+          || f->to_mark;
+}
+
+int pl_filter_program_view(const pl_filter *f)
+{
+   return f && images_of(f) == IMAGES_PROGRAM;
 }
 
 /* Append " key=value" to buf (size n) if it fits; "..." once it does not. */
@@ -221,8 +292,24 @@ static void describe(pl_filter *f)
    size_t i;
 
    buf[0] = '\0';
-   if (f->main_only)
+   switch (images_of(f)) {
+   case IMAGES_MAIN:
       describe_add(buf, sizeof f->desc, "images", "main");
+      break;
+   case IMAGES_PROGRAM:
+      describe_add(buf, sizeof f->desc, "images", "program");
+      for (i = 0; i < f->nprog_objs; i++)
+         describe_add(buf, sizeof f->desc, "program-objects",
+                      f->prog_objs[i]);
+      for (i = 0; i < f->nlib_objs; i++)
+         describe_add(buf, sizeof f->desc, "library-objects",
+                      f->lib_objs[i]);
+      break;
+   case IMAGES_GLOBS:
+      for (i = 0; i < f->nobjs; i++)
+         describe_add(buf, sizeof f->desc, "images", f->objs[i]);
+      break;
+   }
    for (i = 0; i < f->nonly; i++)
       describe_add(buf, sizeof f->desc, "only", f->only[i]);
    for (i = 0; i < f->nhide; i++)
@@ -257,6 +344,12 @@ int pl_filter_option(pl_filter *f, const char *name, const char *arg,
       return -1;
    describe(f);
    return 0;
+}
+
+void pl_filter_default_program(pl_filter *f)
+{
+   f->program_default = 1;
+   describe(f);
 }
 
 const char *pl_filter_describe(const pl_filter *f)
@@ -352,45 +445,123 @@ static int any_glob(char *const *pats, size_t n, const char *a,
    return 0;
 }
 
-/* Whether f shows function id: its --only and --hide patterns against
-   every name of it (the one shown and its aliases, as recorded, and
-   demangled with demangle), each name demangled once. */
-static int shows(const pl_filter *f, const pl_trace *t, uint32_t id,
-                 int demangle)
+enum { MATCH_ONLY = 1, MATCH_HIDE = 2 };
+
+/* Which of f's --only and --hide patterns function id matches (MATCH_*
+   bits): every name of it (the one shown and its aliases, as recorded,
+   and demangled with demangle), each name demangled once. */
+static int matches(const pl_filter *f, const pl_trace *t, uint32_t id,
+                   int demangle)
 {
    const pl_name *nm = &pl_trace_function(t, id)->name;
    size_t k = 0;
-   int only = f->nonly == 0, hide = 0;
+   int m = 0;
 
    if (!f->nonly && !f->nhide)
-      return 1;
-   for (; nm && !hide; nm = pl_trace_function_alias(t, id, k++)) {
+      return 0;
+   for (; nm && !(m & MATCH_HIDE); nm = pl_trace_function_alias(t, id, k++)) {
       char *d = demangle ? pl_demangle(nm->str, nm->len) : NULL;
-      only = only || any_glob(f->only, f->nonly, nm->str, d);
-      hide = any_glob(f->hide, f->nhide, nm->str, d);
+      if (any_glob(f->only, f->nonly, nm->str, d))
+         m |= MATCH_ONLY;
+      if (any_glob(f->hide, f->nhide, nm->str, d))
+         m |= MATCH_HIDE;
       free(d);
    }
-   return only && !hide;
+   return m;
+}
+
+/* Per object ID of t: for images=main or GLOB, whether it is in the
+   images (1 or 0); for images=program, its enum pl_object_kind, the
+   program-objects= and library-objects= patterns first. */
+static uint8_t *objects_in(const pl_filter *f, const pl_trace *t, int images)
+{
+   uint32_t n = pl_trace_nobjects(t), id, main_obj = pl_main_object(t);
+   uint8_t *in = calloc((size_t)n + 1, 1);
+
+   if (!in)
+      return NULL;
+   in[0] = images == IMAGES_PROGRAM ? PL_OBJECT_RUNTIME : 0;
+   for (id = 1; id <= n; id++) {
+      const char *path = pl_trace_object(t, id)->str;
+      const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+      switch (images) {
+      case IMAGES_MAIN:
+         in[id] = id == main_obj;
+         break;
+      case IMAGES_GLOBS:
+         in[id] = (uint8_t)any_glob(f->objs, f->nobjs, base, path);
+         break;
+      default:                /* IMAGES_PROGRAM */
+         if (id == main_obj || any_glob(f->prog_objs, f->nprog_objs, base,
+                                        path))
+            in[id] = PL_OBJECT_PROGRAM;
+         else if (any_glob(f->lib_objs, f->nlib_objs, base, path))
+            in[id] = PL_OBJECT_RUNTIME;
+         else
+            in[id] = (uint8_t)pl_object_kind(path);
+         break;
+      }
+   }
+   return in;
+}
+
+/* images=program: the class of function id of object kind `kind`. */
+static uint8_t program_class(const pl_trace *t, uint32_t id, int kind,
+                             int only)
+{
+   const pl_function *fn = pl_trace_function(t, id);
+   if (only)
+      return PL_KEEP_YES;
+   switch (kind) {
+   case PL_OBJECT_PROGRAM:
+      return pl_runtime_function(fn->name.str) ? PL_KEEP_NO : PL_KEEP_YES;
+   case PL_OBJECT_SYSTEM:
+      return pl_runtime_function(fn->name.str) ? PL_KEEP_NO
+                                                : PL_KEEP_CALLED;
+   case PL_OBJECT_RUNTIME:
+      return PL_KEEP_ENTRY;
+   default:
+      return PL_KEEP_NO;     /* the loader */
+   }
 }
 
 uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
                              int demangle)
 {
-   uint32_t n = pl_trace_nfunctions(t), id, main_obj;
-   uint8_t *keep;
+   uint32_t n = pl_trace_nfunctions(t), id;
+   int images;
+   uint8_t *keep, *in = NULL;
 
    if (!f)
       f = &no_filter;
-   main_obj = f->main_only ? pl_main_object(t) : 0;
+   images = images_of(f);
    keep = malloc((size_t)n + 1);
-
-   if (!keep)
+   if (!keep || (images != IMAGES_ALL && !(in = objects_in(f, t, images)))) {
+      free(keep);
       return NULL;
-   keep[0] = 0;
+   }
+   keep[0] = PL_KEEP_NO;
    for (id = 1; id <= n; id++) {
       const pl_function *fn = pl_trace_function(t, id);
-      keep[id] = (uint8_t)((!f->main_only || (main_obj && fn->obj == main_obj))
-                           && shows(f, t, id, demangle));
+      int m = matches(f, t, id, demangle);
+
+      if (m & MATCH_HIDE) {
+         keep[id] = PL_KEEP_NO;
+         continue;
+      }
+      switch (images) {
+      case IMAGES_ALL:
+         keep[id] = !f->nonly || (m & MATCH_ONLY) ? PL_KEEP_YES : PL_KEEP_NO;
+         break;
+      case IMAGES_PROGRAM:
+         keep[id] = program_class(t, id, in[fn->obj], m & MATCH_ONLY);
+         break;
+      default:             /* the images, with what --only adds */
+         keep[id] = in[fn->obj] || (m & MATCH_ONLY) ? PL_KEEP_YES
+                                                    : PL_KEEP_NO;
+         break;
+      }
    }
+   free(in);
    return keep;
 }

@@ -2,8 +2,20 @@
 /* Which events of a thread a reader shows: the filters every report and
    view shares (parlot-decode, parlot-annotate, parlot-diff).
 
+   - images=program: the program's view.  The program's own code
+     (pl_runtime.h says which objects and functions that is; the
+     repeatable program-objects=GLOB and library-objects=GLOB move objects
+     to one side or the other) and each call it makes into a library,
+     opaque: what runs below a library entry is not shown, except the
+     program's own code called back from there (a comparator, a thread's
+     start routine, main under the C library's start-up).  The default of
+     the ordered views (pl_filter_default_program);
    - images=main: only the main executable's functions;
+   - images=GLOB[,GLOB]...: only the functions of objects whose file name
+     (or path) matches one of the patterns;
    - only=GLOB (repeatable): only functions matching one of the patterns;
+     with images= given as well, the functions of both (images=main
+     only='MPI_*': the main executable and its MPI calls);
    - hide=GLOB (repeatable): never functions matching one;
    - depth=N: at most N levels of shown calls;
    - range=FIRST-LAST: only the thread's events FIRST..LAST (from 1);
@@ -39,10 +51,16 @@ typedef struct pl_filter pl_filter;
 pl_filter *pl_filter_new(void);
 void       pl_filter_free(pl_filter *f);
 
-/* Apply one option: name without "--" ("images", "only", "hide", "depth",
-   "range") and its argument.  0, or -1 with a one-line reason in why. */
+/* Apply one option: name without "--" ("images", "program-objects",
+   "library-objects", "only", "hide", "depth", "range", "from-mark",
+   "to-mark") and its argument.  0, or -1 with a one-line reason in why. */
 int pl_filter_option(pl_filter *f, const char *name, const char *arg,
                      char *why, size_t whylen);
+/* Make images=program the default: it applies unless images= or only=
+   is given.  (Since libparlot 0.7.) */
+void pl_filter_default_program(pl_filter *f);
+/* Whether f shows the program's view (images=program in force). */
+int pl_filter_program_view(const pl_filter *f);
 
 /* Whether f drops anything at all. */
 int pl_filter_active(const pl_filter *f);
@@ -65,9 +83,30 @@ uint32_t pl_main_object(const pl_trace *t);
 
 /* Per function ID of t (1..pl_trace_nfunctions), whether f shows it: a
    malloc'ed array of nfunctions + 1 bytes, or NULL if out of memory.
-   With demangle, patterns also match the demangled name. */
+   With demangle, patterns also match the demangled name.  Values:
+   PL_KEEP_NO and PL_KEEP_YES, and in the program's view
+   - PL_KEEP_ENTRY: a library function, shown (as one opaque call) where
+     the program's own code called it;
+   - PL_KEEP_CALLED: a function of a library that is no known runtime but
+     sits in a system library directory (the program's own library
+     installed there, or another system library): the program's own code
+     where the program's own code called it, else a library internal.
+   pl_keep_frame applies these rules frame by frame. */
+enum { PL_KEEP_NO = 0, PL_KEEP_YES = 1, PL_KEEP_ENTRY = 2,
+       PL_KEEP_CALLED = 3 };
 uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
                              int demangle);
+
+/* Whether a frame of function fn is shown, by keep, when the frame that
+   called it is the program's own code (caller_own; 0 for a thread's
+   outermost frame); *own says whether this frame is. */
+static inline int pl_keep_frame(const uint8_t *keep, uint32_t fn,
+                                int caller_own, int *own)
+{
+   uint8_t k = keep[fn];
+   *own = k == PL_KEEP_YES || (k == PL_KEEP_CALLED && caller_own);
+   return *own || (k == PL_KEEP_ENTRY && caller_own);
+}
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@ struct pl_view {
    pl_events      *it;
    const pl_filter *f;
    const uint8_t  *keep;
-   uint8_t        *shown;      /* [raw depth]: that frame is shown */
+   uint8_t        *shown;      /* [raw depth]: FRAME_* bits of that frame */
    size_t          shown_cap;
    uint32_t        depth;      /* shown frames open */
    uint64_t        number;     /* events read */
@@ -113,6 +113,22 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
    return n;
 }
 
+#define FRAME_SHOWN 1u
+#define FRAME_OWN   2u      /* the program's own code (pl_keep_frame) */
+
+/* Room for raw depth d in shown; frames not seen (a forked child's
+   inherited ones, depth 0) are neither shown nor the program's.  0, or -1
+   if out of memory. */
+static int grow_frames(pl_view *v, uint32_t d)
+{
+   size_t old = v->shown_cap;
+   if (pl_grow(&v->shown, &v->shown_cap, (size_t)d + 1, 1) < 0)
+      return -1;
+   if (v->shown_cap > old)
+      memset(v->shown + old, 0, v->shown_cap - old);
+   return 0;
+}
+
 long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
 {
    const pl_filter *f = v->f;
@@ -140,22 +156,26 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
       for (i = 0; i < n; i++) {
          uint64_t num = ++v->number;
          uint32_t d = e[i].depth;
-         int show;
+         int show, own;
 
          if (e[i].kind == PL_EV_CALL) {
-            if (pl_grow(&v->shown, &v->shown_cap, (size_t)d + 1, 1) < 0) {
+            if (grow_frames(v, d) < 0) {
                pl_error_set(err, 0, "out of memory");
                return -1;
             }
-            show = v->keep[e[i].fn] && num >= first && num <= last
+            show = pl_keep_frame(v->keep, e[i].fn,
+                                 (v->shown[d - 1] & FRAME_OWN) != 0, &own);
+            v->shown[d] = own ? FRAME_OWN : 0;
+            show = show && num >= first && num <= last
                    && (!max_depth || v->depth < max_depth);
-            v->shown[d] = (uint8_t)show;
+            if (show)
+               v->shown[d] |= FRAME_SHOWN;
             if (show)
                v->depth++;
          } else {
             /* a return ends the frame its call opened (d <= depth seen) */
-            show = v->shown[d] && num <= last;
-            if (v->shown[d])
+            show = (v->shown[d] & FRAME_SHOWN) && num <= last;
+            if (v->shown[d] & FRAME_SHOWN)
                v->depth--;
             v->shown[d] = 0;
          }

@@ -232,6 +232,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    const uint32_t *stack;
    uint32_t *shown = NULL;
    size_t depth, d, n = 0, th;
+   int caller_own = 0;
    const char *rank = pl_trace_process_get(t, "mpi_rank");
    sthread *st;
    long r;
@@ -249,7 +250,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
       goto oom;
    for (d = 0; d < depth; d++) {
       uint32_t id = stack[d];
-      if (!keep[id])
+      if (!pl_keep_frame(keep, id, caller_own, &caller_own))
          continue;
       if (pl_filter_max_depth(f) && n == pl_filter_max_depth(f))
          break;

@@ -182,10 +182,19 @@ static void usage(FILE *f)
       "\n"
       "filters (every mode; reports then count only what they show, and\n"
       "say so in their headers):\n"
-      "      --images=main|all  show only the main executable's functions\n"
-      "                       (default: all)\n"
+      "      --images=WHICH   program: the program's own code and each call\n"
+      "                       it makes into a library, shown as one call\n"
+      "                       (default of --replay and --stacks); main: the\n"
+      "                       main executable's functions; all: everything\n"
+      "                       (default of the other modes); or object\n"
+      "                       patterns GLOB[,GLOB] (e.g. 'liblammps*')\n"
+      "      --program-objects=GLOB  --images=program: objects that are the\n"
+      "                       program's even if they look like a system\n"
+      "                       runtime; may be repeated\n"
+      "      --library-objects=GLOB  --images=program: objects treated as\n"
+      "                       libraries (opaque); may be repeated\n"
       "      --only=GLOB      show only functions matching GLOB ('*', '?');\n"
-      "                       may be repeated\n"
+      "                       may be repeated; with --images, both\n"
       "      --hide=GLOB      never show functions matching GLOB; may be\n"
       "                       repeated (a hidden call's callees are shown)\n"
       "      --depth=N        show N levels of calls at most\n"
@@ -609,6 +618,10 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       return usage_error("--range, --from-mark and --to-mark do not apply "
                          "to --stacks (it shows where each trace ends)",
                          NULL);
+   /* the ordered views show the program's view unless asked otherwise */
+   if ((*mode)->file == pl_mode_replay_file
+       || (*mode)->collect == &pl_mode_stacks)
+      pl_filter_default_program(o->filter);
    o->window = loops ? (size_t)window : 0;
    if (optind == argc)
       return usage_error("no trace file given", NULL);

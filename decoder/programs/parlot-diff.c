@@ -349,10 +349,18 @@ static void usage(FILE *f)
       "  -o, --output=FILE    write to FILE instead of standard output\n"
       "      --select=SPEC    compare only these processes/threads (as\n"
       "                       parlot-decode --select); may be repeated\n"
-      "      --images=main|all  compare only the main executable's\n"
-      "                       functions (default: all)\n"
+      "      --images=WHICH   program (default): the program's own code and\n"
+      "                       each call it makes into a library, compared\n"
+      "                       as one call (MPI, the C library, ... inside\n"
+      "                       are not compared); all: every function; main:\n"
+      "                       the main executable's; or object patterns\n"
+      "                       GLOB[,GLOB] (e.g. 'liblammps*')\n"
+      "      --program-objects=GLOB, --library-objects=GLOB  --images=program:\n"
+      "                       objects to count as the program's, or as\n"
+      "                       libraries; may be repeated\n"
       "      --only=GLOB      compare only functions matching GLOB ('*',\n"
-      "                       '?'), e.g. 'MPI_*'; may be repeated\n"
+      "                       '?'), e.g. 'MPI_*'; may be repeated; with\n"
+      "                       --images, the functions of both\n"
       "      --hide=GLOB      leave out functions matching GLOB; may be\n"
       "                       repeated (their callees are kept)\n"
       "      --depth=N        compare N levels of calls at most\n"
@@ -633,6 +641,7 @@ int main(int argc, char **argv)
       fprintf(stderr, PROG ": out of memory\n");
       return EXIT_TROUBLE;
    }
+   pl_filter_default_program(o.filter);
    status = parse_options(argc, argv, &o);
    if (status >= 0)
       return status;

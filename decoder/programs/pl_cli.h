@@ -27,6 +27,8 @@ int  pl_usage_error(const char *prog, const char *what, const char *arg);
    file includes <getopt.h>. */
 #define PL_CLI_FILTER_OPTIONS(val)                     \
    { "images", required_argument, NULL, (val) },       \
+   { "program-objects", required_argument, NULL, (val) }, \
+   { "library-objects", required_argument, NULL, (val) }, \
    { "only", required_argument, NULL, (val) },         \
    { "hide", required_argument, NULL, (val) },         \
    { "depth", required_argument, NULL, (val) },        \

@@ -163,7 +163,7 @@ check_filter only-alias '--only=PMPI_*' --only=malloc
 check_filter hide-alias --hide=memmove
 
 # bad arguments: one line, exit 2, in both programs
-for args in --depth=0 --images=some --range=9-3 --only=; do
+for args in --depth=0 --images=, --range=9-3 --only=; do
    for p in parlot-decode parlot-annotate; do
       if [ $p = parlot-decode ]; then
          run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --xml "$args" "$tmp/a.trace"

@@ -131,7 +131,11 @@ def indent(level):
 
 
 def replay(calls_path, thread, filters):
-    only, hide, main_only, max_depth = [], [], False, 0
+    """The shown calls.  images=program (the default without --images and
+    --only): the functions of every object but LIB and, where one of them
+    called it, a function of LIB (one opaque call: LIB's callees are not
+    shown)."""
+    only, hide, images, max_depth = [], [], None, 0
     for a in filters:
         k, v = a[2:].split("=", 1)
         if k == "only":
@@ -139,23 +143,39 @@ def replay(calls_path, thread, filters):
         elif k == "hide":
             hide.append(v)
         elif k == "images":
-            main_only = v == "main"
+            images = v
         elif k == "depth":
             max_depth = int(v)
+    if images is None:
+        images = "all" if only else "program"
     shown = []          # per raw depth: shown?
+    own = []            # per raw depth: the program's own code?
     for line in open(calls_path):
         t, num, d, o, name = line.split()
         if int(t) != thread:
             continue
         d = int(d)
         del shown[d - 1:]
-        keep = (not main_only or o == MAIN) \
-            and (not only or any(fnmatch.fnmatchcase(name, p) for p in only)) \
-            and not any(fnmatch.fnmatchcase(name, p) for p in hide)
+        del own[d - 1:]
+        m_only = any(fnmatch.fnmatchcase(name, p) for p in only)
+        hidden = any(fnmatch.fnmatchcase(name, p) for p in hide)
+        caller_own = own[-1] if own else False
+        if images == "program":
+            mine = not hidden and (o != LIB or m_only)
+            keep = mine or (not hidden and caller_own)
+        else:
+            in_images = images == "all" or o == MAIN
+            if images != "all" and only:
+                keep = in_images or m_only
+            else:
+                keep = in_images and (not only or m_only)
+            keep = keep and not hidden
+            mine = False
         vd = sum(shown) + 1
         if keep and max_depth and vd > max_depth:
             keep = False
         shown.append(keep)
+        own.append(mine)
         if keep:
             print("%10d %5d  %s%s" % (int(num), vd, indent(vd - 1), name))
 
@@ -251,12 +271,16 @@ replay_case() {
    fi
 }
 
-replay_case all 1
-replay_case worker 2
+replay_case all 1 --images=all
+replay_case worker 2 --images=all
+replay_case program 1
+replay_case program-worker 2
 replay_case images-main 1 --images=main
 replay_case only-mpi 1 --only='MPI_*'
-replay_case hide 1 --hide=exchange --hide='MPIDI_*'
-replay_case depth 1 --depth=2
+replay_case images-and-only 1 --images=main --only='MPI_Recv'
+replay_case hide 1 --images=all --hide=exchange --hide='MPIDI_*'
+replay_case program-hide 1 --hide=exchange
+replay_case depth 1 --images=all --depth=2
 replay_case only-and-hide 1 --only='*e*' --hide=smooth
 
 # a recursion 250 deep: past 100 levels the lines keep 100 levels of
@@ -321,7 +345,7 @@ fi
 
 for n in a b c; do
    run "$PARLOT_DECODE" "$tmp/loops" "$tmp/err" --replay --loops \
-      --select='*:1' "$tmp/$n.trace"
+      --images=all --select='*:1' "$tmp/$n.trace"
    model unfold "$tmp/loops" >"$tmp/unfolded"
    awk '$1 == 1 { print $3, $5 }' "$tmp/$n.script.calls" >"$tmp/want"
    lines=$(wc -l <"$tmp/loops")
@@ -362,7 +386,7 @@ for seed in 1 2 3 4 5 6 7 8; do
    for w in 1 2 3 8 256; do
       fold_runs=$((fold_runs + 1))
       run "$PARLOT_DECODE" "$tmp/loops" "$tmp/err" --replay --loops \
-         --window=$w "$tmp/r.trace"
+         --images=all --window=$w "$tmp/r.trace"
       model unfold "$tmp/loops" >"$tmp/unfolded"
       if [ $rc -ne 0 ] || ! cmp -s "$tmp/unfolded" "$tmp/want"; then
          fold_bad=$((fold_bad + 1))
@@ -381,7 +405,7 @@ fi
 
 run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --stacks "$tmp/k.trace" "$tmp/a.trace"
 if [ $rc -eq 1 ] && grep -q 'k.trace: .*truncated' "$tmp/err" &&
-   grep -q '^== call stacks at the end of 4 threads of 2 traces$' "$tmp/out" &&
+   grep -q '^== call stacks at the end of 4 threads of 2 traces \[images=program\]$' "$tmp/out" &&
    grep -q '^main  1:\[p500\]$' "$tmp/out" &&
    grep -q '^  exchange  1:\[p500\]$' "$tmp/out" &&
    grep -q '^    MPI_Recv  1:\[p500\]$' "$tmp/out" &&

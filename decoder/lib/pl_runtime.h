@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* What "the program's own code" is, for the program's view (pl_filter.h,
+   images=program).  Objects are of four kinds, by their file names:
+
+   - runtime libraries (pl_runtime_objects lists the globs): the C, C++
+     and Fortran runtimes and the compilers' support libraries (libgcc_s,
+     libgomp, the sanitizers); the MPI and communication stack (libmpi*,
+     MPICH's and Open MPI's own libraries and plug-ins, PMI/PMIx, hwloc,
+     libevent, UCX, libfabric, verbs, PSM); well-known numerical libraries
+     (BLAS, LAPACK, FFTW, HDF5, NetCDF, MKL); compression, crypto, XML and
+     other system libraries; Valgrind's preloads;
+   - the dynamic loader (ld-linux*), whose lazy binding and TLS helpers
+     are never shown;
+   - other objects in a system library directory (/lib, /usr/lib, /lib64,
+     /usr/lib64, /usr/local/lib and their subdirectories): the program's
+     own code where the program's own code calls them (LAMMPS installs
+     its code as liblammps.so there, beside a stripped lmp), library
+     internals where a runtime calls them (X11 below hwloc);
+   - everything else, the main executable first: the program.
+
+   Functions of the program's objects that are the C runtime's start-up
+   and shutdown code (_start, _init, frame_dummy, ...) are not the
+   program's either.  Users override the rule per object with
+   images=program's companions program-objects= and library-objects=
+   (pl_filter.h).
+
+   Pure functions of names: no state, thread-safe.  (Since libparlot
+   0.7.) */
+#ifndef PL_RUNTIME_H
+#define PL_RUNTIME_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pl_object_kind {
+   PL_OBJECT_PROGRAM,     /* the program's own */
+   PL_OBJECT_SYSTEM,      /* in a system library directory, not known */
+   PL_OBJECT_RUNTIME,     /* a known runtime library */
+   PL_OBJECT_LOADER       /* the dynamic loader */
+};
+
+/* The kind of the object at path (its full path as recorded). */
+enum pl_object_kind pl_object_kind(const char *path);
+
+/* Whether a function of the program's objects is C runtime code the
+   compiler linked in (_start, _init, frame_dummy, ...), not the
+   program's own. */
+int pl_runtime_function(const char *name);
+
+/* The object globs of the rule, NULL-terminated (for documentation and
+   --help). */
+extern const char *const pl_runtime_objects[];
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
