@@ -11,9 +11,96 @@
 
 #define SYNC_LINES  3      /* equal lines that end a hunk */
 
+/* Where a side is, in the program's terms: for each open call, its
+   number among its caller's calls of the same function ("conj_grad call
+   8 from main").  Counters are keyed by (depth, function) and stamped
+   with the caller's frame serial, so that a new frame starts its callees'
+   counts afresh without clearing anything: memory follows the distinct
+   (depth, function) pairs, not the trace. */
+typedef struct {
+   uint64_t key;          /* depth << 32 | fn, + 1; 0 = empty */
+   uint64_t stamp;        /* serial of the caller frame it counts in */
+   uint64_t count;
+} call_counter;
+
+typedef struct {
+   uint64_t serial;       /* the frame's; 0 for the root */
+   uint64_t num;          /* its number among its caller's calls of it */
+} open_call;
+
+typedef struct {
+   call_counter *v;       /* open addressing; cap a power of two */
+   size_t        n, cap;
+   open_call    *open;    /* [depth]: the open calls; [0] the root */
+   size_t        open_cap;
+   uint64_t      next_serial;
+   int           broken;  /* out of memory once: numbers unknown */
+} call_numbers;
+
+static call_counter *counter_of(call_numbers *c, uint64_t key)
+{
+   size_t i, mask;
+   if (2 * (c->n + 1) > c->cap) {
+      size_t cap = c->cap ? 2 * c->cap : 256, j;
+      call_counter *v = calloc(cap, sizeof *v);
+      if (!v)
+         return NULL;
+      for (j = 0; j < c->cap; j++)
+         if (c->v[j].key) {
+            size_t s = (size_t)(c->v[j].key * PL_GOLDEN64) & (cap - 1);
+            while (v[s].key)
+               s = (s + 1) & (cap - 1);
+            v[s] = c->v[j];
+         }
+      free(c->v);
+      c->v = v;
+      c->cap = cap;
+   }
+   mask = c->cap - 1;
+   for (i = (size_t)(key * PL_GOLDEN64) & mask; c->v[i].key;
+        i = (i + 1) & mask)
+      if (c->v[i].key == key)
+         return &c->v[i];
+   c->v[i].key = key;
+   c->v[i].stamp = UINT64_MAX;
+   c->n++;
+   return &c->v[i];
+}
+
+/* A call line passes: count it under its caller. */
+static void numbers_call(call_numbers *c, const pl_line *l)
+{
+   size_t d = l->depth, old = c->open_cap;
+   call_counter *k;
+
+   if (c->broken || d == 0)
+      return;
+   if (pl_grow(&c->open, &c->open_cap, d + 1, sizeof *c->open) < 0
+       || !(k = counter_of(c, ((uint64_t)d << 32 | l->fn) + 1))) {
+      c->broken = 1;
+      return;
+   }
+   if (c->open_cap > old)
+      memset(c->open + old, 0, (c->open_cap - old) * sizeof *c->open);
+   if (k->stamp != c->open[d - 1].serial) {
+      k->stamp = c->open[d - 1].serial;
+      k->count = 0;
+   }
+   c->open[d].num = ++k->count;
+   c->open[d].serial = ++c->next_serial;
+}
+
+static void numbers_free(call_numbers *c)
+{
+   free(c->v);
+   free(c->open);
+}
+
 /* One side's look-ahead: lines [head, n) of v. */
 typedef struct {
    diff_side *s;
+   call_numbers nums;      /* the lines passed, numbered (without loops) */
+   int        numbered;
    pl_line   *v;
    uint64_t  *key;
    size_t     head, n, cap;
@@ -230,10 +317,26 @@ static int remember(context *c, const pl_line *l)
 static void skip(side_buf *b, size_t n)
 {
    size_t i;
-   for (i = 0; i < n; i++)
-      if (b->v[b->head + i].number)
-         b->last = b->v[b->head + i].number;
+   for (i = 0; i < n; i++) {
+      const pl_line *l = &b->v[b->head + i];
+      if (l->number)
+         b->last = l->number;
+      if (b->numbered && l->kind == PL_LINE_CALL)
+         numbers_call(&b->nums, l);
+   }
    b->head += n;
+}
+
+/* The numbers of b's open calls at depths 1..len into num: 1, or 0 when
+   they are not known (loops folded: a line stands for many calls). */
+static int path_numbers(const side_buf *b, size_t len, uint64_t *num)
+{
+   size_t i;
+   if (!b->numbered || b->nums.broken || b->nums.open_cap <= len)
+      return 0;
+   for (i = 0; i < len; i++)
+      num[i] = b->nums.open[i + 1].num;
+   return 1;
 }
 
 /* Give the report the hunk of the next na lines of a and nb of b. */
@@ -243,6 +346,7 @@ static int report_hunk(diff_report *rep, const context *c, const side_buf *a,
    const pl_line *first = na ? &a->v[a->head] : nb ? &b->v[b->head] : NULL;
    size_t depth = first ? first->depth : 1, i;
    pl_line *ctx = malloc((c->n + 1) * sizeof *ctx);
+   uint64_t *num = NULL;
    diff_hunk h;
 
    if (!ctx)
@@ -263,9 +367,17 @@ static int report_hunk(diff_report *rep, const context *c, const side_buf *a,
    /* the calls open in both at that point */
    h.path = c->path;
    h.path_len = c->path_len < depth - 1 ? c->path_len : depth - 1;
+   if (h.path_len && (num = malloc(2 * h.path_len * sizeof *num))) {
+      if (path_numbers(a, h.path_len, num)
+          && path_numbers(b, h.path_len, num + h.path_len)) {
+         h.path_num_a = num;
+         h.path_num_b = num + h.path_len;
+      }
+   }
    h.nm_a = a->s->nm;
    h.nm_b = b->s->nm;
    rep->hunk(rep, &h);
+   free(num);
    free(ctx);
    return 0;
 }
@@ -286,6 +398,7 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
    memset(&c, 0, sizeof c);
    a.s = sa;
    b.s = sb;
+   a.numbered = b.numbered = !opts->folded;
    c.cap = opts->context;
    if (c.cap && !(c.ring = malloc(c.cap * sizeof *c.ring)))
       goto oom;
@@ -358,6 +471,8 @@ out:
    free(a.key);
    free(b.v);
    free(b.key);
+   numbers_free(&a.nums);
+   numbers_free(&b.nums);
    free(c.ring);
    free(c.path);
    return ret;

@@ -27,6 +27,7 @@ typedef struct {
    size_t context;         /* equal lines shown before a hunk */
    size_t lookahead;       /* lines read ahead to re-synchronise */
    size_t max_hunks;       /* hunks written per pair (the rest counted) */
+   int    folded;          /* the lines fold loops (no call numbers) */
    int    align_marks;     /* --align=marks: the sides' lines include their
                               marks (thread_lines_marks), and a hunk never
                               runs past a mark both sides reach */

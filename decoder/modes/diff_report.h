@@ -23,6 +23,9 @@ typedef struct {
                                             after this event, 0 = start */
    const uint32_t     *path;      /* calls open in both (A's IDs), outer */
    size_t              path_len;  /*   first */
+   const uint64_t     *path_num_a, *path_num_b;  /* [i]: path[i]'s number
+                                     among its caller's calls of it, in A
+                                     and in B; NULL if not known */
    const trace_labels *nm_a, *nm_b;
 } diff_hunk;
 

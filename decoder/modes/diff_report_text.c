@@ -4,7 +4,8 @@
      --- A: RUN (N threads)
      +++ B: RUN (N threads)
      === PAIR                      (only for pairs that differ)
-     @@ A event N, B after event M @@ main > solve  (loop ran 100 times ...)
+     @@ main > solve #8 @@ A event N, B after event M  (loop ran 100 ...)
+                                  (#8: the 8th call of solve from main)
        context lines (replay lines, two spaces before)
      - lines only A has
      + lines only B has
@@ -88,15 +89,25 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
       outbuf_printf(o, "=== %s\n", t->title);
       t->titled = 1;
    }
+   /* where, in the program's terms first: the calls open in both, each
+      with its number among its caller's calls of it ("#8": the 8th) */
    outbuf_str(o, "@@ ");
+   if (!h->path_len)
+      outbuf_str(o, "at the top");
+   for (i = 0; i < h->path_len; i++) {
+      outbuf_str(o, i ? " > " : "");
+      outbuf_str(o, trace_label(h->nm_a, h->path[i]));
+      if (h->path_num_a && (h->path_num_a[i] > 1 || h->path_num_b[i] > 1)) {
+         outbuf_printf(o, " #%llu", (unsigned long long)h->path_num_a[i]);
+         if (h->path_num_b[i] != h->path_num_a[i])
+            outbuf_printf(o, " (B #%llu)",
+                          (unsigned long long)h->path_num_b[i]);
+      }
+   }
+   outbuf_str(o, " @@ ");
    put_where(o, "A", h->a, h->na, h->a_after);
    outbuf_str(o, ", ");
    put_where(o, "B", h->b, h->nb, h->b_after);
-   outbuf_str(o, " @@");
-   for (i = 0; i < h->path_len; i++) {
-      outbuf_str(o, i ? " > " : " ");
-      outbuf_str(o, trace_label(h->nm_a, h->path[i]));
-   }
    if (h->na_all == 1 && h->nb_all == 1 && h->a[0].kind == PL_LINE_LOOP
        && h->b[0].kind == PL_LINE_LOOP)
       outbuf_printf(o, "  (loop ran %llu times in A, %llu in B)",

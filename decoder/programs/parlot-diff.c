@@ -513,6 +513,7 @@ static int parse_options(int argc, char **argv, options *o)
    if (o->diff.ignore_counts && !loops)
       return pl_usage_error(PROG, "--ignore-loop-counts needs --loops", NULL);
    o->window = loops ? window : 0;
+   o->diff.folded = loops;
    return -1;
 }
 
