@@ -8,6 +8,7 @@
 
 #include "pl_alloc.h"
 #include "pl_outliers.h"
+#include "pl_runtime.h"
 
 static int u64_order(const void *a, const void *b)
 {
@@ -205,37 +206,69 @@ static int mpi_interface(const char *name)
           && name[4] != '\0';
 }
 
-/* Per program function, whether classes look at it: the functions of
-   the program's own executables (the objects that define "main") and the
-   MPI interface.  A library's internal calls differ from rank to rank
-   (rank 0 does more in MPI_Init, progress engines poll as they please) and
-   would drown the program's own behaviour.  If no object defines main,
-   every function counts.  NULL if out of memory. */
-static uint8_t *behaviour_functions(const pl_program *p)
-{
-   uint8_t *keep = calloc((size_t)p->nfns + 1, 1);
-   uint32_t f, g;
-   int found = 0;
+enum { B_NO, B_OWN, B_CALLED, B_ENTRY };
 
-   if (!keep)
+/* Per program function, what outlier classes look at: the program's view
+   (pl_runtime.h): its own functions (B_OWN), and the library functions
+   it calls (B_ENTRY, counted along the edges from its own code only).
+   Libraries' internal calls differ from rank to rank (rank 0 does more in
+   MPI_Init, progress engines poll as they please) and would drown the
+   program's behaviour.  A system library's functions are the program's
+   where its own code calls them.  If nothing is the program's, every
+   function counts (B_OWN).  NULL if out of memory. */
+static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
+                                    size_t n)
+{
+   uint8_t *b = calloc((size_t)p->nfns + 1, 1);
+   const char *main_obj = NULL;
+   uint32_t f;
+   size_t i, j;
+   int own = 0, changed = 1;
+
+   if (!b)
       return NULL;
-   for (f = 1; f <= p->nfns; f++)
-      if (strcmp(p->fns[f].name, "main") == 0 && strcmp(p->fns[f].object, "???"))
-         for (g = 1, found = 1; g <= p->nfns; g++)
-            if (strcmp(p->fns[g].object, p->fns[f].object) == 0)
-               keep[g] = 1;
-   for (f = 1; f <= p->nfns; f++)
-      if (!found || mpi_interface(p->fns[f].name))
-         keep[f] = 1;
-   return keep;
+   for (f = 1; f <= p->nfns && !main_obj; f++)
+      if (strcmp(p->fns[f].name, "main") == 0
+          && strcmp(p->fns[f].object, "???"))
+         main_obj = p->fns[f].object;
+   for (f = 1; f <= p->nfns; f++) {
+      const pl_gfunc *g = &p->fns[f];
+      int k = main_obj && strcmp(g->object, main_obj) == 0
+              ? PL_OBJECT_PROGRAM : (int)pl_object_kind(g->object);
+      if (k == PL_OBJECT_PROGRAM || k == PL_OBJECT_SYSTEM)
+         b[f] = pl_runtime_function(g->name) ? B_NO
+                : k == PL_OBJECT_PROGRAM ? B_OWN : B_CALLED;
+      else
+         b[f] = k == PL_OBJECT_RUNTIME ? B_ENTRY : B_NO;
+      own |= b[f] == B_OWN;
+   }
+   if (!own) {
+      memset(b + 1, B_OWN, p->nfns);
+      return b;
+   }
+   /* a system library's function the program's own code calls is its own */
+   while (changed) {
+      changed = 0;
+      for (i = 0; i < n; i++)
+         for (j = 0; j < gs[i].nedges; j++) {
+            const pl_edge *e = &gs[i].edges[j];
+            if (b[e->callee] == B_CALLED && e->caller
+                && b[e->caller] == B_OWN) {
+               b[e->callee] = B_OWN;
+               changed = 1;
+            }
+         }
+   }
+   return b;
 }
 
-/* g restricted to the functions keep says, and the edges between them
-   (and from no caller).  0, or -1 if out of memory. */
-static int behaviour_graph(const pl_graph *g, const uint8_t *keep,
+/* g restricted to behaviour b: the edges from the program's own code (and
+   from no caller) to its own code and to library entries, and each
+   function's calls along them.  0, or -1 if out of memory. */
+static int behaviour_graph(const pl_graph *g, const uint8_t *b,
                            pl_graph *out)
 {
-   size_t i;
+   size_t i, k;
    memset(out, 0, sizeof *out);
    out->fns = malloc((g->nfns + 1) * sizeof *out->fns);
    out->edges = malloc((g->nedges + 1) * sizeof *out->edges);
@@ -246,14 +279,181 @@ static int behaviour_graph(const pl_graph *g, const uint8_t *keep,
    out->events = g->events;
    out->calls = g->calls;
    out->max_depth = g->max_depth;
-   for (i = 0; i < g->nfns; i++)
-      if (keep[g->fns[i].fn])
-         out->fns[out->nfns++] = g->fns[i];
-   for (i = 0; i < g->nedges; i++)
-      if (keep[g->edges[i].callee]
-          && (g->edges[i].caller == 0 || keep[g->edges[i].caller]))
-         out->edges[out->nedges++] = g->edges[i];
+   for (i = 0; i < g->nedges; i++) {
+      const pl_edge *e = &g->edges[i];
+      if ((e->caller == 0 || b[e->caller] == B_OWN)
+          && (b[e->callee] == B_OWN || b[e->callee] == B_ENTRY))
+         out->edges[out->nedges++] = *e;
+   }
+   for (i = 0; i < g->nfns; i++) {
+      pl_fstat s = g->fns[i];
+      if (b[s.fn] != B_OWN && b[s.fn] != B_ENTRY)
+         continue;
+      if (b[s.fn] == B_ENTRY) {          /* the program's calls only */
+         s.calls = 0;
+         for (k = 0; k < out->nedges; k++)
+            if (out->edges[k].callee == s.fn)
+               s.calls += out->edges[k].calls;
+         if (!s.calls)
+            continue;
+      }
+      out->fns[out->nfns++] = s;
+   }
    return 0;
+}
+
+/* Whether fn leads to an MPI call in g (fn itself included); seen is
+   scratch of nfns + 1 bytes, cleared on return. */
+static int reaches_mpi(const pl_program *p, const pl_graph *g, uint32_t fn,
+                       uint8_t *seen, uint32_t *stack)
+{
+   size_t top = 0, i, k;
+   int found = 0;
+
+   stack[top++] = fn;
+   seen[fn] = 1;
+   while (top && !found) {
+      uint32_t f = stack[--top];
+      if (mpi_interface(p->fns[f].name)) {
+         found = 1;
+         break;
+      }
+      for (k = 0; k < g->nedges; k++)       /* edges sorted by caller */
+         if (g->edges[k].caller == f && !seen[g->edges[k].callee]) {
+            seen[g->edges[k].callee] = 1;
+            stack[top++] = g->edges[k].callee;
+         }
+   }
+   for (i = 0; i <= p->nfns; i++)
+      seen[i] = 0;
+   return found;
+}
+
+/* Drop from the root's graph (gs[root]) the functions only it calls that
+   lead to no MPI call: its reports and file I/O.  Such a function goes
+   with its edges, and its callees' calls along them.  0, or -1 if out of
+   memory. */
+static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
+                          size_t root)
+{
+   uint8_t *seen = calloc((size_t)p->nfns + 1, 1);
+   uint8_t *drop = calloc((size_t)p->nfns + 1, 1);
+   uint32_t *stack = malloc(((size_t)p->nfns + 1) * sizeof *stack);
+   size_t i, j, k, m, w;
+   int ret = -1;
+
+   if (!seen || !drop || !stack)
+      goto out;
+   for (i = root; i == root; i++) {
+      pl_graph *g = &gs[i];
+      int any = 0;
+      for (k = 0; k < g->nfns; k++) {
+         uint32_t fn = g->fns[k].fn;
+         for (m = 0; m < n; m++)
+            if (m != i && pl_graph_fn(&gs[m], fn))
+               break;
+         drop[fn] = m == n && !reaches_mpi(p, g, fn, seen, stack);
+         any |= drop[fn];
+      }
+      if (!any)
+         continue;
+      for (j = w = 0; j < g->nedges; j++) {
+         const pl_edge *e = &g->edges[j];
+         if (e->caller && drop[e->caller] && !drop[e->callee])
+            for (k = 0; k < g->nfns; k++)
+               if (g->fns[k].fn == e->callee)
+                  g->fns[k].calls -= e->calls < g->fns[k].calls
+                                     ? e->calls : g->fns[k].calls;
+         if (!(e->caller && drop[e->caller]) && !drop[e->callee])
+            g->edges[w++] = *e;
+      }
+      g->nedges = w;
+      for (k = w = 0; k < g->nfns; k++) {
+         uint32_t fn = g->fns[k].fn;
+         if (!drop[fn] && g->fns[k].calls)
+            g->fns[w++] = g->fns[k];
+         drop[fn] = 0;
+      }
+      g->nfns = w;
+   }
+   ret = 0;
+out:
+   free(seen);
+   free(drop);
+   free(stack);
+   return ret;
+}
+
+/* ---- Who is an outlier --------------------------------------------------- */
+
+/* How far apart two behaviour graphs are: the calls of each function and
+   along each edge, absolute differences summed. */
+static uint64_t distance(const pl_graph *a, const pl_graph *b)
+{
+   uint64_t d = 0;
+   size_t i;
+   for (i = 0; i < a->nfns; i++) {
+      const pl_fstat *s = pl_graph_fn(b, a->fns[i].fn);
+      uint64_t x = a->fns[i].calls, y = s ? s->calls : 0;
+      d += x > y ? x - y : y - x;
+   }
+   for (i = 0; i < b->nfns; i++)
+      if (!pl_graph_fn(a, b->fns[i].fn))
+         d += b->fns[i].calls;
+   for (i = 0; i < a->nedges; i++) {
+      const pl_edge *e = find_edge(b, a->edges[i].caller, a->edges[i].callee);
+      uint64_t x = a->edges[i].calls, y = e ? e->calls : 0;
+      d += x > y ? x - y : y - x;
+   }
+   for (i = 0; i < b->nedges; i++)
+      if (!find_edge(a, b->edges[i].caller, b->edges[i].callee))
+         d += b->edges[i].calls;
+   return d;
+}
+
+/* The calls of fn (or along caller -> fn with edge) in g. */
+static uint64_t value_in(const pl_graph *g, uint32_t fn, uint32_t caller,
+                         int edge)
+{
+   if (edge) {
+      const pl_edge *e = find_edge(g, caller, fn);
+      return e ? e->calls : 0;
+   }
+   {
+      const pl_fstat *s = pl_graph_fn(g, fn);
+      return s ? s->calls : 0;
+   }
+}
+
+/* Whether gs[i] holds a count (of a function or an edge) that no other
+   process of the set (gs[set[0..nset-1]], i among them) has: what a rank
+   that adds or skips calls looks like, while behaviours several ranks
+   share (the two ends of a stencil) do not.  The set's processes call
+   the same functions along the same edges. */
+static int has_unique_count(const pl_graph *gs, const size_t *set,
+                            size_t nset, size_t i)
+{
+   const pl_graph *g = &gs[i];
+   size_t j, m;
+
+   for (j = 0; j < g->nfns + g->nedges; j++) {
+      int edge = j >= g->nfns;
+      uint32_t fn = edge ? g->edges[j - g->nfns].callee : g->fns[j].fn;
+      uint32_t caller = edge ? g->edges[j - g->nfns].caller : 0;
+      uint64_t v = value_in(g, fn, caller, edge);
+      for (m = 0; m < nset; m++)
+         if (set[m] != i && value_in(&gs[set[m]], fn, caller, edge) == v)
+            break;
+      if (m == nset)
+         return 1;
+   }
+   return 0;
+}
+
+static int outlier_order(const void *a, const void *b)
+{
+   size_t x = ((const pl_outlier *)a)->proc, y = ((const pl_outlier *)b)->proc;
+   return x < y ? -1 : x > y;
 }
 
 void pl_ranks_free(pl_ranks *r)
@@ -264,6 +464,7 @@ void pl_ranks_free(pl_ranks *r)
    free(r->outliers);
    free(r->procs);
    free(r->cls);
+   free(r->ref);
    free(r->fns);
    memset(r, 0, sizeof *r);
 }
@@ -276,7 +477,10 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    uint64_t *tmp = NULL;
    uint32_t *seen = NULL;
    uint8_t *keep = NULL;
-   size_t i, j, n = 0, nm = 0, best;
+   uint64_t *dist = NULL;
+   uint8_t *is_out = NULL;
+   size_t i, j, k, n = 0, nm = 0, best;
+   int shape_majority;
    uint32_t f;
    int ret = -1;
 
@@ -340,12 +544,12 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       rf->max = tmp[n - 1];
    }
 
-   /* classes and the majority, on the program's own behaviour */
+   /* classes and outliers, on the program's own behaviour */
    if (n < 2) {
       ret = 0;
       goto out;
    }
-   keep = behaviour_functions(p);
+   keep = behaviour_functions(p, gs, n);
    if (!keep)
       goto out;
    for (i = 0; i < n; i++) {
@@ -355,11 +559,61 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       pl_graph_free(&gs[i]);
       gs[i] = b;
    }
+   /* rank 0, the root by convention, does the I/O the others do not */
+   for (i = 0; i < n && r->by_rank; i++)
+      if (strcmp(p->procs[r->procs[i]].rank, "0") == 0) {
+         if (n >= 3 && drop_root_only(p, gs, n, i) < 0)
+            goto out;
+         break;
+      }
+   /* outliers by shape: outside the largest class of processes calling
+      the same functions along the same edges, if no other is as large */
    r->class_kind = PL_CLASS_SHAPE;
    r->nclasses = classify(gs, n, 0, r->cls, size, rep);
+   best = 0;
+   for (i = 1; i < r->nclasses; i++)
+      if (size[i] > size[best])
+         best = i;
+   shape_majority = 1;
+   for (i = 0; i < r->nclasses; i++)
+      if (i != best && size[i] == size[best])
+         shape_majority = 0;
+   r->ref = malloc((n + 1) * sizeof *r->ref);
+   r->outliers = calloc(n + 1, sizeof *r->outliers);
+   dist = malloc((n * n + 1) * sizeof *dist);
+   if (!r->ref || !r->outliers || !dist)
+      goto out;
+   nm = 0;
+   for (i = 0; i < n; i++) {
+      if (r->cls[i] == best)
+         members[nm++] = i;
+      else if (shape_majority)
+         r->outliers[r->noutliers++].proc = i;
+   }
+   /* ... and by calls among the largest shape class: a class of its own,
+      with a count no other process of that class has */
    if (r->nclasses == 1) {
       r->class_kind = PL_CLASS_GRAPH;
       r->nclasses = classify(gs, n, 1, r->cls, size, rep);
+   }
+   if (shape_majority && nm >= 3) {
+      size_t *gcls = malloc((n + 1) * sizeof *gcls);
+      size_t *gsize = malloc((n + 1) * sizeof *gsize);
+      size_t *grep = malloc((n + 1) * sizeof *grep);
+      if (!gcls || !gsize || !grep) {
+         free(gcls);
+         free(gsize);
+         free(grep);
+         goto out;
+      }
+      classify(gs, n, 1, gcls, gsize, grep);
+      for (j = 0; j < nm; j++)
+         if (gsize[gcls[members[j]]] == 1
+             && has_unique_count(gs, members, nm, members[j]))
+            r->outliers[r->noutliers++].proc = members[j];
+      free(gcls);
+      free(gsize);
+      free(grep);
    }
    best = 0;
    for (i = 1; i < r->nclasses; i++)
@@ -373,25 +627,63 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          r->has_majority = 0;
    if (r->class_kind == PL_CLASS_GRAPH && 2 * size[best] <= n)
       r->has_majority = 0;
-   if (!r->has_majority) {
-      ret = 0;
-      goto out;
-   }
-
    for (i = 0; i < n; i++)
-      if (r->cls[i] == best)
-         members[nm++] = i;
-   r->outliers = calloc(n - nm + 1, sizeof *r->outliers);
-   if (!r->outliers)
+      for (j = i; j < n; j++)
+         dist[i * n + j] = dist[j * n + i] = i == j ? 0
+                                             : distance(&gs[i], &gs[j]);
+   /* the medoid: closest to all the others */
+   {
+      uint64_t best_sum = UINT64_MAX;
+      for (i = 0; i < n; i++) {
+         uint64_t sum = 0;
+         for (j = 0; j < n; j++)
+            sum += dist[i * n + j];
+         if (sum < best_sum) {
+            best_sum = sum;
+            r->medoid = i;
+         }
+      }
+   }
+   if (r->nclasses > 1
+       && (n < 3 || !shape_majority || 4 * r->noutliers > n + 3)) {
+      /* two processes, no largest class, or most of them unlike any
+         other: no rule tells the odd ones; each is compared with the
+         medoid */
+      r->by_medoid = 1;
+      r->noutliers = 0;
+      for (i = 0; i < n; i++)
+         if (r->cls[i] != r->cls[r->medoid])
+            r->outliers[r->noutliers++].proc = i;
+   }
+   /* in process order */
+   qsort(r->outliers, r->noutliers, sizeof *r->outliers, outlier_order);
+   /* each process's reference: the medoid, an outlier's nearest
+      process that is no outlier, else the first of its class */
+   if (!(is_out = calloc(n + 1, 1)))
       goto out;
-   for (i = 0; i < n; i++) {
-      pl_outlier *o;
-      if (r->cls[i] == best)
-         continue;
-      o = &r->outliers[r->noutliers++];
-      o->proc = r->procs[i];
-      o->cls = r->cls[i];
-      if (explain(o, &gs[i], gs, members, nm, tmp) < 0)
+   for (k = 0; k < r->noutliers; k++)
+      is_out[r->outliers[k].proc] = 1;
+   for (i = 0; i < n; i++)
+      r->ref[i] = rep[r->cls[i]];
+   for (k = 0; k < r->noutliers; k++) {
+      size_t me = r->outliers[k].proc, near = r->medoid;
+      if (!r->by_medoid)
+         for (j = 0, near = SIZE_MAX; j < n; j++) {
+            if (is_out[j])
+               continue;
+            if (near == SIZE_MAX || dist[me * n + j] < dist[me * n + near])
+               near = j;
+         }
+      if (near == SIZE_MAX)
+         near = r->medoid != me ? r->medoid : (me + 1) % n;
+      r->ref[me] = near;
+      for (j = nm = 0; j < n; j++)
+         if (r->cls[j] == r->cls[near] && !is_out[j] && j != me)
+            members[nm++] = j;
+      r->outliers[k].proc = r->procs[me];
+      r->outliers[k].cls = r->cls[me];
+      r->outliers[k].ref = r->procs[near];
+      if (explain(&r->outliers[k], &gs[me], gs, members, nm, tmp) < 0)
          goto out;
    }
    ret = 0;
@@ -407,6 +699,8 @@ out:
    free(tmp);
    free(seen);
    free(keep);
+   free(dist);
+   free(is_out);
    if (ret < 0)
       pl_ranks_free(r);
    return ret;

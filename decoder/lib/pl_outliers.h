@@ -12,27 +12,37 @@
    Medians are lower medians: the ((n+1)/2)-th smallest of n values
    (n = 4: the 2nd), so always a count that some process has.
 
-   Outliers.  Processes are compared on their behaviour: the functions of
-   the program's own executables (the objects that define main) and the
-   MPI interface (MPI_*, PMPI_*, mpi_*, pmpi_*), with the edges between
-   them; the MPI libraries' internals are left out, because they differ
+   Outliers.  Processes are compared on their behaviour in the program's
+   view (pl_runtime.h): the calls of the program's own functions, and
+   the calls its own code makes into libraries, along the caller ->
+   callee edges; libraries' internals are left out, because they differ
    from rank to rank in any run (rank 0 does more in MPI_Init, progress
-   engines poll as often as they like).  Without a main, every function
-   counts.  Processes are classed by the shape of those graphs (the same
-   functions called, along the same caller -> callee edges, however
-   often).  The majority class
-   is the largest one if no other class is as large; every process outside
-   it is an outlier.  If all processes have the same shape, they are
-   classed by their graphs with call counts, and the largest class is the
-   majority if it holds more than half of the processes.  Otherwise (a tie,
-   or no class with a majority) there are no outliers.
+   engines poll as often as they like).  With three ranks or more, the
+   functions only rank 0 (the root, by convention) calls that lead to no
+   MPI call (reach no MPI_* function: the root's reports and file I/O) are
+   left out of its graph too, with their callees' calls from them; a
+   function only another rank calls is a difference like any other.  Processes whose graphs
+   are equal, calls counted, form a class, however small: the two ends of
+   a 1-D stencil are one.  The majority class, if there are several,
+   holds more than half of them.
 
-   Each outlier's reasons, ranked: functions it calls that the majority
-   does not (largest call count first), functions the majority calls that
-   it does not (largest majority median first), edges between functions
-   both call that only it takes, or that only the majority takes, then the
-   functions whose call counts differ from the majority's median (largest
-   difference first).  Ties: by function ID. */
+   An outlier is a process of a class of its own with a count (of a
+   function or of an edge) that no other process has: a rank that adds
+   or skips calls.  It is explained against the class of the process
+   nearest to it (the smallest sum of absolute differences of calls) that
+   is no outlier.  With two processes, or when more than a quarter of them
+   (plus three) would be outliers, no rule tells the odd ones: the medoid
+   (the process nearest to all others) is the reference and every process
+   of another class is listed against it (by_medoid).
+
+   Each outlier's reasons, ranked: functions it calls that the reference
+   class does not (largest call count first), functions that class calls
+   that it does not (largest median first), edges between functions
+   both call that only it takes, or that only the class takes, then the
+   functions whose call counts differ from the class's median (largest
+   difference first).  Ties: by function ID.  Processes cannot be told
+   apart when they make the same calls in another order: parlot-diff
+   compares the order. */
 #ifndef PL_OUTLIERS_H
 #define PL_OUTLIERS_H
 
@@ -72,17 +82,25 @@ typedef struct {
    size_t     proc;             /* index in pl_program.procs */
    size_t     cls;              /* its class, 0-based (majority: see
                                    pl_ranks.majority) */
+   size_t     ref;              /* the process it is explained against
+                                   (index in pl_program.procs) */
    pl_reason *reasons;          /* ranked */
    size_t     nreasons;
 } pl_outlier;
 
-enum pl_class_kind { PL_CLASS_SHAPE, PL_CLASS_GRAPH };
+enum pl_class_kind { PL_CLASS_SHAPE, PL_CLASS_GRAPH };   /* (GRAPH since
+                                                            0.7) */
 
 typedef struct {
    int         by_rank;         /* processes chosen by MPI rank */
    size_t     *procs;           /* the processes analysed, in order */
    size_t      nprocs;
    size_t     *cls;             /* [i]: class of procs[i] */
+   size_t     *ref;             /* [i]: the index in procs of the process
+                                   procs[i] is compared with (itself for
+                                   the first of a class) */
+   size_t      medoid;          /* index in procs */
+   int         by_medoid;       /* outliers are those unlike the medoid */
    pl_rank_fn *fns;             /* functions any of them calls, by ID */
    size_t      nfns;
    int         class_kind;      /* enum pl_class_kind */

@@ -187,6 +187,8 @@ static int write_ranks(xml_out *x, const pl_program *p)
       xml_attr_u64(x, "majority-size", r.majority_size);
    }
    xml_attr_u64(x, "outliers", r.noutliers);
+   if (r.by_medoid)
+      attr_id(x, "medoid", 'p', r.procs[r.medoid] + 1);
    for (i = 0; i < r.nprocs && !x->failed; i++) {
       xml_start(x, "rank");
       attr_id(x, "process", 'p', r.procs[i] + 1);
@@ -207,6 +209,7 @@ static int write_ranks(xml_out *x, const pl_program *p)
       xml_start(x, "outlier");
       attr_id(x, "process", 'p', o->proc + 1);
       xml_attr_u64(x, "class", o->cls + 1);
+      attr_id(x, "against", 'p', o->ref + 1);
       for (k = 0; k < o->nreasons && !x->failed; k++) {
          const pl_reason *re = &o->reasons[k];
          xml_start(x, "reason");

@@ -305,6 +305,14 @@ static int same_calls(const uint64_t *y, size_t m, const uint64_t *b,
    return 1;
 }
 
+/* Whether a and b are calls of one function (their callees may differ):
+   an iteration that starts or ends with such a call is that iteration
+   changed, not another call added next to it. */
+static int same_function(const elem *a, const elem *b)
+{
+   return !a->loop && !b->loop && a->fn == b->fn;
+}
+
 /* A loop's size: itself, its body, last iteration and variants. */
 static void loop_resize(elem *l)
 {
@@ -320,8 +328,9 @@ static void loop_resize(elem *l)
    two may be one loop with one iteration that differs:
      l1 Y l2 = B^c1 Y B[r..] B^(c2-1) B[..r]    (l2's body is B rotated)
    Which iteration differs, from what Y looks like:
-     - Y starts or ends as B does, or is B's calls in another order (and
-       l2 is not rotated): Y is iteration c1+1;
+     - Y starts or ends as B does (the same element, or a call of the same
+       function whose callees differ), or is B's calls in another order
+       (and l2 is not rotated): Y is iteration c1+1;
      - else, if l2 is not rotated, Y was added at the end of iteration c1,
        which becomes B Y (l1's last iteration, kept for this);
      - else Y B[r..] is iteration c1+1 (a call added inside it), and
@@ -342,11 +351,14 @@ static int merge_variant(pl_fold *f, frame *fr)
          continue;
       for (r = 0; r < k; r++) {
          const uint64_t *y = kids->h + p + 1, *b = l1->kids.h;
-         int starts = y[0] == b[0], short_y = m <= 2;
+         elem *const *ye = kids->v + p + 1, *const *be = l1->kids.v;
+         int starts = y[0] == b[0] || same_function(ye[0], be[0]);
+         int ends = y[m - 1] == b[k - 1]
+                    || same_function(ye[m - 1], be[k - 1]);
+         int short_y = m <= 2;
          if (!rotated(b, l2->kids.h, k, r))
             continue;
-         if (r == 0 && (starts || y[m - 1] == b[k - 1]
-                        || same_calls(y, m, b, k)))
+         if (r == 0 && (starts || ends || same_calls(y, m, b, k)))
             how = SELF;
          else if (r == 0 && (starts || short_y) && l1->last.n == k)
             how = AFTER_PREV;

@@ -41,6 +41,17 @@ static void put_reason(outbuf *o, const pl_program *p, const pl_reason *r)
    report_put_fn(o, p, r->fn, 0);
 }
 
+/* Whether outlier ol is explained against the majority class (its
+   column says "Majority", else "Median": the median of another class). */
+static int ref_is_majority(const pl_ranks *r, const pl_outlier *ol)
+{
+   size_t j;
+   for (j = 0; j < r->nprocs; j++)
+      if (r->procs[j] == ol->ref)
+         return !r->by_medoid && r->has_majority && r->cls[j] == r->majority;
+   return 0;
+}
+
 /* The Ranks section (docs/parlot-annotate.1): per function min / median /
    max calls per process, then each outlier with its reasons.  0, or -1 if
    out of memory. */
@@ -88,7 +99,14 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
                     r.majority_size, unit, r.majority_size == 1 ? "" : "s");
    else
       outbuf_str(o, r.nclasses > 1 ? "; no majority\n" : "\n");
-   report_head_key(o, "Outliers:");
+   if (r.by_medoid) {
+      report_head_key(o, "Medoid:");
+      report_put_name(o, pl_ranks_proc_name(p, &r, r.procs[r.medoid], name,
+                                            sizeof name));
+      outbuf_printf(o, " (no rule tells the odd %ss: each %s of another "
+                    "class is listed against it)\n", unit, unit);
+   }
+   report_head_key(o, r.by_medoid ? "Unlike it:" : "Outliers:");
    report_put_u64(o, r.noutliers);
    for (i = 0; i < r.noutliers; i++) {
       outbuf_str(o, i ? ", " : " (");
@@ -96,6 +114,42 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
                                      sizeof name));
    }
    outbuf_str(o, r.noutliers ? ")\n" : "\n");
+   /* what makes each one differ, next to the line that names it */
+   for (k = 0; k < r.noutliers; k++) {
+      const pl_outlier *ol = &r.outliers[k];
+      const pl_process *pr = &p->procs[ol->proc];
+      size_t nr = ol->nreasons;
+      if (opt->top && nr > opt->top)
+         nr = (size_t)opt->top;
+      report_table_init(&t, 2);
+      report_table_col(&t, 0, "Calls", 0, 0);
+      report_table_col(&t, 1, ref_is_majority(&r, ol) ? "Majority"
+                                                      : "Median", 0, 0);
+      for (i = 0; i < nr; i++) {
+         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
+         report_table_measure(&t, v);
+      }
+      outbuf_str(o, r.by_medoid ? "Unlike the medoid: " : "Outlier ");
+      report_put_name(o, pl_ranks_proc_name(p, &r, ol->proc, name, sizeof name));
+      outbuf_str(o, " (pid ");
+      report_put_name(o, pr->pid);
+      outbuf_printf(o, ", class %zu): %zu difference%s from ", ol->cls + 1,
+                    ol->nreasons, ol->nreasons == 1 ? "" : "s");
+      report_put_name(o, pl_ranks_proc_name(p, &r, ol->ref, name,
+                                            sizeof name));
+      outbuf_str(o, r.by_medoid ? " (the medoid)" : "'s class");
+      if (nr < ol->nreasons)
+         outbuf_printf(o, ", %zu shown", nr);
+      outbuf_str(o, "\n");
+      report_table_head(o, &t, "difference: function [object]");
+      for (i = 0; i < nr; i++) {
+         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
+         report_table_cells(o, &t, v);
+         put_reason(o, p, &ol->reasons[i]);
+         outbuf_str(o, "\n");
+      }
+      outbuf_str(o, "\n");
+   }
 
    report_table_init(&t, 4);
    report_table_col(&t, 0, "Min", 0, 0);
@@ -119,38 +173,6 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
    }
    outbuf_str(o, "\n");
 
-   for (k = 0; k < r.noutliers; k++) {
-      const pl_outlier *ol = &r.outliers[k];
-      const pl_process *pr = &p->procs[ol->proc];
-      size_t nr = ol->nreasons;
-      if (opt->top && nr > opt->top)
-         nr = (size_t)opt->top;
-      report_table_init(&t, 2);
-      report_table_col(&t, 0, "Calls", 0, 0);
-      report_table_col(&t, 1, "Majority", 0, 0);
-      for (i = 0; i < nr; i++) {
-         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
-         report_table_measure(&t, v);
-      }
-      outbuf_str(o, RULE);
-      outbuf_str(o, "Outlier ");
-      report_put_name(o, pl_ranks_proc_name(p, &r, ol->proc, name, sizeof name));
-      outbuf_str(o, " (pid ");
-      report_put_name(o, pr->pid);
-      outbuf_printf(o, ", class %zu): %zu difference%s", ol->cls + 1,
-                    ol->nreasons, ol->nreasons == 1 ? "" : "s");
-      if (nr < ol->nreasons)
-         outbuf_printf(o, ", %zu shown", nr);
-      outbuf_str(o, "\n");
-      report_table_head(o, &t, "difference: function [object]");
-      for (i = 0; i < nr; i++) {
-         uint64_t v[2] = { ol->reasons[i].calls, ol->reasons[i].median };
-         report_table_cells(o, &t, v);
-         put_reason(o, p, &ol->reasons[i]);
-         outbuf_str(o, "\n");
-      }
-      outbuf_str(o, "\n");
-   }
    free(fs);
    pl_ranks_free(&r);
    return 0;

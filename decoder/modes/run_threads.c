@@ -184,13 +184,11 @@ int run_threads_within(const run_threads *r, const pl_program *p,
    if (!v)
       return -1;
    for (i = 0; i < r->n; i++) {
-      size_t me = ranked_proc(p, rk, r->t[i].pid), ref, cls;
+      size_t me = ranked_proc(p, rk, r->t[i].pid), ref;
       const char *ref_pid;
       if (me == SIZE_MAX)
          continue;                     /* a launcher: not a rank */
-      cls = rk->has_majority ? rk->majority : rk->cls[me];
-      for (ref = 0; rk->cls[ref] != cls; ref++)
-         ;
+      ref = rk->ref ? rk->ref[me] : me;
       if (ref == me)
          continue;
       ref_pid = p->procs[rk->procs[ref]].pid;

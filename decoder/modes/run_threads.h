@@ -55,9 +55,9 @@ int run_threads_match(const run_threads *a, const run_threads *b,
                       run_pair **pairs, size_t *npairs);
 
 /* Pairs within one run (parlot-diff --within): each thread of a rank
-   (process) against the same-numbered thread of a reference rank, the
-   first rank of the majority class of rk (the classes of p, read from the
-   same inputs as r), or without a majority the first of its own class.
+   (process) against the same-numbered thread of its reference rank in rk
+   (pl_ranks.ref: an outlier's nearest ordinary rank, the medoid, or the
+   first rank of its own class; rk from p, read from the same inputs).
    The reference's own threads are not paired; a thread its reference
    lacks has ia (size_t)-1.  0, or -1 if out of memory. */
 int run_threads_within(const run_threads *r, const pl_program *p,

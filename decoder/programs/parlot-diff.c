@@ -552,6 +552,7 @@ static int within_pairs(run *r, const options *o, run_pair **pairs,
 {
    pl_program p;
    pl_ranks rk;
+   char name[64];
    size_t i;
    int ret = -1;
 
@@ -567,13 +568,17 @@ static int within_pairs(run *r, const options *o, run_pair **pairs,
       goto out;
    if (rk.nprocs < 2)
       snprintf(note, notelen, "fewer than two ranks: nothing to compare");
-   else if (rk.has_majority)
-      snprintf(note, notelen, "%zu classes; each rank against the first "
-               "of the majority class (%zu of %zu ranks)", rk.nclasses,
-               rk.majority_size, rk.nprocs);
+   else if (rk.by_medoid)
+      snprintf(note, notelen, "%zu classes, no rule tells the odd ones; "
+               "each rank against the medoid, %s", rk.nclasses,
+               pl_ranks_proc_name(&p, &rk, rk.procs[rk.medoid], name,
+                                  sizeof name));
    else
-      snprintf(note, notelen, "%zu classes, no majority; each rank against "
-               "the first of its own class", rk.nclasses);
+      snprintf(note, notelen, "%zu class%s, %zu outlier%s; each outlier "
+               "against the nearest rank of another class, each other rank "
+               "against the first of its class", rk.nclasses,
+               rk.nclasses == 1 ? "" : "es", rk.noutliers,
+               rk.noutliers == 1 ? "" : "s");
    ret = run_threads_within(&r->threads, &p, &rk, pairs, np);
    pl_ranks_free(&rk);
 out:

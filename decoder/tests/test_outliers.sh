@@ -18,7 +18,8 @@
 #    report and the XML name exactly that rank as the one outlier, with
 #    exactly the expected differences (kind, function, counts), ranked;
 #    the XML validates against docs/parlot-callgraph.rng;
-#  - identical ranks: no outlier; a 2-2 tie: no majority, no outlier;
+#  - identical ranks: no outlier; a 2-2 tie: no majority, the ranks
+#    unlike the medoid (the first, here) listed against it;
 #    processes without ranks (named by pid), a launcher (role=launcher)
 #    left out; one process: no Ranks section, no <ranks>, unless
 #    --ranks=yes; --ranks=no; a bad --ranks value (exit 2);
@@ -158,7 +159,7 @@ scenario() {
 
 scenario slow 3 slow "703: only-function slow_path 1 0" \
    "Outliers:         1 (rank 3)" \
-   "Outlier rank 3 (pid 703, class 2): 1 difference" \
+   "Outlier rank 3 (pid 703, class 2): 1 difference from rank 0's class" \
    "    1         0  only here: slow_path [/bin/app]" \
    "  0       0    1      1  slow_path [/bin/app]"
 scenario nofin 0 nofin "700: missing-function finalize 0 1" \
@@ -188,12 +189,16 @@ rank_script "" 899 nofin >"$tmp/tie.x.script"
 "$SCRIPT_TRACE" "$tmp/tie.x.script" "$tmp/tie.x.trace"
 "$PARLOT_DECODE" --xml "$tmp"/tie.*.trace >"$tmp/tie.xml" 2>&1
 "$PARLOT_ANNOTATE" "$tmp"/tie.*.trace >"$tmp/tie.ann" 2>&1
-if valid "$tmp/tie.xml" && why=$(check_xml "$tmp/tie.xml" "") \
-   && grep -q '<ranks by="mpi-rank" processes="4" classes-by="shape" classes="2" outliers="0">' "$tmp/tie.xml" \
+tie_want="802: only-function slow_path 1 0
+803: only-function slow_path 1 0"
+if valid "$tmp/tie.xml" && why=$(check_xml "$tmp/tie.xml" "$tie_want") \
+   && grep -q '<ranks by="mpi-rank" processes="4" classes-by="shape" classes="2" outliers="2" medoid="p1">' "$tmp/tie.xml" \
    && grep -qx "Classes:          2, by call-graph shape; no majority" "$tmp/tie.ann" \
+   && grep -q "^Medoid:           rank 0 " "$tmp/tie.ann" \
+   && grep -qx "Unlike it:        2 (rank 2, rank 3)" "$tmp/tie.ann" \
    && grep -qx "Ranks:            4 (processes with an MPI rank)" "$tmp/tie.ann"
 then
-   pass "a 2-2 tie: no majority, no outlier; the process without a rank left out"
+   pass "a 2-2 tie: no majority, the ranks unlike the medoid listed against it; the process without a rank left out"
 else
    fail "a 2-2 tie" "${why:-}" "$(grep -A3 '^Ranks' "$tmp/tie.ann")"
 fi
