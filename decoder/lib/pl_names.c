@@ -1,11 +1,72 @@
 /* SPDX-License-Identifier: MIT */
 /* Demangling and escaping of names (pl_names.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pl_names.h"
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* gfortran's module procedures: __MODULE_MOD_NAME is MODULE::NAME. */
+static char *fortran_module(const char *name, size_t len)
+{
+   const char *mod;
+   char *out;
+
+   if (len < 9 || strncmp(name, "__", 2) != 0)
+      return NULL;
+   mod = strstr(name + 3, "_MOD_");
+   if (!mod || !mod[5] || mod == name + 2)
+      return NULL;
+   out = malloc(len);                  /* "__" and "_MOD_" -> "::" */
+   if (!out)
+      return NULL;
+   snprintf(out, len, "%.*s::%s", (int)(mod - name - 2), name + 2, mod + 5);
+   return out;
+}
+
+/* The MPI interface's Fortran bindings (mpi_recv_, MPI_RECV, mpi_recv__,
+   mpi_recv_f08, pmpi_recv_) under the name of the standard, MPI_Recv or
+   PMPI_Recv: one name whatever the language and the library.  A binding
+   is all lower case or all upper case; C's names are mixed. */
+static char *mpi_binding(const char *name, size_t len)
+{
+   static const char up[] = "PMPI_", low[] = "pmpi_";
+   int upper = name[0] == 'M' || name[0] == 'P';
+   size_t pre = name[0] == 'p' || name[0] == 'P';   /* profiling name */
+   size_t i, end = len;
+   char *out;
+
+   if (len < pre + 5 || strncmp(name, (upper ? up : low) + 1 - pre, pre + 4))
+      return NULL;
+   for (i = pre + 4; i < len; i++) {
+      char c = name[i];
+      if (!(c == '_' || (c >= '0' && c <= '9')
+            || (upper ? c >= 'A' && c <= 'Z' : c >= 'a' && c <= 'z')))
+         return NULL;
+   }
+   while (end > pre + 4 && name[end - 1] == '_')
+      end--;
+   if (!upper && end > pre + 8 && strncmp(name + end - 4, "_f08", 4) == 0)
+      end -= 4;
+   if (end == pre + 4 || (upper && end < len))
+      return NULL;            /* MPI_ alone; MPI_X_ is no binding */
+   out = malloc(end + 1);
+   if (!out)
+      return NULL;
+   memcpy(out, up + 1 - pre, pre + 4);
+   for (i = pre + 4; i < end; i++) {
+      char c = name[i];
+      if (i > pre + 4 && c >= 'A' && c <= 'Z')
+         c = (char)(c - 'A' + 'a');
+      else if (i == pre + 4 && c >= 'a' && c <= 'z')
+         c = (char)(c - 'a' + 'A');
+      out[i] = c;
+   }
+   out[end] = '\0';
+   return out;
+}
 
 char *pl_demangle(const char *name, size_t len)
 {
@@ -14,6 +75,8 @@ char *pl_demangle(const char *name, size_t len)
    int status = 0;
    size_t dl;
 
+   if ((out = mpi_binding(name, len)) || (out = fortran_module(name, len)))
+      return out;
    if (len < 3 || name[0] != '_' || name[1] != 'Z')
       return NULL;
    d = __cxa_demangle(name, NULL, NULL, &status);

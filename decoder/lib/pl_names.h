@@ -16,10 +16,14 @@ extern "C" {
 #endif
 
 /* A malloc'ed demangled form of name (len bytes, NUL-terminated), or NULL
-   if it is not a mangled C++ name or memory ran out.  Only "_Z" names are
+   if it is not a mangled name or memory ran out.  C++: only "_Z" names are
    tried (the demangler also accepts bare type encodings and would turn a
    C function "f" into "float"); a symbol version suffix ("@VERSION",
-   "@@VERSION") is kept as it is. */
+   "@@VERSION") is kept as it is.  Fortran (gfortran): a module procedure
+   __MODULE_MOD_NAME is MODULE::NAME.  MPI's Fortran bindings (mpi_recv_,
+   MPI_RECV, mpi_recv__, mpi_recv_f08, pmpi_recv_) read as the standard's
+   name, MPI_Recv (PMPI_Recv).  (Fortran and MPI names since libparlot
+   0.7.) */
 char *pl_demangle(const char *name, size_t len);
 
 /* Length of s (n bytes) once escaped, and the escaped copy at p (returns

@@ -313,16 +313,22 @@ static int remember(context *c, const pl_line *l)
    return 0;
 }
 
-/* Pass n lines of b. */
-static void skip(side_buf *b, size_t n)
+/* Pass n lines of b; if rec, rec[i] gets the i-th line's number among
+   its caller's calls of its function (0: not a call, or not known). */
+static void skip(side_buf *b, size_t n, uint64_t *rec)
 {
    size_t i;
    for (i = 0; i < n; i++) {
       const pl_line *l = &b->v[b->head + i];
       if (l->number)
          b->last = l->number;
-      if (b->numbered && l->kind == PL_LINE_CALL)
+      if (rec)
+         rec[i] = 0;
+      if (b->numbered && l->kind == PL_LINE_CALL) {
          numbers_call(&b->nums, l);
+         if (rec && !b->nums.broken)
+            rec[i] = b->nums.open[l->depth].num;
+      }
    }
    b->head += n;
 }
@@ -339,18 +345,22 @@ static int path_numbers(const side_buf *b, size_t len, uint64_t *num)
    return 1;
 }
 
-/* Give the report the hunk of the next na lines of a and nb of b. */
-static int report_hunk(diff_report *rep, const context *c, const side_buf *a,
-                       const side_buf *b, size_t na, size_t nb)
+/* Give the report the hunk of the next na lines of a and nb of b, and
+   pass them if passing (their call numbers are known once passed).  0, or
+   -1 if out of memory. */
+static int report_hunk(diff_report *rep, const context *c, side_buf *a,
+                       side_buf *b, size_t na, size_t nb, int passing)
 {
    const pl_line *first = na ? &a->v[a->head] : nb ? &b->v[b->head] : NULL;
    size_t depth = first ? first->depth : 1, i;
    pl_line *ctx = malloc((c->n + 1) * sizeof *ctx);
-   uint64_t *num = NULL;
+   uint64_t *num = NULL, *rec = NULL;
    diff_hunk h;
 
-   if (!ctx)
+   if (!ctx || (passing && !(rec = malloc((na + nb + 1) * sizeof *rec)))) {
+      free(ctx);
       return -1;
+   }
    for (i = 0; i < c->n; i++)
       ctx[i] = c->ring[(c->next + c->cap - c->n + i) % c->cap];
    memset(&h, 0, sizeof h);
@@ -376,8 +386,17 @@ static int report_hunk(diff_report *rep, const context *c, const side_buf *a,
    }
    h.nm_a = a->s->nm;
    h.nm_b = b->s->nm;
+   if (passing) {
+      skip(a, na, rec);
+      skip(b, nb, rec + na);
+      if (a->numbered) {
+         h.num_a = rec;
+         h.num_b = rec + na;
+      }
+   }
    rep->hunk(rep, &h);
    free(num);
+   free(rec);
    free(ctx);
    return 0;
 }
@@ -420,8 +439,8 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
       if (avail(&a) && avail(&b) && same(&a, 0, &b, 0)) {
          if (remember(&c, &a.v[a.head]) < 0)
             goto oom;
-         skip(&a, 1);
-         skip(&b, 1);
+         skip(&a, 1, NULL);
+         skip(&b, 1, NULL);
          res->lines_a++;
          res->lines_b++;
          continue;
@@ -438,10 +457,14 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
       r = resync_marks(&a, &b, opts->align_marks, &i, &j);
       if (r < 0)
          goto oom;
-      if (res->hunks < opts->max_hunks
-          && report_hunk(rep, &c, &a, &b, r ? i : avail(&a),
-                         r ? j : avail(&b)) < 0)
-         goto oom;
+      if (res->hunks < opts->max_hunks) {
+         if (report_hunk(rep, &c, &a, &b, r ? i : avail(&a),
+                         r ? j : avail(&b), r) < 0)
+            goto oom;
+      } else if (r) {
+         skip(&a, i, NULL);
+         skip(&b, j, NULL);
+      }
       res->hunks++;
       if (!r) {
          res->gave_up = 1;
@@ -453,8 +476,6 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
          }
          break;
       }
-      skip(&a, i);
-      skip(&b, j);
       res->lines_a += i;
       res->lines_b += j;
       c.n = 0;          /* context after a hunk starts afresh */

@@ -26,6 +26,8 @@ typedef struct {
    const uint64_t     *path_num_a, *path_num_b;  /* [i]: path[i]'s number
                                      among its caller's calls of it, in A
                                      and in B; NULL if not known */
+   const uint64_t     *num_a, *num_b;  /* [i]: the same of line a[i], b[i]
+                                     (0: no call); NULL if not known */
    const trace_labels *nm_a, *nm_b;
 } diff_hunk;
 

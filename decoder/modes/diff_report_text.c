@@ -53,13 +53,16 @@ static void t_pair(diff_report *r, const char *title, const char *label_a,
    t->titled = 0;
 }
 
+/* A side's lines, each call with its number among its caller's calls
+   of it when that is known and not the first ("norm_check #8"). */
 static void put_side(outbuf *o, const char *sign, const pl_line *l,
-                     size_t n, size_t all, const trace_labels *nm)
+                     size_t n, size_t all, const uint64_t *num,
+                     const trace_labels *nm)
 {
    size_t i;
    for (i = 0; i < n; i++) {
       outbuf_str(o, sign);
-      thread_line_put(o, &l[i], nm);
+      thread_line_put_num(o, &l[i], nm, num ? num[i] : 0);
    }
    if (all > n)
       outbuf_printf(o, "%s ... %zu more lines\n", sign, all - n);
@@ -118,8 +121,8 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
       outbuf_str(o, "  ");
       thread_line_put(o, &h->ctx[i], h->nm_a);
    }
-   put_side(o, "- ", h->a, h->na, h->na_all, h->nm_a);
-   put_side(o, "+ ", h->b, h->nb, h->nb_all, h->nm_b);
+   put_side(o, "- ", h->a, h->na, h->na_all, h->num_a, h->nm_a);
+   put_side(o, "+ ", h->b, h->nb, h->nb_all, h->num_b, h->nm_b);
 }
 
 static void t_pair_end(diff_report *r, uint64_t hunks, uint64_t written,

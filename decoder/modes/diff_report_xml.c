@@ -52,8 +52,9 @@ static const char *kind_name(uint32_t k)
    return k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
+/* num: a call's number among its caller's calls of it (0: not known). */
 static void put_line(xml_out *x, const char *side, const pl_line *l,
-                     const trace_labels *nm)
+                     const trace_labels *nm, uint64_t num)
 {
    xml_start(x, "line");
    xml_attr(x, "side", side);
@@ -66,6 +67,8 @@ static void put_line(xml_out *x, const char *side, const pl_line *l,
    xml_attr_u64(x, "indent", l->indent);
    if (l->kind == PL_LINE_CALL)
       xml_attr_text(x, "function", trace_label(nm, l->fn));
+   if (num)
+      xml_attr_u64(x, "call", num);
    if (l->kind == PL_LINE_LOOP || l->kind == PL_LINE_VARIANT)
       xml_attr_u64(x, l->kind == PL_LINE_LOOP ? "count" : "iteration",
                    l->count);
@@ -106,11 +109,11 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
       xml_end(x);
    }
    for (i = 0; i < h->nctx; i++)
-      put_line(x, "context", &h->ctx[i], h->nm_a);
+      put_line(x, "context", &h->ctx[i], h->nm_a, 0);
    for (i = 0; i < h->na; i++)
-      put_line(x, "a", &h->a[i], h->nm_a);
+      put_line(x, "a", &h->a[i], h->nm_a, h->num_a ? h->num_a[i] : 0);
    for (i = 0; i < h->nb; i++)
-      put_line(x, "b", &h->b[i], h->nm_b);
+      put_line(x, "b", &h->b[i], h->nm_b, h->num_b ? h->num_b[i] : 0);
    xml_end(x);
 }
 

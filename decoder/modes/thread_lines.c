@@ -118,6 +118,12 @@ static char *put_right(char *end, uint64_t v, int blank, size_t width)
 
 void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm)
 {
+   thread_line_put_num(o, l, nm, 0);
+}
+
+void thread_line_put_num(outbuf *o, const pl_line *l, const trace_labels *nm,
+                         uint64_t num)
+{
    static const char spaces[] = "                                        ";
    char head[48], *end = head + sizeof head, *p;
    int ends = l->kind == PL_LINE_LOOP_END || l->kind == PL_LINE_VARIANT_END
@@ -144,6 +150,10 @@ void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm)
    switch (l->kind) {
    case PL_LINE_CALL:
       outbuf_write(o, trace_label(nm, l->fn), trace_label_len(nm, l->fn));
+      if (num > 1) {
+         outbuf_str(o, " #");
+         outbuf_u64(o, num);
+      }
       break;
    case PL_LINE_LOOP:
       outbuf_u64(o, l->count);

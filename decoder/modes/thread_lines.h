@@ -50,5 +50,9 @@ void thread_lines_close(thread_lines *s);
 #define THREAD_LINE_MAX_INDENT 100
 #define THREAD_LINE_HEADER "#    event depth  call\n"
 void thread_line_put(outbuf *o, const pl_line *l, const trace_labels *nm);
+/* The same, a call followed by " #num" when num > 1: its number among its
+   caller's calls of that function (parlot-diff). */
+void thread_line_put_num(outbuf *o, const pl_line *l, const trace_labels *nm,
+                         uint64_t num);
 
 #endif
