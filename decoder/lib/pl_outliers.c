@@ -663,6 +663,12 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       goto out;
    for (k = 0; k < r->noutliers; k++)
       is_out[r->outliers[k].proc] = 1;
+   /* a class's reference: its first process, not the root if it can
+      (the root's own I/O would show in every comparison with it) */
+   for (i = n; i-- > 0;)
+      if (!(r->by_rank && strcmp(p->procs[r->procs[i]].rank, "0") == 0)
+          && !is_out[i])
+         rep[r->cls[i]] = i;
    for (i = 0; i < n; i++)
       r->ref[i] = rep[r->cls[i]];
    for (k = 0; k < r->noutliers; k++) {

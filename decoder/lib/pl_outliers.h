@@ -98,7 +98,8 @@ typedef struct {
    size_t     *cls;             /* [i]: class of procs[i] */
    size_t     *ref;             /* [i]: the index in procs of the process
                                    procs[i] is compared with (itself for
-                                   the first of a class) */
+                                   its class's reference: its first rank
+                                   other than rank 0 if it has one) */
    size_t      medoid;          /* index in procs */
    int         by_medoid;       /* outliers are those unlike the medoid */
    pl_rank_fn *fns;             /* functions any of them calls, by ID */

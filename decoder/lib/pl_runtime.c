@@ -56,7 +56,8 @@ static const char *const system_dirs[] = {
    "/usr/local/lib64/*", NULL
 };
 
-/* Directories whose plug-ins belong to an MPI or its transports. */
+/* Directories of the system library directories whose plug-ins belong to
+   an MPI or its transports (a user's own folder named mpich is not). */
 static const char *const runtime_dirs[] = {
    "*/openmpi/*", "*/mpich/*", "*/ucx/*", "*/pmix/*", "*/libfabric/*",
    "*/prrte/*", NULL
@@ -84,10 +85,11 @@ enum pl_object_kind pl_object_kind(const char *path)
 
    if (any_match(loader_objects, base))
       return PL_OBJECT_LOADER;
-   if (any_match(pl_runtime_objects, base) || any_match(runtime_dirs, path))
+   if (any_match(pl_runtime_objects, base))
       return PL_OBJECT_RUNTIME;
    if (any_match(system_dirs, path))
-      return PL_OBJECT_SYSTEM;
+      return any_match(runtime_dirs, path) ? PL_OBJECT_RUNTIME
+                                           : PL_OBJECT_SYSTEM;
    return PL_OBJECT_PROGRAM;
 }
 

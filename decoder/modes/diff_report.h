@@ -68,11 +68,12 @@ struct diff_report {
                 const char *run);
    /* The summary: pairs identical and different, threads only in A and
       B, the threads that differ (k[0..nk-1], sorted in place), then
-      function() per function whose calls differ.  0, or -1 if out of
-      memory. */
+      function() per function whose calls differ; lines: the lines
+      compared in all pairs (0: nothing was, and "identical" would say
+      nothing).  0, or -1 if out of memory. */
    int  (*summary)(diff_report *r, size_t same, size_t differ,
                    size_t only_a, size_t only_b, thread_key *k, size_t nk,
-                   size_t nfunctions);
+                   size_t nfunctions, uint64_t lines);
    void (*function)(diff_report *r, const char *label, uint64_t a,
                     uint64_t b);
    /* 0, or -1 if out of memory (output errors are in o->err). */

@@ -154,22 +154,30 @@ static void t_only(diff_report *r, int side, const char *label,
 
 static int t_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
-                     size_t nk, size_t nfunctions)
+                     size_t nk, size_t nfunctions, uint64_t lines)
 {
    outbuf *o = r->o;
-   outbuf_printf(o, "== summary: %zu thread pair%s compared, %zu identical, "
-                 "%zu different; %zu thread%s only in A, %zu only in B\n",
-                 same + differ, same + differ == 1 ? "" : "s", same, differ,
-                 only_a, only_a == 1 ? "" : "s", only_b);
+   if (!lines && !differ)
+      outbuf_printf(o, "== summary: %zu thread pair%s, no call compared in "
+                    "any; %zu thread%s only in A, %zu only in B\n", same,
+                    same == 1 ? "" : "s", only_a, only_a == 1 ? "" : "s",
+                    only_b);
+   else
+      outbuf_printf(o, "== summary: %zu thread pair%s compared, %zu "
+                    "identical, %zu different; %zu thread%s only in A, %zu "
+                    "only in B\n", same + differ,
+                    same + differ == 1 ? "" : "s", same, differ, only_a,
+                    only_a == 1 ? "" : "s", only_b);
    if (nk) {
       outbuf_str(o, "== threads that differ: ");
       if (put_thread_set(o, k, nk) < 0)
          return -1;
       outbuf_str(o, "\n");
    }
-   if (nfunctions == 0)
-      outbuf_str(o, "== calls per function: the same in A and B\n");
-   else
+   if (nfunctions == 0) {
+      if (lines)
+         outbuf_str(o, "== calls per function: the same in A and B\n");
+   } else
       outbuf_printf(o, "== calls per function that differ (%zu function%s):"
                     "\n%14s %14s %14s  function\n", nfunctions,
                     nfunctions == 1 ? "" : "s", "A", "B", "B-A");

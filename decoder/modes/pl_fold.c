@@ -222,12 +222,72 @@ static int add_line(pl_fold *f, uint32_t kind, uint32_t fn, uint32_t depth,
    return 0;
 }
 
+static int merge_variant(pl_fold *f, frame *fr);
+static int reduce(pl_fold *f, frame *fr);
+
+/* The second phase of folding, on a list whose elements are final (about
+   to be written): where a loop, a few elements Y and another loop of the
+   same body follow each other, Y becomes a variant iteration of one loop
+   (merge_variant).  Loops are first folded as they come, nested as far
+   as they go, without variants: a body that varies with a period (an
+   extra call every 5th iteration) folds into a loop of loops instead of
+   one loop with a variant per period; what stays unfolded after that is
+   a single iteration that differs.  The held-element counts are left as
+   they were: the list is written and released next.  0, or -1 if out of
+   memory. */
+static int settle_variants(pl_fold *f, elist *l)
+{
+   frame fake;
+   size_t i, loops = 0, held = f->held;
+   elist old = *l;
+   int ret = 0;
+
+   for (i = 0; i < l->n; i++)
+      loops += l->v[i]->loop;
+   if (loops < 2)
+      return 0;
+   memset(&fake, 0, sizeof fake);
+   for (i = 0; i < old.n; i++) {
+      int r = 0;
+      if (elist_push(&fake.kids, old.v[i]) < 0) {
+         ret = -1;
+         break;
+      }
+      /* a merge can leave calls that are one more copy of the body */
+      if (fake.kids.v[fake.kids.n - 1]->loop
+          && ((r = merge_variant(f, &fake)) < 0
+              || (r > 0 && reduce(f, &fake) < 0))) {
+         ret = -1;
+         i++;
+         break;
+      }
+      if (!r && reduce(f, &fake) < 0) {
+         ret = -1;
+         i++;
+         break;
+      }
+   }
+   /* out of memory: the elements not yet moved follow (those that cannot
+      are lost, not released twice) */
+   for (; i < old.n; i++)
+      if (elist_push(&fake.kids, old.v[i]) < 0)
+         break;
+   f->held = held;
+   free(old.v);
+   free(old.h);
+   free(old.body);
+   *l = fake.kids;
+   return ret;
+}
+
 /* Write e, whose calls are at view depth `depth`, at display level
    `indent`.  The nesting is bounded by the held budget. */
-static int emit(pl_fold *f, const elem *e, uint32_t indent, uint32_t depth)
+static int emit(pl_fold *f, elem *e, uint32_t indent, uint32_t depth)
 {
    size_t i, j;
 
+   if (settle_variants(f, &e->kids) < 0)
+      return -1;
    if (!e->loop) {
       if (add_line(f, PL_LINE_CALL, e->fn, depth, indent, 0, e->number) < 0)
          return -1;
@@ -242,7 +302,9 @@ static int emit(pl_fold *f, const elem *e, uint32_t indent, uint32_t depth)
       if (emit(f, e->kids.v[i], indent + 1, depth) < 0)
          return -1;
    for (j = 0; j < e->nvar; j++) {
-      const elist *b = &e->var[j].body;
+      elist *b = &e->var[j].body;
+      if (settle_variants(f, b) < 0)
+         return -1;
       if (add_line(f, PL_LINE_VARIANT, 0, depth, indent + 1, e->var[j].iter,
                    b->n ? b->v[0]->number : 0) < 0)
          return -1;
@@ -260,6 +322,19 @@ static int emit_front(pl_fold *f, size_t d, size_t n)
 {
    frame *fr = &f->fr[d];
    size_t i;
+
+   /* variants among the elements written now, when they are all of the
+      frame's (a long frame writes its oldest while the rest still fold) */
+   if (n == fr->kids.n) {
+      size_t before = list_size(&fr->kids, 0, fr->kids.n), after;
+      int r = settle_variants(f, &fr->kids);
+      after = list_size(&fr->kids, 0, fr->kids.n);
+      fr->held -= before - after;       /* merged loops released some */
+      f->held -= before - after;
+      if (r < 0)
+         return -1;
+      n = fr->kids.n;
+   }
 
    for (i = 0; i < n; i++) {
       elem *e = fr->kids.v[i];
@@ -470,8 +545,6 @@ static int reduce(pl_fold *f, frame *fr)
                elem_release(f, l);
                return -1;
             }
-            if (merge_variant(f, fr) < 0)
-               return -1;
             changed = 1;
          }
       }

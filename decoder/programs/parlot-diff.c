@@ -7,7 +7,7 @@
    different, threads only one run has, the ranks that differ and the
    functions whose call counts differ.  Exit status as diff(1): 0 the runs
    are alike, 1 they differ, 2 trouble (a usage error, a bad or damaged
-   trace). */
+   trace, nothing to compare: filters that leave no call are no answer). */
 
 #ifdef HAVE_CONFIG_H
 #  include "config.h"
@@ -203,6 +203,7 @@ oom:
 
 typedef struct {
    size_t     same, differ, only[2];
+   uint64_t   lines;          /* lines compared in all pairs */
    thread_key *differing;     /* threads of A that differ */
    size_t     ndiffering, differing_cap;
    int        trouble;
@@ -279,6 +280,7 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    thread_lines_close(&lb);
    if (r < 0)
       return -1;
+   ty->lines += res.lines_a + res.lines_b + res.hunks;
    if (res.hunks == 0) {
       ty->same++;
       return 0;
@@ -323,7 +325,7 @@ static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
          v[n++] = &tt->v[i];
    qsort(v, n, sizeof *v, by_change);
    if (rep->summary(rep, ty->same, ty->differ, ty->only[0], ty->only[1],
-                    ty->differing, ty->ndiffering, n) < 0) {
+                    ty->differing, ty->ndiffering, n, ty->lines) < 0) {
       free(v);
       return -1;
    }
@@ -389,7 +391,7 @@ static void usage(FILE *f)
       "  -V, --version        show the version and exit\n"
       "\n"
       "Exit status: 0 if the runs are alike, 1 if they differ, 2 on trouble\n"
-      "(a usage error, an unreadable or damaged trace).\n");
+      "(a usage error, an unreadable or damaged trace, nothing compared).\n");
 }
 
 static int parse_size(const char *arg, size_t lo, size_t hi, size_t *v,
@@ -675,7 +677,19 @@ int main(int argc, char **argv)
       }
       if (ba || bb || ty.trouble)
          status = EXIT_TROUBLE;
-      else if (ty.differ || ty.only[0] || ty.only[1])
+      else if (!ty.lines && !ty.differ && !ty.only[0] && !ty.only[1]) {
+         /* alike because nothing was compared is no answer */
+         const char *f = pl_filter_describe(o.filter);
+         if (!ty.same)
+            fprintf(stderr, PROG ": no threads to compare\n");
+         else if (*f)
+            fprintf(stderr, PROG ": no calls to compare: the filters (%s) "
+                    "leave none\n", f);
+         else
+            fprintf(stderr, PROG ": no calls to compare in %s and %s\n",
+                    ra.path, rb.path);
+         status = EXIT_TROUBLE;
+      } else if (ty.differ || ty.only[0] || ty.only[1])
          status = EXIT_DIFFER;
       else
          status = EXIT_SAME;

@@ -58,15 +58,19 @@ import sys
 
 MAIN = "/opt/app/solver"
 LIB = "/usr/lib/libmpi.so.12"
+# a library of the system directories that no rule knows: the program's
+# where the program calls it, a library internal where libmpi does
+SYS = "/usr/lib/x86_64-linux-gnu/libsys.so.1"
 
 
 def script(out, pid, iters, extra, kill):
     fns = [("main", MAIN), ("init", MAIN), ("exchange", MAIN),
            ("smooth", MAIN), ("apply_boundary", MAIN), ("extra", MAIN),
            ("finalize", MAIN), ("worker", MAIN), ("MPI_Send", LIB),
-           ("MPI_Recv", LIB), ("MPIDI_progress", LIB)]
+           ("MPI_Recv", LIB), ("MPIDI_progress", LIB),
+           ("sys_helper", SYS)]
     lines = ["process pid=%d exe=%s arg0=solver" % (pid, MAIN),
-             "object " + MAIN, "object " + LIB]
+             "object " + MAIN, "object " + LIB, "object " + SYS]
     lines += ["function %s %s" % f for f in fns]
     obj = dict(fns)
     calls = []          # (thread, number, depth, object, name)
@@ -92,12 +96,12 @@ def script(out, pid, iters, extra, kill):
     lines.append("thread 2")
     call(2, "worker")
     for i in range(1, iters + 1):
-        call(1, "exchange", "MPI_Send", "MPIDI_progress")
-        ret(1, 2)
+        call(1, "exchange", "MPI_Send", "MPIDI_progress", "sys_helper")
+        ret(1, 3)
         call(1, "MPI_Recv")
         ret(1, 2)
-        call(1, "smooth")
-        ret(1)
+        call(1, "smooth", "sys_helper")
+        ret(1, 2)
         if i == extra:
             call(1, "extra")
             ret(1)
@@ -132,8 +136,9 @@ def indent(level):
 
 def replay(calls_path, thread, filters):
     """The shown calls.  images=program (the default without --images and
-    --only): the functions of every object but LIB and, where one of them
-    called it, a function of LIB (one opaque call: LIB's callees are not
+    --only): the functions of every object but LIB and SYS, of SYS where
+    one of the shown functions of the program called it, and of LIB where
+    one of those called it (one opaque call: LIB's callees are not
     shown)."""
     only, hide, images, max_depth = [], [], None, 0
     for a in filters:
@@ -161,8 +166,11 @@ def replay(calls_path, thread, filters):
         hidden = any(fnmatch.fnmatchcase(name, p) for p in hide)
         caller_own = own[-1] if own else False
         if images == "program":
-            mine = not hidden and (o != LIB or m_only)
-            keep = mine or (not hidden and caller_own)
+            if m_only or o not in (LIB, SYS):
+                mine = not hidden
+            else:
+                mine = not hidden and o == SYS and caller_own
+            keep = mine or (not hidden and o == LIB and caller_own)
         else:
             in_images = images == "all" or o == MAIN
             if images != "all" and only:
@@ -444,7 +452,7 @@ eb=$(awk '$1 == 1 && $5 == "extra" { print $2 }' "$tmp/b.script.calls")
 ea=$(awk -v e="$eb" '$1 == 1 && $2 < e { n = $2 } END { print n }' \
    "$tmp/a.script.calls")
 if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&
-   grep -q "^@@ A after event $ea, B event $eb @@ main\$" "$tmp/out" &&
+   grep -q "^@@ main @@ A after event $ea, B event $eb\$" "$tmp/out" &&
    grep -Eq "^\+ +$eb +2    extra\$" "$tmp/out" &&
    grep -Eq '^ +0 +1 +\+1  extra$' "$tmp/out" &&
    grep -q '1 identical, 1 different' "$tmp/out"; then
@@ -466,8 +474,8 @@ fi
 # every 10 iterations) ran once less
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/c.trace"
 if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 2 ] &&
-   grep -q '^@@ A event 4, B event 4 @@ main  (loop ran 100 times in A, 99 in B)$' "$tmp/out" &&
-   grep -q '^@@ A event 2, B event 2 @@ worker  (loop ran 10 times in A, 9 in B)$' "$tmp/out"; then
+   grep -q '^@@ main @@ A event 4, B event 4  (loop ran 100 times in A, 99 in B)$' "$tmp/out" &&
+   grep -q '^@@ worker @@ A event 2, B event 2  (loop ran 10 times in A, 9 in B)$' "$tmp/out"; then
    pass "diff --loops: loop counts, one line each"
 else
    fail "diff --loops: loop counts" "exit $rc" "$(grep -A4 '^@@' "$tmp/out")"

@@ -94,7 +94,7 @@ diff_case swap 1 "$work/good.trace" "$work/swap.trace" &&
    has "^== threads that differ: \[p$pid_good\.$th\]\$" "$work/swap.out" &&
    [ "$(grep -c '^@@' "$work/swap.out")" -eq 1 ] &&
    [ "$(grep -A20 '^@@' "$work/swap.out" | grep '^[-+] ' | awk '{print $1 $4}' | tr '\n' ' ')" = "-compute -exchange +exchange +compute " ] &&
-   has '^@@ A event [0-9]+, B event [0-9]+ @@ worker$' "$work/swap.out" &&
+   has '^@@ worker( #[0-9]+)? @@ A event [0-9]+, B event [0-9]+$' "$work/swap.out" &&
    has '^== calls per function: the same in A and B$' "$work/swap.out" &&
    pass "swapped calls: thread $th, one hunk, same counts" ||
    fail "swapped calls" "$(grep -A8 '^@@' "$work/swap.out" | head -12)"

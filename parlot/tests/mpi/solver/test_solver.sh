@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Comparing runs of a real-shaped MPI solver with the readers' default
+# options: the CG solvers of this folder (C with its solver in a shared
+# library of its own, and Fortran; a main loop over iterations calling
+# compute and exchange routines, root-only I/O, collectives, non-blocking
+# point-to-point) on 4 ranks under MPICH and Open MPI, each run traced by
+# the tool, with a fault chosen by argument on rank 2 in iteration 8:
+# none, an extra call (rescale_z inside that iteration's conj_grad), a
+# skipped call (norm_check), a swapped pair (axpy before scale_vector).
+#
+# The oracle is the fault itself, injected by the program's arguments.
+# With default options:
+#   - parlot-diff GOOD GOOD2 (two correct runs): identical, exit 0;
+#   - parlot-diff GOOD BAD: exit 1, and in the first 25 lines rank 2 (and
+#     no other rank), the function of the fault and its iteration: the
+#     hunk header "conj_grad #8" (extra, swap) or the line
+#     "norm_check #8" (skip);
+#   - parlot-diff --within BAD: rank 2's pair shows the fault;
+#   - parlot-annotate BAD names rank 2 as the one outlier for extra and
+#     skip, never rank 0 (the root, which alone writes the report); for
+#     none it names none.  A swap changes no call count, so the report
+#     cannot see it (parlot-diff does).
+# check.sh also checks one run per implementation against the program's
+# own call counts.
+#
+# Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DIFF,
+# PARLOT_ANNOTATE, PARLOT_DECODE; SOLVER_IMPLS (default "mpich openmpi"),
+# SOLVER_PROGS (default "cg_c cg_f"), SOLVER_KEEP=1 to keep the work
+# folder.  An MPI that is not installed is a SKIP; exit 77 if nothing ran.
+set -u
+set -o pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+: "${VALGRIND:?VALGRIND must name vg-in-place or valgrind}"
+: "${PARLOT_DIFF:?PARLOT_DIFF must name parlot-diff}"
+: "${PARLOT_ANNOTATE:?PARLOT_ANNOTATE must name parlot-annotate}"
+: "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
+export VALGRIND PARLOT_DECODE
+NP=4 RANK=2 ITER=8 NITER=15
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-solver.XXXXXX")
+if [ "${SOLVER_KEEP:-}" = 1 ]; then
+    echo "work folder: $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+
+passed=0 failed=0 skipped=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() {
+    echo "FAIL: $1"
+    shift
+    for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#   /'; done
+    failed=$((failed + 1))
+}
+skip() { echo "SKIP: $1"; skipped=$((skipped + 1)); }
+
+# traced IMPL PROG FAULT NAME: run PROG under IMPL into $work/NAME
+traced() {
+    "$here/run.sh" "$1" "$work/$1/$2" "$work/$4" $NP "$3" $RANK $ITER \
+        $NITER > "$work/$4.log" 2>&1
+}
+
+# diff_case LABEL GOOD BAD PATTERN...: parlot-diff GOOD BAD exits 1, its
+# first 25 lines name rank 2 and no other rank, and match each PATTERN
+# (grep -E)
+diff_case() {
+    label=$1 good=$2 bad=$3
+    shift 3
+    "$PARLOT_DIFF" "$work/$good" "$work/$bad" > "$work/diff.out" 2>&1
+    rc=$?
+    head -25 "$work/diff.out" > "$work/diff.head"
+    others=$(grep -E '^=== rank [0-9]+' "$work/diff.head" |
+             grep -v "^=== rank $RANK\$")
+    miss=
+    for p in "$@"; do
+        grep -Eq -- "$p" "$work/diff.head" || miss="$miss '$p'"
+    done
+    if [ $rc -ne 1 ]; then
+        fail "$label: parlot-diff exit $rc, expected 1" "$(head -12 "$work/diff.out")"
+    elif ! grep -qx "=== rank $RANK" "$work/diff.head"; then
+        fail "$label: rank $RANK not in the first 25 lines" "$(head -12 "$work/diff.out")"
+    elif [ -n "$others" ]; then
+        fail "$label: other ranks differ too: $others" "$(head -12 "$work/diff.out")"
+    elif [ -n "$miss" ]; then
+        fail "$label: the first 25 lines lack$miss" "$(head -14 "$work/diff.out")"
+    else
+        pass "$label: rank $RANK, $(grep -E -m1 -- "$1" "$work/diff.head" | sed 's/^[-+ ]*[0-9]* *[0-9]* *//')"
+    fi
+}
+
+# outliers_case LABEL RUN EXPECTED: parlot-annotate's Outliers line
+outliers_case() {
+    "$PARLOT_ANNOTATE" "$work/$2" > "$work/ann.out" 2> "$work/ann.err"
+    rc=$?
+    line=$(grep -m1 '^Outliers:' "$work/ann.out")
+    if [ $rc -ne 0 ]; then
+        fail "$1: parlot-annotate exit $rc" "$(head -3 "$work/ann.err")"
+    elif [ "$line" != "Outliers:         $3" ]; then
+        fail "$1: '$line', expected 'Outliers:         $3'" \
+            "$(sed -n '/^Ranks:/,/^Min/p' "$work/ann.out" | head -14)"
+    else
+        pass "$1: $line"
+    fi
+}
+
+for impl in ${SOLVER_IMPLS:-mpich openmpi}; do
+    if ! command -v "mpicc.$impl" > /dev/null || ! command -v "mpif90.$impl" > /dev/null; then
+        skip "$impl: mpicc.$impl or mpif90.$impl not installed"
+        continue
+    fi
+    if ! "$here/build.sh" "$impl" "$work/$impl" > "$work/build-$impl.log" 2>&1; then
+        fail "$impl: build" "$(tail -5 "$work/build-$impl.log")"
+        continue
+    fi
+    for prog in ${SOLVER_PROGS:-cg_c cg_f}; do
+        tag=$impl-$prog
+        ok=1
+        for run in none:good none:good2 extra:extra skip:skip swap:swap; do
+            if ! traced "$impl" "$prog" "${run%%:*}" "$tag-${run#*:}"; then
+                fail "$tag ${run#*:}: the traced run failed" "$(tail -5 "$work/$tag-${run#*:}.log")"
+                ok=0
+            fi
+        done
+        [ $ok = 1 ] || continue
+
+        "$PARLOT_DIFF" "$work/$tag-good" "$work/$tag-good2" > "$work/diff.out" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -Eq "^== summary: ([0-9]+) thread pairs compared, \1 identical, 0 different; 0 threads only in A, 0 only in B" "$work/diff.out"; then
+            pass "$tag: two correct runs are identical (exit 0)"
+        else
+            fail "$tag: two correct runs: exit $rc" "$(head -12 "$work/diff.out")"
+        fi
+        diff_case "$tag extra" "$tag-good" "$tag-extra" \
+            "^\+ +[0-9]+ +[34] +(cg_mod::)?rescale_z" "^@@ main( > MAIN__)? > (cg_mod::)?conj_grad #$ITER @@"
+        diff_case "$tag skip" "$tag-good" "$tag-skip" \
+            "^- +[0-9]+ +[23] +(cg_mod::)?norm_check #$ITER\$"
+        diff_case "$tag swap" "$tag-good" "$tag-swap" \
+            "^- +[0-9]+ +[34] +(cg_mod::)?scale_vector" "^\+ +[0-9]+ +[34] +(cg_mod::)?axpy" \
+            "^@@ main( > MAIN__)? > (cg_mod::)?conj_grad #$ITER @@"
+
+        "$PARLOT_DIFF" --within "$work/$tag-skip" > "$work/within.out" 2>&1
+        rc=$?
+        if [ $rc -eq 1 ] &&
+           sed -n "/^=== rank $RANK against/,/^===/p" "$work/within.out" |
+               grep -Eq "(cg_mod::)?norm_check #$ITER\$"; then
+            pass "$tag skip: --within shows rank $RANK's skipped call"
+        else
+            fail "$tag skip: --within (exit $rc)" "$(head -14 "$work/within.out")"
+        fi
+
+        outliers_case "$tag none: outliers" "$tag-good" "0"
+        outliers_case "$tag extra: outliers" "$tag-extra" "1 (rank $RANK)"
+        outliers_case "$tag skip: outliers" "$tag-skip" "1 (rank $RANK)"
+        "$PARLOT_ANNOTATE" "$work/$tag-swap" > "$work/ann.out" 2>&1
+        if grep -q '^Outliers: .*rank 0' "$work/ann.out"; then
+            fail "$tag swap: the root named as an outlier" "$(grep -A3 '^Outliers:' "$work/ann.out")"
+        else
+            pass "$tag swap: the root is no outlier"
+        fi
+    done
+    # the traces against the program's own counts, once per implementation
+    if [ -d "$work/$impl-cg_c-extra" ]; then
+        if "$here/check.sh" "$work/$impl-cg_c-extra" $NP extra $RANK $ITER $NITER \
+            > "$work/check.out" 2>&1; then
+            pass "$impl cg_c extra: traces match the program's own call counts"
+        else
+            fail "$impl cg_c extra: check.sh" "$(grep FAIL "$work/check.out" | head -5)"
+        fi
+    fi
+done
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ] || exit 1
+[ $passed -gt 0 ] || exit 77
+exit 0
