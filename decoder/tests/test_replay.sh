@@ -17,6 +17,8 @@
 #  - --replay: every call, in order, with its event number and depth,
 #    byte for byte; with --images=main, --only, --hide, --depth: the same
 #    rules applied by the model (a hidden call's callees one level up);
+#  - --replay --loops: fold_props.py's random nests (true counts and
+#    variant indices, loops of loops for periodic bodies);
 #  - --replay --loops: the lines, once loops and variant iterations are
 #    expanded again, are exactly the unfolded calls (folding loses
 #    nothing), and the folding is real: the main loop is one "N × {" line
@@ -407,6 +409,19 @@ if [ $fold_bad -eq 0 ]; then
    pass "loops: $fold_runs random folds ($fold_calls calls) unfold exactly"
 else
    fail "loops: $fold_bad of $fold_runs random folds do not unfold to the calls"
+fi
+
+# Folding tells the truth (fold_props.py): random loops and loop nests
+# with one iteration changed (a call added, removed or replaced inside it,
+# or its callees changed) keep their true counts and the changed
+# iteration's true index; periodic bodies fold as loops of loops no longer
+# than the nest; everything expands back to its calls.
+mkdir -p "$tmp/props"
+if out=$(python3 "$here/fold_props.py" "$SCRIPT_TRACE" "$PARLOT_DECODE" \
+         "$tmp/props" 300 1 2>&1); then
+   pass "loops: $(echo "$out" | tail -1)"
+else
+   fail "loops: fold properties" "$(echo "$out" | head -20)"
 fi
 
 # ---- --stacks ----------------------------------------------------------------
