@@ -5,96 +5,12 @@
 #include <string.h>
 
 #include "diff_pair.h"
+#include "call_numbers.h"
 #include "diff_report.h"
 #include "pl_alloc.h"
 #include "pl_hash.h"
 
 #define SYNC_LINES  3      /* equal lines that end a hunk */
-
-/* Where a side is, in the program's terms: for each open call, its
-   number among its caller's calls of the same function ("conj_grad call
-   8 from main").  Counters are keyed by (depth, function) and stamped
-   with the caller's frame serial, so that a new frame starts its callees'
-   counts afresh without clearing anything: memory follows the distinct
-   (depth, function) pairs, not the trace. */
-typedef struct {
-   uint64_t key;          /* depth << 32 | fn, + 1; 0 = empty */
-   uint64_t stamp;        /* serial of the caller frame it counts in */
-   uint64_t count;
-} call_counter;
-
-typedef struct {
-   uint64_t serial;       /* the frame's; 0 for the root */
-   uint64_t num;          /* its number among its caller's calls of it */
-} open_call;
-
-typedef struct {
-   call_counter *v;       /* open addressing; cap a power of two */
-   size_t        n, cap;
-   open_call    *open;    /* [depth]: the open calls; [0] the root */
-   size_t        open_cap;
-   uint64_t      next_serial;
-   int           broken;  /* out of memory once: numbers unknown */
-} call_numbers;
-
-static call_counter *counter_of(call_numbers *c, uint64_t key)
-{
-   size_t i, mask;
-   if (2 * (c->n + 1) > c->cap) {
-      size_t cap = c->cap ? 2 * c->cap : 256, j;
-      call_counter *v = calloc(cap, sizeof *v);
-      if (!v)
-         return NULL;
-      for (j = 0; j < c->cap; j++)
-         if (c->v[j].key) {
-            size_t s = (size_t)(c->v[j].key * PL_GOLDEN64) & (cap - 1);
-            while (v[s].key)
-               s = (s + 1) & (cap - 1);
-            v[s] = c->v[j];
-         }
-      free(c->v);
-      c->v = v;
-      c->cap = cap;
-   }
-   mask = c->cap - 1;
-   for (i = (size_t)(key * PL_GOLDEN64) & mask; c->v[i].key;
-        i = (i + 1) & mask)
-      if (c->v[i].key == key)
-         return &c->v[i];
-   c->v[i].key = key;
-   c->v[i].stamp = UINT64_MAX;
-   c->n++;
-   return &c->v[i];
-}
-
-/* A call line passes: count it under its caller. */
-static void numbers_call(call_numbers *c, const pl_line *l)
-{
-   size_t d = l->depth, old = c->open_cap;
-   call_counter *k;
-
-   if (c->broken || d == 0)
-      return;
-   if (pl_grow(&c->open, &c->open_cap, d + 1, sizeof *c->open) < 0
-       || !(k = counter_of(c, ((uint64_t)d << 32 | l->fn) + 1))) {
-      c->broken = 1;
-      return;
-   }
-   if (c->open_cap > old)
-      memset(c->open + old, 0, (c->open_cap - old) * sizeof *c->open);
-   if (k->stamp != c->open[d - 1].serial) {
-      k->stamp = c->open[d - 1].serial;
-      k->count = 0;
-   }
-   c->open[d].num = ++k->count;
-   c->open[d].serial = ++c->next_serial;
-}
-
-static void numbers_free(call_numbers *c)
-{
-   free(c->v);
-   free(c->open);
-}
 
 /* One side's look-ahead: lines [head, n) of v. */
 typedef struct {
@@ -325,9 +241,9 @@ static void skip(side_buf *b, size_t n, uint64_t *rec)
       if (rec)
          rec[i] = 0;
       if (b->numbered && l->kind == PL_LINE_CALL) {
-         numbers_call(&b->nums, l);
-         if (rec && !b->nums.broken)
-            rec[i] = b->nums.open[l->depth].num;
+         uint64_t num = call_numbers_call(&b->nums, l->depth, l->fn);
+         if (rec)
+            rec[i] = num;
       }
    }
    b->head += n;
@@ -338,10 +254,11 @@ static void skip(side_buf *b, size_t n, uint64_t *rec)
 static int path_numbers(const side_buf *b, size_t len, uint64_t *num)
 {
    size_t i;
-   if (!b->numbered || b->nums.broken || b->nums.open_cap <= len)
+   if (!b->numbered || b->nums.broken)
       return 0;
    for (i = 0; i < len; i++)
-      num[i] = b->nums.open[i + 1].num;
+      if (!(num[i] = call_numbers_open(&b->nums, (uint32_t)i + 1)))
+         return 0;
    return 1;
 }
 
@@ -492,8 +409,8 @@ out:
    free(a.key);
    free(b.v);
    free(b.key);
-   numbers_free(&a.nums);
-   numbers_free(&b.nums);
+   call_numbers_free(&a.nums);
+   call_numbers_free(&b.nums);
    free(c.ring);
    free(c.path);
    return ret;

@@ -154,7 +154,8 @@ static void t_only(diff_report *r, int side, const char *label,
 
 static int t_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
-                     size_t nk, size_t nfunctions, uint64_t lines)
+                     size_t nk, size_t nfunctions, uint64_t lines,
+                     size_t library)
 {
    outbuf *o = r->o;
    if (!lines && !differ)
@@ -168,6 +169,10 @@ static int t_summary(diff_report *r, size_t same, size_t differ,
                     "only in B\n", same + differ,
                     same + differ == 1 ? "" : "s", same, differ, only_a,
                     only_a == 1 ? "" : "s", only_b);
+   if (library)
+      outbuf_printf(o, "== %zu thread%s only one run has, running none of "
+                    "the program's code (a library's own), not compared\n",
+                    library, library == 1 ? "" : "s");
    if (nk) {
       outbuf_str(o, "== threads that differ: ");
       if (put_thread_set(o, k, nk) < 0)

@@ -149,7 +149,8 @@ static void x_only(diff_report *r, int side, const char *label,
 
 static int x_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
-                     size_t nk, size_t nfunctions, uint64_t lines)
+                     size_t nk, size_t nfunctions, uint64_t lines,
+                     size_t library)
 {
    xml_out *x = X(r);
    char *set = thread_set_format(k, nk);
@@ -164,6 +165,7 @@ static int x_summary(diff_report *r, size_t same, size_t differ,
    xml_attr(x, "differing", set);
    xml_attr_u64(x, "functions", nfunctions);
    xml_attr_u64(x, "lines", lines);
+   xml_attr_u64(x, "library-threads", library);
    free(set);
    return 0;
 }

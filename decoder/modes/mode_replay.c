@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* parlot-decode --replay: each selected thread's calls in event order, one
-   indented line per call (thread_lines.h), repeated sequences folded into
-   loops with --loops.  Threads are written as they are decoded: memory
+   indented line per call (thread_lines.h) with its number among its
+   caller's calls of that function after the first ("axpy #3"), repeated
+   sequences folded into loops with --loops.  Threads are written as they are decoded: memory
    does not grow with the trace. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_numbers.h"
 #include "pl_modes.h"
 #include "thread_lines.h"
 #include "thread_notes.h"
@@ -117,6 +119,7 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
    for (i = 0; i < nthreads && ret == 0 && !o->err; i++) {
       thread_lines src;
       thread_notes notes;
+      call_numbers nums;
       const pl_line *l;
       int r;
 
@@ -129,11 +132,18 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
       }
       put_header(o, t, i, opts);
       thread_notes_open(&notes, t, i, opts->filter);
+      memset(&nums, 0, sizeof nums);
       while ((r = thread_lines_next(&src, &l, err)) > 0 && !o->err) {
          if (l->kind != PL_LINE_LOOP_END && l->kind != PL_LINE_VARIANT_END)
             put_notes(o, &notes, l->number);
-         thread_line_put(o, l, &nm);
+         /* unfolded, each call says which of its caller's calls of it it
+            is ("conj_grad #8"); folded, the loops say where */
+         thread_line_put_num(o, l, &nm, !opts->window
+                             && l->kind == PL_LINE_CALL
+                             ? call_numbers_call(&nums, l->depth, l->fn)
+                             : 0);
       }
+      call_numbers_free(&nums);
       if (r == 0)
          put_notes(o, &notes, UINT64_MAX);
       if (r < 0)

@@ -201,9 +201,38 @@ oom:
 
 /* ---- Comparing ----------------------------------------------------------- */
 
+/* Whether thread t of run r shows no event at all in the program's view:
+   1, 0 (it shows some, or the view is not the program's), -1 after
+   reporting an error. */
+static int shows_nothing(run *r, int side, const run_thread *t,
+                         const options *o, fn_totals *tt)
+{
+   const pl_vevent *ev;
+   pl_error err;
+   pl_view *v;
+   long n;
+
+   if (!pl_filter_program_view(o->filter))
+      return 0;
+   if (open_trace(r, side, t->input, o, tt, &err) < 0
+       || !(v = pl_view_open(r->t, t->index, o->filter, r->keep, &err))) {
+      report(r->in.v[t->input].name, &err);
+      return -1;
+   }
+   n = pl_view_next(v, &ev, &err);
+   pl_view_close(v);
+   if (n < 0) {
+      report(r->in.v[t->input].name, &err);
+      return -1;
+   }
+   return n == 0;
+}
+
 typedef struct {
    size_t     same, differ, only[2];
    uint64_t   lines;          /* lines compared in all pairs */
+   size_t     library_only;   /* threads one run has that show nothing in
+                                 the program's view: not compared */
    thread_key *differing;     /* threads of A that differ */
    size_t     ndiffering, differing_cap;
    int        trouble;
@@ -325,7 +354,8 @@ static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
          v[n++] = &tt->v[i];
    qsort(v, n, sizeof *v, by_change);
    if (rep->summary(rep, ty->same, ty->differ, ty->only[0], ty->only[1],
-                    ty->differing, ty->ndiffering, n, ty->lines) < 0) {
+                    ty->differing, ty->ndiffering, n, ty->lines,
+                    ty->library_only) < 0) {
       free(v);
       return -1;
    }
@@ -611,9 +641,18 @@ static int compare_runs(run *ra, run *rb, const options *o,
    for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {
-         int side = p->ia == (size_t)-1;
+         int side = p->ia == (size_t)-1, r;
          const run_thread *t = side ? &rb->threads.t[p->ib]
                                     : &ra->threads.t[p->ia];
+         /* a library's own thread (MPI's progress thread) has nothing in
+            the program's view: how many a run starts is no difference */
+         r = shows_nothing(side ? rb : ra, side, t, o, tt);
+         if (r < 0)
+            ty->trouble = 1;
+         if (r > 0) {
+            ty->library_only++;
+            continue;
+         }
          /* within one run, a thread its reference lacks */
          rep->only(rep, side, t->label,
                    o->within ? NULL : side ? rb->path : ra->path);

@@ -157,6 +157,7 @@ def replay(calls_path, thread, filters):
         images = "all" if only else "program"
     shown = []          # per raw depth: shown?
     own = []            # per raw depth: the program's own code?
+    counts = []         # per shown depth: calls by name under its caller
     for line in open(calls_path):
         t, num, d, o, name = line.split()
         if int(t) != thread:
@@ -187,7 +188,14 @@ def replay(calls_path, thread, filters):
         shown.append(keep)
         own.append(mine)
         if keep:
-            print("%10d %5d  %s%s" % (int(num), vd, indent(vd - 1), name))
+            # its number among the calls of name by the shown caller
+            del counts[vd:]
+            while len(counts) < vd:
+                counts.append({})
+            counts[vd - 1][name] = counts[vd - 1].get(name, 0) + 1
+            n = counts[vd - 1][name]
+            print("%10d %5d  %s%s%s" % (int(num), vd, indent(vd - 1), name,
+                                        " #%d" % n if n > 1 else ""))
 
 
 def unfold(path):
@@ -591,5 +599,50 @@ done
 run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --events --loops "$tmp/a.trace"
 [ $rc -eq 2 ] && pass "decode: --loops without --replay is refused" ||
    fail "decode: --loops with --events exits $rc"
+
+# The program's view in parlot-diff: a thread only one run has that runs
+# none of the program's code (an MPI library's progress thread) is no
+# difference; with --images=all it is one.  Filters that leave nothing to
+# compare are exit 2 with one line on stderr, never "identical".
+{
+   echo "process pid=900 exe=/opt/app/x"
+   echo "object /opt/app/x"
+   echo "object /usr/lib/libmpi.so.12"
+   echo "function main /opt/app/x"
+   echo "function work /opt/app/x"
+   echo "function progress /usr/lib/libmpi.so.12"
+   echo "thread 1"
+   echo "call 1 main work"
+   echo "return 1 2"
+} >"$tmp/lt.head"
+{ cat "$tmp/lt.head"; printf 'thread 2\ncall 2 progress\nreturn 2\nend\n'; } \
+   >"$tmp/lta.script"
+{ sed 's/pid=900/pid=901/' "$tmp/lt.head"; echo end; } >"$tmp/ltb.script"
+"$SCRIPT_TRACE" "$tmp/lta.script" "$tmp/lta.trace" &&
+   "$SCRIPT_TRACE" "$tmp/ltb.script" "$tmp/ltb.trace" ||
+   fail "script_trace: library threads"
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/lta.trace" "$tmp/ltb.trace"
+rc1=$rc
+grep -q "^== 1 thread only one run has, running none of the program's code" \
+   "$tmp/out" && lib_line=1 || lib_line=0
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --images=all "$tmp/lta.trace" \
+   "$tmp/ltb.trace"
+rc2=$rc
+if [ $rc1 -eq 0 ] && [ $lib_line = 1 ] && [ $rc2 -eq 1 ] &&
+   grep -q "only in A" "$tmp/out"; then
+   pass "diff: a library's own thread only one run has is no difference in the program's view"
+else
+   fail "diff: library threads" "program view exit $rc1 (line $lib_line), all exit $rc2"
+fi
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --images=nosuch "$tmp/a.trace" \
+   "$tmp/b.trace"
+if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+   grep -q "no calls to compare: the filters (images=nosuch) leave none" "$tmp/err" &&
+   ! grep -q "identical" "$tmp/out"; then
+   pass "diff: filters that leave nothing: exit 2, one line, never identical"
+else
+   fail "diff: filters that leave nothing" "exit $rc: $(cat "$tmp/err")" \
+      "$(tail -3 "$tmp/out")"
+fi
 
 finish
