@@ -18,6 +18,9 @@
 #    report and the XML name exactly that rank as the one outlier, with
 #    exactly the expected differences (kind, function, counts), ranked;
 #    the XML validates against docs/parlot-callgraph.rng;
+#  - a 1-D stencil of 64 ranks whose two ends have one neighbour and
+#    whose rank 0 alone writes reports: no outlier; with one rank adding
+#    or skipping a call, that rank alone;
 #  - identical ranks: no outlier; a 2-2 tie: no majority, the ranks
 #    unlike the medoid (the first, here) listed against it;
 #    processes without ranks (named by pid), a launcher (role=launcher)
@@ -223,6 +226,81 @@ then
 else
    fail "no MPI ranks" "${why:-}" "$(grep -A3 '^Ranks' "$tmp/nr.ann")"
 fi
+
+# A 1-D stencil of 64 ranks: rank R exchanges with R-1 and R+1 (the two
+# ends have one neighbour each: a class of their own, not outliers); rank
+# 0 alone writes a report every 5th of 10 iterations (its own I/O: no
+# outlier either); with FAULT, rank 2 adds a call in iteration 7 (extra)
+# or skips its compute in iteration 4 (skip).  parlot-annotate must name
+# rank 2 and only it, or nobody without a fault.
+stencil_script() {
+   st_r=$1 st_fault=$2
+   echo "process pid=$((3000 + st_r)) ppid=1 exe=/opt/st/stencil arg0=./stencil mpi_rank=$st_r"
+   echo "object /opt/st/stencil"
+   echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   echo "object /usr/lib/x86_64-linux-gnu/libc.so.6"
+   for f in main step compute exchange report extra; do
+      echo "function $f /opt/st/stencil"
+   done
+   for f in MPI_Irecv MPI_Isend MPI_Waitall MPI_Allreduce opal_progress; do
+      echo "function $f /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   done
+   echo "function fopen /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "function fprintf /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "thread 1"
+   echo "call 1 main"
+   for it in 1 2 3 4 5 6 7 8 9 10; do
+      echo "call 1 step"
+      if ! { [ "$st_fault" = skip ] && [ "$st_r" = 2 ] && [ $it = 4 ]; }; then
+         echo "call 1 compute"; echo "return 1"
+      fi
+      echo "call 1 exchange"
+      for nb in $((st_r - 1)) $((st_r + 1)); do
+         if [ $nb -ge 0 ] && [ $nb -lt 64 ]; then
+            echo "call 1 MPI_Irecv opal_progress"; echo "return 1 2"
+            echo "call 1 MPI_Isend"; echo "return 1"
+         fi
+      done
+      # progress polling differs from rank to rank: library internals
+      echo "call 1 MPI_Waitall"
+      k=$(( (st_r * 7 + it) % 5 + 1 ))
+      while [ $k -gt 0 ]; do echo "call 1 opal_progress"; echo "return 1"; k=$((k - 1)); done
+      echo "return 1"
+      echo "return 1"
+      if [ "$st_fault" = extra ] && [ "$st_r" = 2 ] && [ $it = 7 ]; then
+         echo "call 1 extra"; echo "return 1"
+      fi
+      echo "call 1 MPI_Allreduce opal_progress"; echo "return 1 2"
+      echo "return 1"
+      if [ "$st_r" = 0 ] && [ $((it % 5)) = 0 ]; then
+         echo "call 1 report fopen"; echo "return 1"
+         echo "call 1 fprintf"; echo "return 1 2"
+      fi
+   done
+   echo "return 1"
+   echo "end"
+}
+for fault in none extra skip; do
+   mkdir -p "$tmp/st-$fault"
+   r=0
+   while [ $r -lt 64 ]; do
+      stencil_script $r $fault >"$tmp/st.script"
+      "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/st-$fault/r$r.trace" || break
+      r=$((r + 1))
+   done
+   "$PARLOT_ANNOTATE" "$tmp/st-$fault" >"$tmp/st.ann" 2>&1
+   want="Outliers:         1 (rank 2)"
+   [ $fault = none ] && want="Outliers:         0"
+   if grep -qx "$want" "$tmp/st.ann" &&
+      grep -qx "Ranks:            64 (processes with an MPI rank)" "$tmp/st.ann" &&
+      { [ $fault != none ] ||
+        grep -qx "Classes:          2, by call graph; majority: class 2, 62 ranks" "$tmp/st.ann"; }
+   then
+      pass "stencil of 64 ranks, $fault: '$want' (the ends and the root's I/O are no outliers)"
+   else
+      fail "stencil of 64 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$tmp/st.ann" | head -12)"
+   fi
+done
 
 # one process; --ranks
 one=$tmp/slow.r0.trace
