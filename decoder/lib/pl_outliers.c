@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pl_alloc.h"
+#include "pl_hash.h"
 #include "pl_outliers.h"
 #include "pl_runtime.h"
 
@@ -386,6 +387,64 @@ out:
 
 /* ---- Who is an outlier --------------------------------------------------- */
 
+/* The order of process pr's calls (its threads' orders, by thread
+   number); 0 if a thread's is not known. */
+static uint64_t process_order(const pl_program *p, const pl_process *pr)
+{
+   uint64_t h = PL_FNV1A_INIT;
+   size_t j;
+   for (j = 0; j < pr->nthreads; j++) {
+      const pl_thread *th = &p->threads[pr->first_thread + j];
+      if (!th->order)
+         return 0;
+      h = pl_fnv1a_step(pl_fnv1a_step(h, th->number), th->order);
+   }
+   return h ? h : 1;
+}
+
+/* Outliers by order: in each class of gcls (n processes, classes by
+   calls counted) with three members or more where two or more share an
+   order, the members whose order no other has.  They are appended to r's
+   outliers with their one reason; is_out marks the processes already
+   outliers.  0, or -1 if out of memory. */
+static int order_outliers(const pl_program *p, pl_ranks *r, const size_t *gcls,
+                          const size_t *gsize, size_t n, uint8_t *is_out)
+{
+   uint64_t *ord = malloc((n + 1) * sizeof *ord);
+   size_t i, j;
+
+   if (!ord)
+      return -1;
+   for (i = 0; i < n; i++)
+      ord[i] = process_order(p, &p->procs[r->procs[i]]);
+   for (i = 0; i < n; i++) {
+      size_t same = 0, shared = 0;
+      if (is_out[i] || !ord[i] || gsize[gcls[i]] < 3)
+         continue;
+      for (j = 0; j < n; j++) {
+         size_t k, twins = 0;
+         if (j == i || gcls[j] != gcls[i] || !ord[j])
+            continue;
+         same += ord[j] == ord[i];
+         for (k = 0; k < n; k++)
+            twins += k != i && gcls[k] == gcls[i] && ord[k] == ord[j];
+         shared += twins >= 2;
+      }
+      if (!same && shared) {
+         pl_outlier *o = &r->outliers[r->noutliers++];
+         size_t cap = 0;
+         o->proc = i;
+         is_out[i] = 1;
+         if (add_reason(o, &cap, PL_REASON_ORDER, 0, 0, 0, 0) < 0) {
+            free(ord);
+            return -1;
+         }
+      }
+   }
+   free(ord);
+   return 0;
+}
+
 /* How far apart two behaviour graphs are: the calls of each function and
    along each edge, absolute differences summed. */
 static uint64_t distance(const pl_graph *a, const pl_graph *b)
@@ -479,6 +538,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    uint8_t *keep = NULL;
    uint64_t *dist = NULL;
    uint8_t *is_out = NULL;
+   size_t *gcls = NULL, *gsize = NULL, *grep = NULL;
    size_t i, j, k, n = 0, nm = 0, best;
    int shape_majority;
    uint32_t f;
@@ -596,25 +656,24 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       r->class_kind = PL_CLASS_GRAPH;
       r->nclasses = classify(gs, n, 1, r->cls, size, rep);
    }
-   if (shape_majority && nm >= 3) {
-      size_t *gcls = malloc((n + 1) * sizeof *gcls);
-      size_t *gsize = malloc((n + 1) * sizeof *gsize);
-      size_t *grep = malloc((n + 1) * sizeof *grep);
-      if (!gcls || !gsize || !grep) {
-         free(gcls);
-         free(gsize);
-         free(grep);
-         goto out;
-      }
-      classify(gs, n, 1, gcls, gsize, grep);
+   /* classes by calls counted, for what follows */
+   gcls = malloc((n + 1) * sizeof *gcls);
+   gsize = malloc((n + 1) * sizeof *gsize);
+   grep = malloc((n + 1) * sizeof *grep);
+   is_out = calloc(n + 1, 1);
+   if (!gcls || !gsize || !grep || !is_out)
+      goto out;
+   classify(gs, n, 1, gcls, gsize, grep);
+   if (shape_majority && nm >= 3)
       for (j = 0; j < nm; j++)
          if (gsize[gcls[members[j]]] == 1
              && has_unique_count(gs, members, nm, members[j]))
             r->outliers[r->noutliers++].proc = members[j];
-      free(gcls);
-      free(gsize);
-      free(grep);
-   }
+   /* ... and by order: the same calls as their class, in another order */
+   for (k = 0; k < r->noutliers; k++)
+      is_out[r->outliers[k].proc] = 1;
+   if (shape_majority && order_outliers(p, r, gcls, gsize, n, is_out) < 0)
+      goto out;
    best = 0;
    for (i = 1; i < r->nclasses; i++)
       if (size[i] > size[best])
@@ -650,6 +709,11 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          other: no rule tells the odd ones; each is compared with the
          medoid */
       r->by_medoid = 1;
+      for (k = 0; k < r->noutliers; k++) {
+         free(r->outliers[k].reasons);
+         r->outliers[k].reasons = NULL;
+         r->outliers[k].nreasons = 0;
+      }
       r->noutliers = 0;
       for (i = 0; i < n; i++)
          if (r->cls[i] != r->cls[r->medoid])
@@ -659,8 +723,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    qsort(r->outliers, r->noutliers, sizeof *r->outliers, outlier_order);
    /* each process's reference: the medoid, an outlier's nearest
       process that is no outlier, else the first of its class */
-   if (!(is_out = calloc(n + 1, 1)))
-      goto out;
+   memset(is_out, 0, n + 1);
    for (k = 0; k < r->noutliers; k++)
       is_out[r->outliers[k].proc] = 1;
    /* a class's reference: its first process, not the root if it can
@@ -707,6 +770,9 @@ out:
    free(keep);
    free(dist);
    free(is_out);
+   free(gcls);
+   free(gsize);
+   free(grep);
    if (ret < 0)
       pl_ranks_free(r);
    return ret;

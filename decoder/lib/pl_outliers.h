@@ -40,9 +40,14 @@
    that it does not (largest median first), edges between functions
    both call that only it takes, or that only the class takes, then the
    functions whose call counts differ from the class's median (largest
-   difference first).  Ties: by function ID.  Processes cannot be told
-   apart when they make the same calls in another order: parlot-diff
-   compares the order. */
+   difference first).  Ties: by function ID.
+
+   Order.  Processes read without a filter also carry the order of their
+   calls in the program's view (pl_thread.order).  Inside a class of
+   three or more (the same calls, counted), where at least two share one
+   order, a process whose order no other has is an outlier too, with one
+   reason, PL_REASON_ORDER: the same calls in another order (two calls
+   swapped); parlot-diff --within shows where. */
 #ifndef PL_OUTLIERS_H
 #define PL_OUTLIERS_H
 
@@ -66,7 +71,9 @@ enum pl_reason_kind {
    PL_REASON_MISSING_FN,        /* fn called by the majority, not here */
    PL_REASON_ONLY_EDGE,         /* caller -> fn taken here only */
    PL_REASON_MISSING_EDGE,      /* caller -> fn taken by the majority only */
-   PL_REASON_CALLS              /* fn called by both, calls != median */
+   PL_REASON_CALLS,             /* fn called by both, calls != median */
+   PL_REASON_ORDER              /* the same calls as its class, in another
+                                   order (fn 0; since 0.7) */
 };
 
 typedef struct {

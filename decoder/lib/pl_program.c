@@ -393,6 +393,51 @@ static uint32_t shown_inherited(const pl_trace *t, size_t i,
    return shown;
 }
 
+/* The order of a thread's calls in the program's view, hashed as the
+   events go by (pl_thread.order): each shown call's depth among shown
+   calls and its function's identity, which is the same in every trace
+   and every worker's program.  Raw events only (no filter). */
+typedef struct {
+   const uint8_t *keep;    /* the program's view of the trace */
+   uint8_t       *st;      /* [raw depth]: 1 shown, 2 the program's own */
+   size_t         cap;
+   uint32_t       depth;   /* shown calls open */
+   uint64_t       h;
+   int            broken;  /* out of memory: no order */
+} order_sig;
+
+static void order_feed(order_sig *o, const pl_program *p,
+                       const uint32_t *fn_map, const pl_event *ev, long n)
+{
+   long i;
+   for (i = 0; i < n && !o->broken; i++) {
+      uint32_t d = ev[i].depth;
+      if (d + 1 > o->cap) {
+         size_t old = o->cap;
+         if (pl_grow(&o->st, &o->cap, (size_t)d + 1, 1) < 0) {
+            o->broken = 1;
+            break;
+         }
+         memset(o->st + old, 0, o->cap - old);
+      }
+      if (ev[i].kind == PL_EV_CALL) {
+         int own, show = d > 0 && pl_keep_frame(o->keep, ev[i].fn,
+                                                (o->st[d - 1] & 2) != 0,
+                                                &own);
+         o->st[d] = (uint8_t)((show ? 1 : 0) | (show && own ? 2 : 0));
+         if (show) {
+            o->depth++;
+            o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth),
+                                 p->fns[fn_map[ev[i].fn]].ident);
+         }
+      } else {
+         if (o->st[d] & 1)
+            o->depth--;
+         o->st[d] = 0;
+      }
+   }
+}
+
 int pl_program_read_input(pl_program *p, const pl_input *in,
                           const pl_select *sel, const pl_visitor *v,
                           pl_error *err)
@@ -401,7 +446,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    const pl_filter *filter = pl_program_filter(p);
    pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
-   uint8_t *keep = NULL;
+   uint8_t *keep = NULL, *prog_keep = NULL;
+   pl_filter *prog_view = NULL;
    pl_cg_builder *b = NULL;
    pl_process *pr;
    size_t i, nth;
@@ -409,11 +455,22 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
 
    if (!t)
       return -1;
+   /* read raw, the order of the program's view can be had on the way */
+   if (!pl_filter_active(filter)) {
+      if (!(prog_view = pl_filter_new())) {
+         pl_trace_close(t);
+         oom(err);
+         return -1;
+      }
+      pl_filter_default_program(prog_view);
+   }
    if (p->progress && p->progress->file)
       p->progress->file(p->progress->ctx, path);
    if (add_process(p, t, path) < 0
        || !(fn_map = map_functions(p, t))
        || (filter && !(keep = pl_filter_functions(filter, t, p->demangle)))
+       || (prog_view && !(prog_keep = pl_filter_functions(prog_view, t,
+                                                           p->demangle)))
        || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
       oom(err);
       ret = -1;
@@ -429,6 +486,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       int slow;
       pl_error e;
       uint64_t events = 0;
+      order_sig os;
       long n;
 
       if (!pl_select_match(sel, pr->pid, ti->number))
@@ -460,6 +518,9 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          goto out;
       }
       slow = recreates(t, i);
+      memset(&os, 0, sizeof os);
+      os.keep = prog_keep;
+      os.h = PL_FNV1A_INIT;
       for (;;) {
          if (slow) {
             n = next_recreating(view, b, &ev, &e);
@@ -474,12 +535,17 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
             n = -2;
             break;
          }
+         if (os.keep)
+            order_feed(&os, p, fn_map, ev, n);
          events += (uint64_t)n;
          if (p->progress && p->progress->update)
             p->progress->update(p->progress->ctx,
                                 pl_view_position(view), events);
       }
       pl_view_close(view);
+      if (os.keep && !os.broken)
+         th->order = os.h ? os.h : 1;
+      free(os.st);
       if (v && v->thread_end)
          v->thread_end(v->ctx);
       if (pl_cg_end(b, fn_map, &th->g) < 0 || n == -2) {
@@ -502,6 +568,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
 out:
    pl_cg_free(b);
    free(keep);
+   free(prog_keep);
+   pl_filter_free(prog_view);
    free(fn_map);
    pl_trace_close(t);
    return ret;

@@ -71,6 +71,10 @@ typedef struct {
    uint32_t inherited;     /* leading calls re-creating a forked parent's
                               stack: events, not calls */
    int      complete;      /* the whole stream was decoded */
+   uint64_t order;         /* a hash of the order of the thread's calls in
+                              the program's view (pl_filter.h), read
+                              without a filter; 0 if not computed (since
+                              0.7) */
    pl_graph g;
 } pl_thread;
 

@@ -3,7 +3,7 @@
    pl_program_pack, pl_program_unpack).
 
    Layout, every number little-endian:
-     "PLPROG" 1 (the layout's version) demangle  (8 bytes)
+     "PLPROG" 2 (the layout's version) demangle  (8 bytes)
      u32 nfns, then per function 1..nfns:
         str object, str name, str shown, str label, u32 dup, u64 ident
      u64 nthreads (their records come after the processes')
@@ -11,7 +11,7 @@
         str path, pid, ppid, exe, cmd, rank, role, recording;
         u32 end; u64 first_thread, nthreads, nthreads_all
      per thread:
-        u64 proc; u32 number, parent, inherited, complete;
+        u64 proc; u32 number, parent, inherited, complete; u64 order;
         graph: u64 events, calls, max_depth, nfns, nedges;
                per fn (u32 fn, u64 calls, incl_events);
                per edge (u32 caller, callee, u64 calls, incl_calls,
@@ -27,7 +27,7 @@
 #include "pl_wire.h"
 
 #define WIRE_MAGIC   "PLPROG"
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 
 /* ---- writing -------------------------------------------------------- */
 
@@ -98,6 +98,7 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
       pl_wire_u32(&w, th->parent);
       pl_wire_u32(&w, th->inherited);
       pl_wire_u32(&w, (uint32_t)th->complete);
+      pl_wire_u64(&w, th->order);
       put_graph(&w, &th->g);
    }
    return pl_wire_finish(&w, buf, len);
@@ -259,6 +260,7 @@ int pl_program_unpack(pl_program *p, const unsigned char *buf, size_t len)
       th->parent = pl_wire_get_u32(&r);
       th->inherited = pl_wire_get_u32(&r);
       th->complete = (int)pl_wire_get_u32(&r);
+      th->order = pl_wire_get_u64(&r);
       if (th->proc >= p->nprocs)
          r.bad = 1;
       if (r.bad || get_graph(&r, &th->g, p->nfns) < 0)

@@ -165,7 +165,7 @@ static int write_ranks(xml_out *x, const pl_program *p)
 {
    static const char *const kinds[] = {
       "only-function", "missing-function", "only-edge", "missing-edge",
-      "calls"
+      "calls", "order"
    };
    pl_ranks r;
    size_t i, k;
@@ -217,7 +217,8 @@ static int write_ranks(xml_out *x, const pl_program *p)
          if ((re->kind == PL_REASON_ONLY_EDGE
               || re->kind == PL_REASON_MISSING_EDGE) && re->caller)
             attr_id(x, "caller", 'f', re->caller);
-         attr_id(x, "ref", 'f', re->fn);
+         if (re->fn)
+            attr_id(x, "ref", 'f', re->fn);
          xml_attr_u64(x, "calls", re->calls);
          xml_attr_u64(x, "majority", re->median);
          xml_end(x);

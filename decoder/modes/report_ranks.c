@@ -28,12 +28,17 @@ static int by_median(const void *a, const void *b)
 
 static const char *const reason_names[] = {
    "only here: ", "missing here: ", "only here: ", "missing here: ",
-   "calls differ: "
+   "calls differ: ", "order differs: "
 };
 
 static void put_reason(outbuf *o, const pl_program *p, const pl_reason *r)
 {
    outbuf_str(o, reason_names[r->kind]);
+   if (r->kind == PL_REASON_ORDER) {
+      outbuf_str(o, "the same calls in another order (parlot-diff --within "
+                 "shows where)");
+      return;
+   }
    if (r->kind == PL_REASON_ONLY_EDGE || r->kind == PL_REASON_MISSING_EDGE) {
       report_put_fn(o, p, r->caller, 0);
       outbuf_str(o, " > ");

@@ -607,7 +607,7 @@ static int within_pairs(run *r, const options *o, run_pair **pairs,
                                   sizeof name));
    else
       snprintf(note, notelen, "%zu class%s, %zu outlier%s; each outlier "
-               "against the nearest rank of another class, each other rank "
+               "against the nearest rank that is none, each other rank "
                "against the first of its class", rk.nclasses,
                rk.nclasses == 1 ? "" : "es", rk.noutliers,
                rk.noutliers == 1 ? "" : "s");

@@ -20,7 +20,7 @@
 #    the XML validates against docs/parlot-callgraph.rng;
 #  - a 1-D stencil of 64 ranks whose two ends have one neighbour and
 #    whose rank 0 alone writes reports: no outlier; with one rank adding
-#    or skipping a call, that rank alone;
+#    or skipping a call, or swapping two, that rank alone;
 #  - identical ranks: no outlier; a 2-2 tie: no majority, the ranks
 #    unlike the medoid (the first, here) listed against it;
 #    processes without ranks (named by pid), a launcher (role=launcher)
@@ -230,9 +230,11 @@ fi
 # A 1-D stencil of 64 ranks: rank R exchanges with R-1 and R+1 (the two
 # ends have one neighbour each: a class of their own, not outliers); rank
 # 0 alone writes a report every 5th of 10 iterations (its own I/O: no
-# outlier either); with FAULT, rank 2 adds a call in iteration 7 (extra)
-# or skips its compute in iteration 4 (skip).  parlot-annotate must name
-# rank 2 and only it, or nobody without a fault.
+# outlier either); with FAULT, rank 2 adds a call in iteration 7 (extra),
+# skips its compute in iteration 4 (skip) or makes it after the exchange
+# in iteration 5 (swap: the same calls in another order).
+# parlot-annotate must name rank 2 and only it, or nobody without a
+# fault.
 stencil_script() {
    st_r=$1 st_fault=$2
    echo "process pid=$((3000 + st_r)) ppid=1 exe=/opt/st/stencil arg0=./stencil mpi_rank=$st_r"
@@ -251,7 +253,10 @@ stencil_script() {
    echo "call 1 main"
    for it in 1 2 3 4 5 6 7 8 9 10; do
       echo "call 1 step"
-      if ! { [ "$st_fault" = skip ] && [ "$st_r" = 2 ] && [ $it = 4 ]; }; then
+      swap=0
+      [ "$st_fault" = swap ] && [ "$st_r" = 2 ] && [ $it = 5 ] && swap=1
+      if ! { [ "$st_fault" = skip ] && [ "$st_r" = 2 ] && [ $it = 4 ]; } &&
+         [ $swap = 0 ]; then
          echo "call 1 compute"; echo "return 1"
       fi
       echo "call 1 exchange"
@@ -267,6 +272,7 @@ stencil_script() {
       while [ $k -gt 0 ]; do echo "call 1 opal_progress"; echo "return 1"; k=$((k - 1)); done
       echo "return 1"
       echo "return 1"
+      [ $swap = 1 ] && { echo "call 1 compute"; echo "return 1"; }
       if [ "$st_fault" = extra ] && [ "$st_r" = 2 ] && [ $it = 7 ]; then
          echo "call 1 extra"; echo "return 1"
       fi
@@ -280,7 +286,7 @@ stencil_script() {
    echo "return 1"
    echo "end"
 }
-for fault in none extra skip; do
+for fault in none extra skip swap; do
    mkdir -p "$tmp/st-$fault"
    r=0
    while [ $r -lt 64 ]; do
@@ -294,7 +300,9 @@ for fault in none extra skip; do
    if grep -qx "$want" "$tmp/st.ann" &&
       grep -qx "Ranks:            64 (processes with an MPI rank)" "$tmp/st.ann" &&
       { [ $fault != none ] ||
-        grep -qx "Classes:          2, by call graph; majority: class 2, 62 ranks" "$tmp/st.ann"; }
+        grep -qx "Classes:          2, by call graph; majority: class 2, 62 ranks" "$tmp/st.ann"; } &&
+      { [ $fault != swap ] ||
+        grep -q "^ *0 *0  order differs: the same calls in another order" "$tmp/st.ann"; }
    then
       pass "stencil of 64 ranks, $fault: '$want' (the ends and the root's I/O are no outliers)"
    else
