@@ -262,6 +262,16 @@ static int path_numbers(const side_buf *b, size_t len, uint64_t *num)
    return 1;
 }
 
+/* Side b's last mark at or before event `after` (NULL if none). */
+static const pl_mark *mark_before(const side_buf *b, uint64_t after)
+{
+   const pl_mark *m = NULL;
+   size_t i;
+   for (i = 0; i < b->s->nmarks && b->s->marks[i].position <= after; i++)
+      m = &b->s->marks[i];
+   return m;
+}
+
 /* Give the report the hunk of the next na lines of a and nb of b, and
    pass them if passing (their call numbers are known once passed).  0, or
    -1 if out of memory. */
@@ -291,6 +301,8 @@ static int report_hunk(diff_report *rep, const context *c, side_buf *a,
    h.nb = nb < DIFF_HUNK_LINES ? nb : DIFF_HUNK_LINES;
    h.a_after = a->last;
    h.b_after = b->last;
+   h.mark = mark_before(a, na && h.a[0].number ? h.a[0].number - 1
+                                               : a->last);
    /* the calls open in both at that point */
    h.path = c->path;
    h.path_len = c->path_len < depth - 1 ? c->path_len : depth - 1;

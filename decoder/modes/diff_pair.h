@@ -37,6 +37,9 @@ typedef struct {
    thread_lines       *src;
    const trace_labels *nm;
    const uint64_t     *ident;   /* [fn]: the function's identity across runs */
+   const pl_mark      *marks;   /* the thread's marks, by position (for
+                                   "after mark" in hunk headers) */
+   size_t              nmarks;
 } diff_side;
 
 typedef struct {

@@ -28,6 +28,8 @@ typedef struct {
                                      and in B; NULL if not known */
    const uint64_t     *num_a, *num_b;  /* [i]: the same of line a[i], b[i]
                                      (0: no call); NULL if not known */
+   const pl_mark      *mark;      /* A's last mark before the hunk, NULL if
+                                     none */
    const trace_labels *nm_a, *nm_b;
 } diff_hunk;
 

@@ -107,6 +107,11 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
                           (unsigned long long)h->path_num_b[i]);
       }
    }
+   if (h->mark) {
+      outbuf_str(o, " (after mark ");
+      outbuf_str_escaped(o, h->mark->label);
+      outbuf_printf(o, " #%u)", h->mark->occurrence);
+   }
    outbuf_str(o, " @@ ");
    put_where(o, "A", h->a, h->na, h->a_after);
    outbuf_str(o, ", ");

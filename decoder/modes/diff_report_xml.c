@@ -99,6 +99,10 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
    put_where(x, "b-event", "b-after", h->b, h->nb, h->b_after);
    xml_attr_u64(x, "a-lines", h->na_all);
    xml_attr_u64(x, "b-lines", h->nb_all);
+   if (h->mark) {
+      xml_attr_text(x, "after-mark", h->mark->label);
+      xml_attr_u64(x, "after-mark-occurrence", h->mark->occurrence);
+   }
    for (i = 0; i < h->path_len; i++) {
       xml_start(x, "frame");
       xml_attr_text(x, "function", trace_label(h->nm_a, h->path[i]));

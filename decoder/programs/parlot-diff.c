@@ -253,7 +253,8 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
                         fn_totals *tt, diff_report *rep, tally *ty)
 {
    thread_lines la, lb;
-   diff_side a = { &la, NULL, NULL }, b = { &lb, NULL, NULL };
+   diff_side a = { &la, NULL, NULL, NULL, 0 };
+   diff_side b = { &lb, NULL, NULL, NULL, 0 };
    diff_result res;
    pl_error err;
    char title[200];
@@ -284,8 +285,10 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    }
    a.nm = &ra->nm;
    a.ident = ra->ident;
+   a.marks = pl_trace_marks(ra->t, ta->index, &a.nmarks);
    b.nm = &rb->nm;
    b.ident = rb->ident;
+   b.marks = pl_trace_marks(rb->t, tb->index, &b.nmarks);
    if (o->within)
       snprintf(title, sizeof title, "%s against %s", tb->label, ta->label);
    else if (strcmp(ta->label, tb->label) == 0)
