@@ -207,12 +207,13 @@ static int resync_marks(const side_buf *a, const side_buf *b, int align,
 
 typedef struct {
    pl_line  *ring;         /* last equal lines of A, for context */
+   uint64_t *ring_num;     /* their call numbers (0: none known) */
    size_t    n, next, cap;
    uint32_t *path;         /* A's calls open at each depth */
    size_t    path_len, path_cap;
 } context;
 
-static int remember(context *c, const pl_line *l)
+static int remember(context *c, const pl_line *l, uint64_t num)
 {
    if (l->kind == PL_LINE_CALL) {
       if (pl_grow(&c->path, &c->path_cap, l->depth, sizeof *c->path) < 0)
@@ -223,6 +224,7 @@ static int remember(context *c, const pl_line *l)
    if (!c->cap)
       return 0;
    c->ring[c->next] = *l;
+   c->ring_num[c->next] = num;
    c->next = (c->next + 1) % c->cap;
    if (c->n < c->cap)
       c->n++;
@@ -281,18 +283,25 @@ static int report_hunk(diff_report *rep, const context *c, side_buf *a,
    const pl_line *first = na ? &a->v[a->head] : nb ? &b->v[b->head] : NULL;
    size_t depth = first ? first->depth : 1, i;
    pl_line *ctx = malloc((c->n + 1) * sizeof *ctx);
+   uint64_t *ctx_num = malloc((c->n + 1) * sizeof *ctx_num);
    uint64_t *num = NULL, *rec = NULL;
    diff_hunk h;
 
-   if (!ctx || (passing && !(rec = malloc((na + nb + 1) * sizeof *rec)))) {
+   if (!ctx || !ctx_num
+       || (passing && !(rec = malloc((na + nb + 1) * sizeof *rec)))) {
       free(ctx);
+      free(ctx_num);
       return -1;
    }
-   for (i = 0; i < c->n; i++)
-      ctx[i] = c->ring[(c->next + c->cap - c->n + i) % c->cap];
+   for (i = 0; i < c->n; i++) {
+      size_t k = (c->next + c->cap - c->n + i) % c->cap;
+      ctx[i] = c->ring[k];
+      ctx_num[i] = c->ring_num[k];
+   }
    memset(&h, 0, sizeof h);
    h.ctx = ctx;
    h.nctx = c->n;
+   h.ctx_num = a->numbered ? ctx_num : NULL;
    h.a = &a->v[a->head];
    h.b = &b->v[b->head];
    h.na_all = na;
@@ -327,6 +336,7 @@ static int report_hunk(diff_report *rep, const context *c, side_buf *a,
    free(num);
    free(rec);
    free(ctx);
+   free(ctx_num);
    return 0;
 }
 
@@ -348,7 +358,8 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
    b.s = sb;
    a.numbered = b.numbered = !opts->folded;
    c.cap = opts->context;
-   if (c.cap && !(c.ring = malloc(c.cap * sizeof *c.ring)))
+   if (c.cap && (!(c.ring = malloc(c.cap * sizeof *c.ring))
+                 || !(c.ring_num = malloc(c.cap * sizeof *c.ring_num))))
       goto oom;
    rep->pair(rep, title, label_a, label_b);
    for (;;) {
@@ -366,10 +377,12 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
       if (!avail(&a) && !avail(&b))
          break;
       if (avail(&a) && avail(&b) && same(&a, 0, &b, 0)) {
-         if (remember(&c, &a.v[a.head]) < 0)
-            goto oom;
-         skip(&a, 1, NULL);
+         uint64_t num;
+         pl_line l = a.v[a.head];
+         skip(&a, 1, &num);
          skip(&b, 1, NULL);
+         if (remember(&c, &l, num) < 0)
+            goto oom;
          res->lines_a++;
          res->lines_b++;
          continue;
@@ -424,6 +437,7 @@ out:
    call_numbers_free(&a.nums);
    call_numbers_free(&b.nums);
    free(c.ring);
+   free(c.ring_num);
    free(c.path);
    return ret;
 }

@@ -15,6 +15,7 @@
 /* One difference between two threads' lines. */
 typedef struct {
    const pl_line      *ctx;       /* equal lines before it (A's), in order */
+   const uint64_t     *ctx_num;   /* their call numbers (as num_a), or NULL */
    size_t              nctx;
    const pl_line      *a, *b;     /* the lines only A has, only B has */
    size_t              na, nb;    /* (at most DIFF_HUNK_LINES of each) */

@@ -124,7 +124,8 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
    outbuf_str(o, "\n");
    for (i = 0; i < h->nctx; i++) {
       outbuf_str(o, "  ");
-      thread_line_put(o, &h->ctx[i], h->nm_a);
+      thread_line_put_num(o, &h->ctx[i], h->nm_a,
+                          h->ctx_num ? h->ctx_num[i] : 0);
    }
    put_side(o, "- ", h->a, h->na, h->na_all, h->num_a, h->nm_a);
    put_side(o, "+ ", h->b, h->nb, h->nb_all, h->num_b, h->nm_b);

@@ -113,7 +113,8 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
       xml_end(x);
    }
    for (i = 0; i < h->nctx; i++)
-      put_line(x, "context", &h->ctx[i], h->nm_a, 0);
+      put_line(x, "context", &h->ctx[i], h->nm_a,
+               h->ctx_num ? h->ctx_num[i] : 0);
    for (i = 0; i < h->na; i++)
       put_line(x, "a", &h->a[i], h->nm_a, h->num_a ? h->num_a[i] : 0);
    for (i = 0; i < h->nb; i++)
