@@ -512,6 +512,8 @@ static uint8_t program_class(const pl_trace *t, uint32_t id, int kind,
    const pl_function *fn = pl_trace_function(t, id);
    if (only)
       return PL_KEEP_YES;
+   if (pl_runtime_calls_main(fn->name.str))
+      return PL_KEEP_CALLS_MAIN;
    switch (kind) {
    case PL_OBJECT_PROGRAM:
       return pl_runtime_function(fn->name.str) ? PL_KEEP_NO : PL_KEEP_YES;

@@ -90,10 +90,13 @@ uint32_t pl_main_object(const pl_trace *t);
    - PL_KEEP_CALLED: a function of a library that is no known runtime but
      sits in a system library directory (the program's own library
      installed there, or another system library): the program's own code
-     where the program's own code called it, else a library internal.
+     where the program's own code called it, else a library internal;
+   - PL_KEEP_CALLS_MAIN: the C library's code that calls main
+     (pl_runtime_calls_main), not shown, but what it calls is called by
+     the program (main; in a stripped executable, main's own calls).
    pl_keep_frame applies these rules frame by frame. */
 enum { PL_KEEP_NO = 0, PL_KEEP_YES = 1, PL_KEEP_ENTRY = 2,
-       PL_KEEP_CALLED = 3 };
+       PL_KEEP_CALLED = 3, PL_KEEP_CALLS_MAIN = 4 };
 uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
                              int demangle);
 
@@ -104,6 +107,10 @@ static inline int pl_keep_frame(const uint8_t *keep, uint32_t fn,
                                 int caller_own, int *own)
 {
    uint8_t k = keep[fn];
+   if (k == PL_KEEP_CALLS_MAIN) {
+      *own = 1;                  /* its callees are the program's calls */
+      return 0;
+   }
    *own = k == PL_KEEP_YES || (k == PL_KEEP_CALLED && caller_own);
    return *own || (k == PL_KEEP_ENTRY && caller_own);
 }

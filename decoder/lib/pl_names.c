@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Demangling and escaping of names (pl_names.h). */
+#define _XOPEN_SOURCE 700
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,45 @@ static char *mpi_binding(const char *name, size_t len)
    return out;
 }
 
+/* The C library's variants of one function for one processor, chosen at
+   load time (IFUNC): __memcpy_avx_unaligned_erms, __strlen_avx2,
+   __sin_fma are memcpy, strlen and sin; and a C name's symbol version
+   (fopen@@GLIBC_2.2.5) is fopen.  Traces of one program on two machines
+   then name the same calls alike. */
+static char *c_library_name(const char *name, size_t len)
+{
+   static const char *const isa[] = {
+      "sse2", "sse3", "ssse3", "sse4_1", "sse4_2", "sse42", "avx", "avx2",
+      "avx512f", "avx512bw", "avx512dq", "avx512vl", "evex", "evex512",
+      "fma", "fma4", NULL
+   };
+   const char *at = memchr(name, '@', len), *p;
+   size_t n = at ? (size_t)(at - name) : len, i, k;
+
+   if (n >= 4 && name[0] == '_' && name[1] == '_')
+      for (p = name + 3; p < name + n; p++) {
+         if (*p != '_')
+            continue;
+         for (k = 0; isa[k]; k++) {
+            size_t il = strlen(isa[k]);
+            if ((size_t)(name + n - p) > il
+                && strncmp(p + 1, isa[k], il) == 0
+                && (p + 1 + il == name + n || p[1 + il] == '_'))
+               break;
+         }
+         if (!isa[k])
+            continue;
+         for (i = 2; name + i < p; i++)
+            if (!((name[i] >= 'a' && name[i] <= 'z')
+                  || (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+               break;
+         if (name + i == p)
+            return strndup(name + 2, (size_t)(p - name - 2));
+         break;
+      }
+   return at && at > name ? strndup(name, n) : NULL;
+}
+
 char *pl_demangle(const char *name, size_t len)
 {
    const char *at;
@@ -77,7 +118,9 @@ char *pl_demangle(const char *name, size_t len)
 
    if ((out = mpi_binding(name, len)) || (out = fortran_module(name, len)))
       return out;
-   if (len < 3 || name[0] != '_' || name[1] != 'Z')
+   if (len < 2 || name[0] != '_' || name[1] != 'Z')
+      return c_library_name(name, len);
+   if (len < 3)
       return NULL;
    d = __cxa_demangle(name, NULL, NULL, &status);
    if (d && status == 0)

@@ -22,8 +22,11 @@ extern "C" {
    "@@VERSION") is kept as it is.  Fortran (gfortran): a module procedure
    __MODULE_MOD_NAME is MODULE::NAME.  MPI's Fortran bindings (mpi_recv_,
    MPI_RECV, mpi_recv__, mpi_recv_f08, pmpi_recv_) read as the standard's
-   name, MPI_Recv (PMPI_Recv).  (Fortran and MPI names since libparlot
-   0.7.) */
+   name, MPI_Recv (PMPI_Recv).  C: the C library's processor-specific
+   variants (__memcpy_avx_unaligned_erms, __strlen_avx2, __sin_fma) read
+   as the function called (memcpy, strlen, sin), and a symbol version
+   (fopen@@GLIBC_2.2.5) is dropped.  (Fortran, MPI and C names since
+   libparlot 0.7.) */
 char *pl_demangle(const char *name, size_t len);
 
 /* Length of s (n bytes) once escaped, and the escaped copy at p (returns

@@ -236,12 +236,14 @@ static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
       const pl_gfunc *g = &p->fns[f];
       int k = main_obj && strcmp(g->object, main_obj) == 0
               ? PL_OBJECT_PROGRAM : (int)pl_object_kind(g->object);
-      if (k == PL_OBJECT_PROGRAM || k == PL_OBJECT_SYSTEM)
+      if (pl_runtime_calls_main(g->name))
+         b[f] = B_OWN;            /* stands for a stripped main */
+      else if (k == PL_OBJECT_PROGRAM || k == PL_OBJECT_SYSTEM)
          b[f] = pl_runtime_function(g->name) ? B_NO
                 : k == PL_OBJECT_PROGRAM ? B_OWN : B_CALLED;
       else
          b[f] = k == PL_OBJECT_RUNTIME ? B_ENTRY : B_NO;
-      own |= b[f] == B_OWN;
+      own |= b[f] == B_OWN && !pl_runtime_calls_main(g->name);
    }
    if (!own) {
       memset(b + 1, B_OWN, p->nfns);

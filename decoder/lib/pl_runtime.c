@@ -97,3 +97,10 @@ int pl_runtime_function(const char *name)
 {
    return any_match(runtime_functions, name);
 }
+
+int pl_runtime_calls_main(const char *name)
+{
+   /* glibc 2.34 and later; older ones call main from __libc_start_main,
+      which calls other things the program did not ask for */
+   return pl_glob_match("__libc_start_call_main*", name);
+}

@@ -48,6 +48,12 @@ enum pl_object_kind pl_object_kind(const char *path);
    program's own. */
 int pl_runtime_function(const char *name);
 
+/* Whether a function is the C library's code that calls main
+   (__libc_start_call_main): what it calls stands for the program's own
+   calls when the main executable is stripped and main itself is never
+   seen (LAMMPS's lmp calls MPI_Init and liblammps.so from there). */
+int pl_runtime_calls_main(const char *name);
+
 /* The object globs of the rule, NULL-terminated (for documentation and
    --help). */
 extern const char *const pl_runtime_objects[];

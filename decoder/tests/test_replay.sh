@@ -359,6 +359,45 @@ else
    fail "replay --range" "exit $rc: $nums"
 fi
 
+# A stripped executable (LAMMPS's lmp): main is never seen, its calls come
+# from the C library's __libc_start_call_main; the program's view shows
+# them (a system library's code called from there is the program's: here
+# libapp.so.0), not what __libc_start_main does before.
+{
+   echo "process pid=610 exe=/usr/bin/app"
+   echo "object /usr/bin/app"
+   echo "object /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "object /usr/lib/x86_64-linux-gnu/libapp.so.0"
+   echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   echo "function __libc_start_main@@GLIBC_2.34 /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "function __libc_start_call_main /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "function __cxa_atexit /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "function malloc /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "function exit /usr/lib/x86_64-linux-gnu/libc.so.6"
+   echo "function solve /usr/lib/x86_64-linux-gnu/libapp.so.0"
+   echo "function step /usr/lib/x86_64-linux-gnu/libapp.so.0"
+   echo "function MPI_Init /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   echo "function mpi_internal /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   echo "thread 1"
+   echo "call 1 __libc_start_main@@GLIBC_2.34 __cxa_atexit"
+   echo "return 1"
+   echo "call 1 __libc_start_call_main MPI_Init mpi_internal step"
+   echo "return 1 3"
+   echo "call 1 solve step malloc"
+   echo "return 1 3"
+   echo "call 1 exit"
+   echo "end"
+} >"$tmp/stripped.script"
+"$SCRIPT_TRACE" "$tmp/stripped.script" "$tmp/stripped.trace" ||
+   fail "script_trace: stripped"
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --replay "$tmp/stripped.trace"
+got=$(tail -n +3 "$tmp/out" | awk '{ printf "%s:%s ", $2, $3 }')
+if [ $rc -eq 0 ] && [ "$got" = "1:MPI_Init 1:solve 2:step 3:malloc 1:exit " ]; then
+   pass "replay: a stripped main's calls, from the C library's start-up ($got)"
+else
+   fail "replay: a stripped main" "exit $rc: '$got'"
+fi
+
 # ---- --replay --loops --------------------------------------------------------
 
 for n in a b c; do
