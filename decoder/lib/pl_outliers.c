@@ -243,13 +243,9 @@ static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
                 : k == PL_OBJECT_PROGRAM ? B_OWN : B_CALLED;
       else
          b[f] = k == PL_OBJECT_RUNTIME ? B_ENTRY : B_NO;
-      own |= b[f] == B_OWN && !pl_runtime_calls_main(g->name);
    }
-   if (!own) {
-      memset(b + 1, B_OWN, p->nfns);
-      return b;
-   }
-   /* a system library's function the program's own code calls is its own */
+   /* a system library's function the program's own code calls is its own
+      (liblammps.so, called from a stripped lmp's main) */
    while (changed) {
       changed = 0;
       for (i = 0; i < n; i++)
@@ -262,12 +258,17 @@ static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
             }
          }
    }
+   for (f = 1; f <= p->nfns; f++)
+      own |= b[f] == B_OWN && !pl_runtime_calls_main(p->fns[f].name);
+   if (!own)
+      memset(b + 1, B_OWN, p->nfns);
    return b;
 }
 
-/* g restricted to behaviour b: the edges from the program's own code (and
-   from no caller) to its own code and to library entries, and each
-   function's calls along them.  0, or -1 if out of memory. */
+/* g restricted to behaviour b: the edges from the program's own code to
+   its own code and to library entries (and from no caller to its own
+   code), and each function's calls along them.  0, or -1 if out of
+   memory. */
 static int behaviour_graph(const pl_graph *g, const uint8_t *b,
                            pl_graph *out)
 {
@@ -284,7 +285,9 @@ static int behaviour_graph(const pl_graph *g, const uint8_t *b,
    out->max_depth = g->max_depth;
    for (i = 0; i < g->nedges; i++) {
       const pl_edge *e = &g->edges[i];
-      if ((e->caller == 0 || b[e->caller] == B_OWN)
+      /* a library's thread starts in the library: no call of the
+         program's (caller 0 is a thread's outermost frame) */
+      if ((e->caller ? b[e->caller] == B_OWN : b[e->callee] == B_OWN)
           && (b[e->callee] == B_OWN || b[e->callee] == B_ENTRY))
          out->edges[out->nedges++] = *e;
    }
@@ -332,56 +335,52 @@ static int reaches_mpi(const pl_program *p, const pl_graph *g, uint32_t fn,
    return found;
 }
 
-/* Drop from the root's graph (gs[root]) the functions only it calls that
-   lead to no MPI call: its reports and file I/O.  Such a function goes
-   with its edges, and its callees' calls along them.  0, or -1 if out of
-   memory. */
+/* Drop from the root's graph (gs[root]) its own work: the calls it alone
+   makes, from a caller no other process calls the same callee from, of
+   callees that lead to no MPI call (its reports and file I/O), with the
+   callees' calls along them; then the functions left without calls, with
+   their edges.  0, or -1 if out of memory. */
 static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
                           size_t root)
 {
    uint8_t *seen = calloc((size_t)p->nfns + 1, 1);
-   uint8_t *drop = calloc((size_t)p->nfns + 1, 1);
+   uint8_t *gone = calloc((size_t)p->nfns + 1, 1);
+   uint8_t *drop = NULL;
    uint32_t *stack = malloc(((size_t)p->nfns + 1) * sizeof *stack);
-   size_t i, j, k, m, w;
+   pl_graph *g = &gs[root];
+   size_t j, k, m, w;
    int ret = -1;
 
-   if (!seen || !drop || !stack)
+   if (!seen || !gone || !stack || !(drop = calloc(g->nedges + 1, 1)))
       goto out;
-   for (i = root; i == root; i++) {
-      pl_graph *g = &gs[i];
-      int any = 0;
-      for (k = 0; k < g->nfns; k++) {
-         uint32_t fn = g->fns[k].fn;
-         for (m = 0; m < n; m++)
-            if (m != i && pl_graph_fn(&gs[m], fn))
-               break;
-         drop[fn] = m == n && !reaches_mpi(p, g, fn, seen, stack);
-         any |= drop[fn];
-      }
-      if (!any)
+   for (j = 0; j < g->nedges; j++) {
+      const pl_edge *e = &g->edges[j];
+      for (m = 0; m < n; m++)
+         if (m != root && find_edge(&gs[m], e->caller, e->callee))
+            break;
+      if (m < n || reaches_mpi(p, g, e->callee, seen, stack))
          continue;
-      for (j = w = 0; j < g->nedges; j++) {
-         const pl_edge *e = &g->edges[j];
-         if (e->caller && drop[e->caller] && !drop[e->callee])
-            for (k = 0; k < g->nfns; k++)
-               if (g->fns[k].fn == e->callee)
-                  g->fns[k].calls -= e->calls < g->fns[k].calls
-                                     ? e->calls : g->fns[k].calls;
-         if (!(e->caller && drop[e->caller]) && !drop[e->callee])
-            g->edges[w++] = *e;
-      }
-      g->nedges = w;
-      for (k = w = 0; k < g->nfns; k++) {
-         uint32_t fn = g->fns[k].fn;
-         if (!drop[fn] && g->fns[k].calls)
-            g->fns[w++] = g->fns[k];
-         drop[fn] = 0;
-      }
-      g->nfns = w;
+      drop[j] = 1;
+      for (k = 0; k < g->nfns; k++)
+         if (g->fns[k].fn == e->callee)
+            g->fns[k].calls -= e->calls < g->fns[k].calls
+                               ? e->calls : g->fns[k].calls;
    }
+   for (k = w = 0; k < g->nfns; k++) {
+      gone[g->fns[k].fn] = !g->fns[k].calls;
+      if (g->fns[k].calls)
+         g->fns[w++] = g->fns[k];
+   }
+   g->nfns = w;
+   for (j = w = 0; j < g->nedges; j++)
+      if (!drop[j] && !gone[g->edges[j].callee]
+          && !(g->edges[j].caller && gone[g->edges[j].caller]))
+         g->edges[w++] = g->edges[j];
+   g->nedges = w;
    ret = 0;
 out:
    free(seen);
+   free(gone);
    free(drop);
    free(stack);
    return ret;
@@ -624,7 +623,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    /* rank 0, the root by convention, does the I/O the others do not */
    for (i = 0; i < n && r->by_rank; i++)
       if (strcmp(p->procs[r->procs[i]].rank, "0") == 0) {
-         if (n >= 3 && drop_root_only(p, gs, n, i) < 0)
+         if (drop_root_only(p, gs, n, i) < 0)
             goto out;
          break;
       }

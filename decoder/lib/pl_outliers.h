@@ -17,11 +17,12 @@
    the calls its own code makes into libraries, along the caller ->
    callee edges; libraries' internals are left out, because they differ
    from rank to rank in any run (rank 0 does more in MPI_Init, progress
-   engines poll as often as they like).  With three ranks or more, the
-   functions only rank 0 (the root, by convention) calls that lead to no
-   MPI call (reach no MPI_* function: the root's reports and file I/O) are
-   left out of its graph too, with their callees' calls from them; a
-   function only another rank calls is a difference like any other.  Processes whose graphs
+   engines poll as often as they like).  Rank 0's own work is left out of
+   its graph too: the calls it alone makes (from a caller no other rank
+   calls that callee from) of functions that lead to no MPI call (reach no
+   MPI_* function: the root's reports and file I/O), and the functions
+   left without calls; a call only another rank makes is a difference
+   like any other.  Processes whose graphs
    are equal, calls counted, form a class, however small: the two ends of
    a 1-D stencil are one.  The majority class, if there are several,
    holds more than half of them.
