@@ -9,9 +9,11 @@
    own folded callees); when the last k elements repeat the k before
    them they become a loop of body k, count 2, and each further copy adds
    one to the count; loops inside loop bodies fold the same way, which
-   makes nested loops.  An iteration that differs (the body with a call
-   added, missing or changed, between two runs of the same body) is kept
-   inside the loop as a variant, shown with its iteration number, never
+   makes nested loops (a body that varies with a period folds as a loop
+   of loops).  Then, when a frame's elements are final, an iteration that
+   differs alone (the body with a call added, missing or changed, between
+   two runs of the same body) joins the loop as a variant, shown with its
+   true iteration number, the loop keeping its true count; nothing is
    dropped.
 
    Memory is bounded by two numbers (pl_fold_new's window): a body has at
