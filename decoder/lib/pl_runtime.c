@@ -7,7 +7,7 @@
 #include "pl_runtime.h"
 
 /* Matched against the object's file name without directories. */
-const char *const pl_runtime_objects[] = {
+static const char *const runtime_objects[] = {
    /* the C library and its parts */
    "libc.so*", "libc-*.so",
    "libm.so*", "libm-*.so", "libmvec*", "libpthread*", "libdl.so*",
@@ -85,7 +85,7 @@ enum pl_object_kind pl_object_kind(const char *path)
 
    if (any_match(loader_objects, base))
       return PL_OBJECT_LOADER;
-   if (any_match(pl_runtime_objects, base))
+   if (any_match(runtime_objects, base))
       return PL_OBJECT_RUNTIME;
    if (any_match(system_dirs, path))
       return any_match(runtime_dirs, path) ? PL_OBJECT_RUNTIME

@@ -2,7 +2,7 @@
 /* What "the program's own code" is, for the program's view (pl_filter.h,
    images=program).  Objects are of four kinds, by their file names:
 
-   - runtime libraries (pl_runtime_objects lists the globs): the C, C++
+   - runtime libraries (globs listed in pl_runtime.c): the C, C++
      and Fortran runtimes and the compilers' support libraries (libgcc_s,
      libgomp, the sanitizers); the MPI and communication stack (libmpi*,
      MPICH's and Open MPI's own libraries and plug-ins, PMI/PMIx, hwloc,
@@ -53,10 +53,6 @@ int pl_runtime_function(const char *name);
    calls when the main executable is stripped and main itself is never
    seen (LAMMPS's lmp calls MPI_Init and liblammps.so from there). */
 int pl_runtime_calls_main(const char *name);
-
-/* The object globs of the rule, NULL-terminated (for documentation and
-   --help). */
-extern const char *const pl_runtime_objects[];
 
 #ifdef __cplusplus
 }

@@ -128,10 +128,10 @@ else
 fi
 reallib=$(cd "$libdir" && pwd -P)/libparlot.so.6
 for e in count_calls stack_at; do
-   if ! readelf -d "$tmp/ex/$e" | grep -q 'NEEDED.*\[libparlot\.so\.0\]'; then
+   if ! readelf -d "$tmp/ex/$e" | grep -q 'NEEDED.*\[libparlot\.so\.6\]'; then
       fail "$e is linked to libparlot.so.6" "$(readelf -d "$tmp/ex/$e" | grep NEEDED)"
    elif command -v ldd >/dev/null 2>&1; then
-      got=$(env -u LD_LIBRARY_PATH ldd "$tmp/ex/$e" | sed -n 's/.*libparlot\.so\.0 => \([^ ]*\).*/\1/p')
+      got=$(env -u LD_LIBRARY_PATH ldd "$tmp/ex/$e" | sed -n 's/.*libparlot\.so\.6 => \([^ ]*\).*/\1/p')
       got=$(cd "$(dirname "${got:-/}")" 2>/dev/null && pwd -P)/$(basename "${got:-none}")
       [ "$got" = "$reallib" ] && pass "$e is linked to libparlot.so.6, loaded from the prefix" ||
          fail "$e loads libparlot.so.6 from the prefix" "ldd: $got, not $reallib"
