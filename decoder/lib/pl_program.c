@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pl_callgraph.h"
+#include "pl_frames.h"
 #include "pl_hash.h"
 #include "pl_names.h"
 #include "pl_archive.h"
@@ -399,8 +400,7 @@ static uint32_t shown_inherited(const pl_trace *t, size_t i,
    and every worker's program.  Raw events only (no filter). */
 typedef struct {
    const uint8_t *keep;    /* the program's view of the trace */
-   uint8_t       *st;      /* [raw depth]: 1 shown, 2 the program's own */
-   size_t         cap;
+   pl_frames      frames;
    uint32_t       depth;   /* shown calls open */
    uint64_t       h;
    int            broken;  /* out of memory: no order */
@@ -412,28 +412,19 @@ static void order_feed(order_sig *o, const pl_program *p,
    long i;
    for (i = 0; i < n && !o->broken; i++) {
       uint32_t d = ev[i].depth;
-      if (d + 1 > o->cap) {
-         size_t old = o->cap;
-         if (pl_grow(&o->st, &o->cap, (size_t)d + 1, 1) < 0) {
-            o->broken = 1;
-            break;
-         }
-         memset(o->st + old, 0, o->cap - old);
+      if (ev[i].kind != PL_EV_CALL) {
+         o->depth -= (uint32_t)pl_frames_return(&o->frames, d);
+         continue;
       }
-      if (ev[i].kind == PL_EV_CALL) {
-         int own, show = d > 0 && pl_keep_frame(o->keep, ev[i].fn,
-                                                (o->st[d - 1] & 2) != 0,
-                                                &own);
-         o->st[d] = (uint8_t)((show ? 1 : 0) | (show && own ? 2 : 0));
-         if (show) {
-            o->depth++;
-            o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth),
-                                 p->fns[fn_map[ev[i].fn]].ident);
-         }
-      } else {
-         if (o->st[d] & 1)
-            o->depth--;
-         o->st[d] = 0;
+      switch (pl_frames_call(&o->frames, o->keep, ev[i].fn, d)) {
+      case -1:
+         o->broken = 1;
+         break;
+      case 1:
+         o->depth++;
+         o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth),
+                              p->fns[fn_map[ev[i].fn]].ident);
+         break;
       }
    }
 }
@@ -545,7 +536,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       pl_view_close(view);
       if (os.keep && !os.broken)
          th->order = os.h ? os.h : 1;
-      free(os.st);
+      free(os.frames.st);
       if (v && v->thread_end)
          v->thread_end(v->ctx);
       if (pl_cg_end(b, fn_map, &th->g) < 0 || n == -2) {

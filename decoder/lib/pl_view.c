@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include "pl_alloc.h"
+#include "pl_frames.h"
 #include "pl_view.h"
 
 struct pl_view {
    pl_events      *it;
    const pl_filter *f;
    const uint8_t  *keep;
-   uint8_t        *shown;      /* [raw depth]: FRAME_* bits of that frame */
-   size_t          shown_cap;
+   pl_frames       frames;     /* which open frames are shown */
    uint32_t        depth;      /* shown frames open */
    uint64_t        number;     /* events read */
    pl_vevent      *out;
@@ -83,7 +83,7 @@ void pl_view_close(pl_view *v)
    if (!v)
       return;
    pl_events_close(v->it);
-   free(v->shown);
+   free(v->frames.st);
    free(v->out);
    free(v->plain);
    free(v);
@@ -113,22 +113,6 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
    return n;
 }
 
-#define FRAME_SHOWN 1u
-#define FRAME_OWN   2u      /* the program's own code (pl_keep_frame) */
-
-/* Room for raw depth d in shown; frames not seen (a forked child's
-   inherited ones, depth 0) are neither shown nor the program's.  0, or -1
-   if out of memory. */
-static int grow_frames(pl_view *v, uint32_t d)
-{
-   size_t old = v->shown_cap;
-   if (pl_grow(&v->shown, &v->shown_cap, (size_t)d + 1, 1) < 0)
-      return -1;
-   if (v->shown_cap > old)
-      memset(v->shown + old, 0, v->shown_cap - old);
-   return 0;
-}
-
 long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
 {
    const pl_filter *f = v->f;
@@ -156,28 +140,26 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
       for (i = 0; i < n; i++) {
          uint64_t num = ++v->number;
          uint32_t d = e[i].depth;
-         int show, own;
+         int show;
 
          if (e[i].kind == PL_EV_CALL) {
-            if (grow_frames(v, d) < 0) {
+            if ((show = pl_frames_call(&v->frames, v->keep, e[i].fn, d)) < 0) {
                pl_error_set(err, 0, "out of memory");
                return -1;
             }
-            show = pl_keep_frame(v->keep, e[i].fn,
-                                 (v->shown[d - 1] & FRAME_OWN) != 0, &own);
-            v->shown[d] = own ? FRAME_OWN : 0;
-            show = show && num >= first && num <= last
-                   && (!max_depth || v->depth < max_depth);
-            if (show)
-               v->shown[d] |= FRAME_SHOWN;
+            if (show && (num < first || num > last
+                         || (max_depth && v->depth >= max_depth))) {
+               pl_frames_hide(&v->frames, d);
+               show = 0;
+            }
             if (show)
                v->depth++;
          } else {
             /* a return ends the frame its call opened (d <= depth seen) */
-            show = (v->shown[d] & FRAME_SHOWN) && num <= last;
-            if (v->shown[d] & FRAME_SHOWN)
+            int was = pl_frames_return(&v->frames, d);
+            show = was && num <= last;
+            if (was)
                v->depth--;
-            v->shown[d] = 0;
          }
          if (show) {
             pl_vevent *o = &v->out[k++];

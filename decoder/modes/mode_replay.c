@@ -2,8 +2,8 @@
 /* parlot-decode --replay: each selected thread's calls in event order, one
    indented line per call (thread_lines.h) with its number among its
    caller's calls of that function after the first ("axpy #3"), repeated
-   sequences folded into loops with --loops.  Threads are written as they are decoded: memory
-   does not grow with the trace. */
+   sequences folded into loops with --loops.  Threads are written as they
+   are decoded: memory does not grow with the trace. */
 
 #include <stdio.h>
 #include <stdlib.h>
