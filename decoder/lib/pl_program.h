@@ -72,9 +72,9 @@ typedef struct {
                               stack: events, not calls */
    int      complete;      /* the whole stream was decoded */
    uint64_t order;         /* a hash of the order of the thread's calls in
-                              the program's view (pl_filter.h), read
-                              without a filter; 0 if not computed (since
-                              0.7) */
+                              the program's view (pl_filter.h), for a
+                              process with an MPI rank read without a
+                              filter; 0 if not computed (since 0.7) */
    pl_graph g;
 } pl_thread;
 
