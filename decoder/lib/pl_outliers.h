@@ -43,7 +43,7 @@
    functions whose call counts differ from the class's median (largest
    difference first).  Ties: by function ID.
 
-   Order.  Processes read without a filter also carry the order of their
+   Order.  MPI ranks read without a filter also carry the order of their
    calls in the program's view (pl_thread.order).  Inside a class of
    three or more (the same calls, counted), where at least two share one
    order, a process whose order no other has is an outlier too, with one
