@@ -18,11 +18,11 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  2     /* what the tool writes, and the newest read */
-#define PL_VERSION_MINOR  2
+#define PL_VERSION_MINOR  3
 /* What the tool writes with --pack-tables=no: the newest version without
    PACKED_TABLE chunks, which 1.x readers read. */
 #define PL_VERSION_PLAIN_MAJOR 1
-#define PL_VERSION_PLAIN_MINOR 6
+#define PL_VERSION_PLAIN_MINOR 7
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
@@ -103,7 +103,10 @@ enum pl_chunk_type {
 
 enum pl_thread_end_reason {
    PL_END_THREAD_EXIT  = 1, /* the thread exited */
-   PL_END_PROCESS_EXIT = 2  /* still running when the process ended */
+   PL_END_PROCESS_EXIT = 2, /* still running when the process ended */
+   PL_END_SIGNAL       = 3  /* 2.3: running when a fatal signal killed the
+                               process; the frames open then stay open
+                               (no exits are made up for them) */
 };
 
 /* STREAM payload (16-byte prefix, then the encoded bytes):

@@ -26,6 +26,7 @@
 
 #include "pl_codec.h"
 #include "pl_control.h"
+#include "pl_ending.h"
 #include "pl_format.h"
 #include "pl_output.h"
 #include "pl_functions.h"
@@ -227,12 +228,20 @@ static void pl_thread_first_insn(ThreadId tid)
       t->lwp = VG_(gettid)();
 }
 
+/* The thread a fatal signal killed, by number: Valgrind ends every
+   thread, the last one too, before tool_fini. */
+static UInt signal_thread;
+
 static void pl_thread_exited(ThreadId tid)
 {
    pl_thread *t = pl_thread_of(tid);
+   Bool took_signal;
    if (!t)
       return;
-   pl_thread_end(t, PL_END_THREAD_EXIT);
+   UInt reason = pl_ending_of_thread(tid, &took_signal);
+   if (took_signal)
+      signal_thread = t->number;
+   pl_thread_end(t, reason);
    pl_thread_free(t);
    set_thread(tid, NULL);
 }
@@ -403,12 +412,22 @@ static void write_process_info(Int forked_from)
    pl_buf_free(&b);
 }
 
-/* PROCESS_END: the last chunk of a process that did not exec. */
-static void write_process_end(Int exitcode)
+/* PROCESS_END: the last chunk of a process that did not exec.
+   killed: the number of the thread the fatal signal killed, 0 unknown. */
+static void write_process_end(const pl_ending *e, UInt killed)
 {
    pl_buf b = { 0 };
    pl_fn_flush_defs();
-   pl_buf_kv_num(&b, "exit_status", (ULong)(Long)exitcode);
+   if (e->by_signal) {
+      pl_buf_kv(&b, "ending", "signal");
+      pl_buf_kv_num(&b, "signal", (ULong)e->signo);
+      pl_buf_kv(&b, "signal_name", e->signame);
+      if (killed)
+         pl_buf_kv_num(&b, "signal_thread", killed);
+   } else {
+      pl_buf_kv(&b, "ending", "exit");
+      pl_buf_kv_num(&b, "exit_status", (ULong)e->status);
+   }
    pl_buf_kv_num(&b, "threads", pl_total.threads);
    pl_buf_kv_num(&b, "functions", pl_fn_count());
    pl_buf_kv_num(&b, "events", pl_total.events);
@@ -711,15 +730,20 @@ static void pl_post_clo_init(void)
    open_trace(0);
 }
 
-static void pl_fini(Int exitcode)
+/* Valgrind gives every ending exit code 0: pl_ending reads the real one. */
+static void pl_fini(Int exitcode_always_0)
 {
+   pl_ending e;
+
+   pl_ending_of_process(&e);
    for (UInt i = 0; i < n_thread_slots; i++)
       if (threads[i]) {
-         pl_thread_end(threads[i], PL_END_PROCESS_EXIT);
+         pl_thread_end(threads[i], e.by_signal ? PL_END_SIGNAL
+                                               : PL_END_PROCESS_EXIT);
          pl_thread_free(threads[i]);
          threads[i] = NULL;
       }
-   write_process_end(exitcode);
+   write_process_end(&e, e.by_signal ? signal_thread : 0);
    pl_out_close();
 
    if (VG_(clo_verbosity) == 0)

@@ -372,7 +372,7 @@ void pl_thread_end(pl_thread *t, UInt reason)
 {
    t->n_barriers = 0;
    t->floor = 0;
-   while (t->depth > 0)
+   while (t->depth > 0 && reason != PL_END_SIGNAL)
       pop(t);
    pl_enc_sync(&t->enc);
    pl_thread_flush(t);

@@ -91,7 +91,8 @@ void pl_threads_new_process(void);
 /* Start a stream for a thread (writes THREAD_BEGIN). */
 pl_thread *pl_thread_new(ThreadId tid, UInt parent_number);
 
-/* End the thread's stream: exits for the frames still open, THREAD_END.
+/* End the thread's stream: exits for the frames still open (none when a
+   fatal signal ends it, reason PL_END_SIGNAL: they stay open), THREAD_END.
    Frees nothing. */
 void pl_thread_end(pl_thread *t, UInt reason);
 

@@ -21,6 +21,7 @@
 #define PARLOT_H
 
 #include "pl_trace.h"
+#include "pl_ending.h"
 #include "pl_archive.h"
 #include "pl_names.h"
 #include "pl_select.h"

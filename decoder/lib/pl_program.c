@@ -25,8 +25,15 @@ struct pl_program_internal {
    uint32_t        *slot;         /* function ID, 0 = empty */
    size_t           cap;          /* power of two */
    const pl_filter *filter;       /* NULL: everything */
-   char           **recording;    /* [proc]: pl_trace_recording(), or NULL */
-   size_t           recording_cap;
+   struct proc_extra *procs;      /* [proc]: what pl_process lacks */
+   size_t           procs_cap;
+};
+
+/* Per process, kept here so that pl_process keeps its layout. */
+struct proc_extra {
+   char     *recording;           /* pl_trace_recording(), or NULL */
+   pl_ending ending;              /* signal_name: NULL or signame */
+   char     *signame;
 };
 
 /* p->internal, allocated on first use; NULL if out of memory. */
@@ -37,27 +44,59 @@ static struct pl_program_internal *get_internal(pl_program *p)
    return p->internal;
 }
 
-int pl_program_set_recording(pl_program *p, size_t proc, const char *desc)
+/* Process proc's extra slot, made on first use; NULL if out of memory. */
+static struct proc_extra *extra_of(pl_program *p, size_t proc)
 {
    struct pl_program_internal *in = get_internal(p);
    size_t old;
    if (!in)
+      return NULL;
+   old = in->procs_cap;
+   if (pl_grow(&in->procs, &in->procs_cap, proc + 1, sizeof *in->procs) < 0)
+      return NULL;
+   memset(in->procs + old, 0, (in->procs_cap - old) * sizeof *in->procs);
+   return &in->procs[proc];
+}
+
+static void free_extra(struct proc_extra *x)
+{
+   free(x->recording);
+   free(x->signame);
+}
+
+int pl_program_set_process(pl_program *p, size_t proc, const char *recording,
+                           const pl_ending *ending)
+{
+   struct proc_extra *x = extra_of(p, proc);
+   if (!x)
       return -1;
-   old = in->recording_cap;
-   if (pl_grow(&in->recording, &in->recording_cap, proc + 1,
-               sizeof *in->recording) < 0)
+   free_extra(x);
+   memset(x, 0, sizeof *x);
+   x->ending = *ending;
+   x->ending.signal_name = NULL;
+   if ((recording && !(x->recording = strdup(recording)))
+       || (ending->signal_name
+           && !(x->signame = strdup(ending->signal_name))))
       return -1;
-   memset(in->recording + old, 0,
-          (in->recording_cap - old) * sizeof *in->recording);
-   free(in->recording[proc]);
-   in->recording[proc] = NULL;
-   return desc && !(in->recording[proc] = strdup(desc)) ? -1 : 0;
+   x->ending.signal_name = x->signame;
+   return 0;
 }
 
 const char *pl_program_recording(const pl_program *p, size_t proc)
 {
    const struct pl_program_internal *in = p->internal;
-   return in && proc < in->recording_cap ? in->recording[proc] : NULL;
+   return in && proc < in->procs_cap ? in->procs[proc].recording : NULL;
+}
+
+void pl_program_ending(const pl_program *p, size_t proc, pl_ending *e)
+{
+   const struct pl_program_internal *in = p->internal;
+   if (in && proc < in->procs_cap) {
+      *e = in->procs[proc].ending;
+      return;
+   }
+   memset(e, 0, sizeof *e);      /* cut short: nothing known */
+   e->status = -1;
 }
 
 int pl_program_set_filter(pl_program *p, const pl_filter *f)
@@ -127,9 +166,9 @@ void pl_program_free(pl_program *p)
       pl_graph_free(&p->threads[k].g);
    free(p->threads);
    if (p->internal) {
-      for (k = 0; k < p->internal->recording_cap; k++)
-         free(p->internal->recording[k]);
-      free(p->internal->recording);
+      for (k = 0; k < p->internal->procs_cap; k++)
+         free_extra(&p->internal->procs[k]);
+      free(p->internal->procs);
       free(p->internal->slot);
    }
    free(p->internal);
@@ -291,6 +330,7 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    pl_process *pr;
    const char *rank = pl_trace_process_get(t, "mpi_rank");
    const char *role = pl_trace_process_get(t, "role");
+   pl_ending ending;
 
    if (pl_grow(&p->procs, &p->procs_cap, p->nprocs + 1, sizeof *p->procs) < 0)
       return -1;
@@ -307,7 +347,9 @@ static int add_process(pl_program *p, const pl_trace *t, const char *path)
    pr->first_thread = p->nthreads;
    pr->nthreads_all = pl_trace_nthreads(t);
    p->nprocs++;
-   if (pl_program_set_recording(p, p->nprocs - 1, pl_trace_recording(t)) < 0)
+   pl_trace_ending(t, &ending);
+   if (pl_program_set_process(p, p->nprocs - 1, pl_trace_recording(t),
+                              &ending) < 0)
       return -1;
    if (!pr->path || !pr->pid || !pr->ppid || !pr->exe || !pr->cmd
        || (rank && !pr->rank) || (role && !pr->role))
@@ -738,8 +780,10 @@ int pl_program_merge_map(pl_program *p, pl_program *part, uint32_t **mapp)
       pl_process *pr = &p->procs[p->nprocs + k];
       *pr = part->procs[k];
       pr->first_thread += p->nthreads;
-      if (pl_program_set_recording(p, p->nprocs + k,
-                                   pl_program_recording(part, k)) < 0)
+      pl_ending ending;
+      pl_program_ending(part, k, &ending);
+      if (pl_program_set_process(p, p->nprocs + k,
+                                 pl_program_recording(part, k), &ending) < 0)
          goto out;
    }
    p->nthreads += part->nthreads;

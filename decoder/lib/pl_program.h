@@ -21,6 +21,7 @@
 #include "pl_filter.h"
 #include "pl_select.h"
 #include "pl_trace.h"
+#include "pl_ending.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -146,6 +147,9 @@ const pl_filter *pl_program_filter(const pl_program *p);
 /* Process proc's pl_trace_recording(): NULL if its trace records every
    call of every thread, else what it leaves out.  (Since libparlot 0.2.) */
 const char *pl_program_recording(const pl_program *p, size_t proc);
+
+/* How process proc ended (pl_ending.h; valid while p lives).  Since 0.8. */
+void pl_program_ending(const pl_program *p, size_t proc, pl_ending *e);
 
 /* Read the trace at path: add its process, its functions and its selected
    threads (with their graphs), and pass their events to v if not NULL.

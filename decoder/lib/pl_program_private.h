@@ -14,8 +14,10 @@ uint32_t pl_program_adopt(pl_program *p, pl_gfunc *f);
 /* Free f's strings (label and shown may be name's, shown's). */
 void pl_gfunc_free(pl_gfunc *f);
 
-/* Set process proc's recording description (a copy of desc, may be
-   NULL).  0, or -1 if out of memory. */
-int pl_program_set_recording(pl_program *p, size_t proc, const char *desc);
+/* Set what process proc keeps beside its pl_process: its recording
+   description (a copy of recording, may be NULL) and how it ended (a
+   copy).  0, or -1 if out of memory. */
+int pl_program_set_process(pl_program *p, size_t proc, const char *recording,
+                           const pl_ending *ending);
 
 #endif

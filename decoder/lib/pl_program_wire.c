@@ -9,7 +9,9 @@
      u64 nthreads (their records come after the processes')
      u64 nprocs, then per process:
         str path, pid, ppid, exe, cmd, rank, role, recording;
-        u32 end; u64 first_thread, nthreads, nthreads_all
+        u32 end; u64 first_thread, nthreads, nthreads_all;
+        u32 ending kind, status + 1, signal, signal_thread;
+        str signal_name
      per thread:
         u64 proc; u32 number, parent, inherited, complete; u64 order;
         graph: u64 events, calls, max_depth, nfns, nedges;
@@ -27,7 +29,7 @@
 #include "pl_wire.h"
 
 #define WIRE_MAGIC   "PLPROG"
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 /* ---- writing -------------------------------------------------------- */
 
@@ -59,6 +61,7 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
    unsigned char head[8];
    uint32_t id;
    size_t k;
+   pl_ending e;
 
    memcpy(head, WIRE_MAGIC, 6);
    head[6] = WIRE_VERSION;
@@ -90,6 +93,12 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
       pl_wire_u64(&w, pr->first_thread);
       pl_wire_u64(&w, pr->nthreads);
       pl_wire_u64(&w, pr->nthreads_all);
+      pl_program_ending(p, k, &e);
+      pl_wire_u32(&w, (uint32_t)e.kind);
+      pl_wire_u32(&w, (uint32_t)(e.status + 1));
+      pl_wire_u32(&w, (uint32_t)e.signal);
+      pl_wire_u32(&w, e.signal_thread);
+      pl_wire_str(&w, e.signal_name);
    }
    for (k = 0; k < p->nthreads; k++) {
       const pl_thread *th = &p->threads[k];
@@ -209,7 +218,8 @@ static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
    }
    for (k = 0; k < n && !r->bad; k++) {
       pl_process *pr = &p->procs[p->nprocs];
-      char *recording;
+      char *recording, *signame;
+      pl_ending e;
       memset(pr, 0, sizeof *pr);
       p->nprocs++;         /* from here pl_program_free frees its strings */
       pr->path = get_str_set(r);
@@ -224,9 +234,15 @@ static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
       pr->first_thread = (size_t)pl_wire_get_u64(r);
       pr->nthreads = (size_t)pl_wire_get_u64(r);
       pr->nthreads_all = (size_t)pl_wire_get_u64(r);
-      if (!r->bad && pl_program_set_recording(p, k, recording) < 0)
+      e.kind = (int)pl_wire_get_u32(r);
+      e.status = (int)pl_wire_get_u32(r) - 1;
+      e.signal = (int)pl_wire_get_u32(r);
+      e.signal_thread = pl_wire_get_u32(r);
+      e.signal_name = signame = get_str(r);
+      if (!r->bad && pl_program_set_process(p, k, recording, &e) < 0)
          r->oom = r->bad = 1;
       free(recording);
+      free(signame);
       if (pr->first_thread > nthreads_max
           || pr->nthreads > nthreads_max - pr->first_thread)
          r->bad = 1;

@@ -1649,7 +1649,8 @@ static long finish(pl_events *it)
       return fail(it, off, "thread %u: the stream holds %llu events, "
                   "THREAD_END records %llu", ti->number,
                   ULL(it->events), ULL(ti->events));
-   if (it->sp != 0)
+   /* a fatal signal leaves the frames open then (2.3) */
+   if (it->sp != 0 && ti->end_reason != PL_END_SIGNAL)
       return fail(it, off, "thread %u: %zu frames still open at THREAD_END",
                   ti->number, it->sp);
    it->state = 1;

@@ -63,7 +63,10 @@ typedef struct {
    uint32_t inherited_depth; /* leading entries re-creating a forked stack */
    int      ended;           /* a THREAD_END chunk was read; if not, the
                                 fields below are 0 */
-   uint32_t end_reason;      /* enum pl_thread_end_reason */
+   uint32_t end_reason;      /* 1: the thread exited; 2: running when
+                                the process exited; 3 (format 2.3):
+                                running when a fatal signal killed the
+                                process, its frames left open */
    uint32_t lwp;             /* OS thread id, 0 if unknown */
    uint64_t events;          /* entries + exits */
    uint64_t words;           /* 16-bit words fed to LZ */

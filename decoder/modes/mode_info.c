@@ -17,6 +17,8 @@
 
 #include "pl_alloc.h"
 #include "pl_codec.h"
+#include "pl_format.h"
+#include "pl_ending.h"
 #include "pl_modes.h"
 #include "report.h"
 #include "xml_out.h"
@@ -35,8 +37,8 @@ typedef struct {
 
 typedef struct {
    char       *file, *pid, *rank, *cmd, *recorded;
-   int         end;               /* enum pl_trace_end */
-   char       *exit_status;       /* PROCESS_END's, NULL if none */
+   pl_ending   ending;            /* signal_name: NULL or in signame */
+   char       *signame;
    unsigned    major, minor;
    uint32_t    nfns, nobjs;
    uint64_t    table_bytes, file_bytes;
@@ -66,7 +68,7 @@ static void info_destroy(void *state)
       free(t->rank);
       free(t->cmd);
       free(t->recorded);
-      free(t->exit_status);
+      free(t->signame);
       free(t->threads);
    }
    free(s->traces);
@@ -115,15 +117,16 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
    r->rank = dup_opt(pl_trace_process_get(t, "mpi_rank"));
    r->cmd = pl_trace_command(t);
    r->recorded = dup_opt(pl_trace_recording(t));
-   r->exit_status = dup_opt(pl_trace_process_end_get(t, "exit_status"));
-   r->end = pl_trace_end(t);
+   pl_trace_ending(t, &r->ending);
+   r->signame = dup_opt(r->ending.signal_name);
+   r->ending.signal_name = r->signame;
    r->major = pl_trace_version_major(t);
    r->minor = pl_trace_version_minor(t);
    r->nfns = pl_trace_nfunctions(t);
    r->nobjs = pl_trace_nobjects(t);
    r->table_bytes = pl_trace_table_bytes(t);
    r->file_bytes = pl_trace_size(t);
-   if (!r->file || !r->cmd)
+   if (!r->file || !r->cmd || (r->ending.signal_name && !r->signame))
       goto oom;
    r->threads = calloc(nth ? nth : 1, sizeof *r->threads);
    if (!r->threads)
@@ -156,17 +159,21 @@ oom:
 /* ---- Names --------------------------------------------------------------- */
 
 /* How a thread ended: "exit" (it exited), "process-exit" (running when
-   the process ended), "open" (no record: the trace ends with it running,
-   after an exec or a kill). */
+   the process ended), "signal" (running when a fatal signal killed the
+   process: its frames stay open), "open" (no record: the trace ends with
+   it running, after an exec or a kill). */
 static const char *thread_end_name(uint32_t e)
 {
-   return e == 1 ? "exit" : e == 2 ? "process-exit" : e ? "other" : "open";
+   return e == PL_END_THREAD_EXIT ? "exit"
+          : e == PL_END_PROCESS_EXIT ? "process-exit"
+          : e == PL_END_SIGNAL ? "signal" : e ? "other" : "open";
 }
 
-static const char *trace_end_name(int e)
+static const char *trace_end_name(const pl_ending *e)
 {
-   return e == PL_TRACE_EXITED ? "exit" : e == PL_TRACE_EXECED ? "exec"
-                                                             : "truncated";
+   return e->kind == PL_ENDING_EXIT ? "exit"
+          : e->kind == PL_ENDING_SIGNAL ? "signal"
+          : e->kind == PL_ENDING_EXEC ? "exec" : "truncated";
 }
 
 /* ---- Totals -------------------------------------------------------------- */
@@ -219,7 +226,7 @@ static const char *commas(char *buf, uint64_t v)
 static void write_text(const info_state *s, outbuf *o)
 {
    info_totals tot;
-   char a[32], b[32], c[32], d[32];
+   char a[32], b[32], c[32], d[32], ending[128];
    size_t i, k;
 
    for (i = 0; i < s->n; i++) {
@@ -231,10 +238,9 @@ static void write_text(const info_state *s, outbuf *o)
          outbuf_printf(o, ", rank %s", r->rank);
       outbuf_str(o, ", ");
       outbuf_str_escaped(o, r->cmd);
-      outbuf_printf(o, "\n   format %u.%u; ends: %s", r->major, r->minor,
-                    trace_end_name(r->end));
-      if (r->exit_status)
-         outbuf_printf(o, " (status %s)", r->exit_status);
+      pl_ending_text(&r->ending, ending, sizeof ending);
+      outbuf_printf(o, "\n   format %u.%u; ends: ", r->major, r->minor);
+      outbuf_str_escaped(o, ending);
       outbuf_printf(o, "; %zu thread%s; %u functions in %u objects\n",
                     r->nthreads, r->nthreads == 1 ? "" : "s", r->nfns,
                     r->nobjs);
@@ -289,9 +295,16 @@ static void write_xml_body(xml_out *x, const info_state *s)
       xml_attr_text(x, "command", r->cmd);
       snprintf(fmt, sizeof fmt, "%u.%u", r->major, r->minor);
       xml_attr(x, "format", fmt);
-      xml_attr(x, "end", trace_end_name(r->end));
-      if (r->exit_status)
-         xml_attr_text(x, "exit-status", r->exit_status);
+      xml_attr(x, "end", trace_end_name(&r->ending));
+      if (r->ending.status >= 0)
+         xml_attr_u64(x, "exit-status", (uint64_t)r->ending.status);
+      if (r->ending.kind == PL_ENDING_SIGNAL) {
+         xml_attr_u64(x, "signal", (uint64_t)r->ending.signal);
+         if (r->ending.signal_name)
+            xml_attr_text(x, "signal-name", r->ending.signal_name);
+         if (r->ending.signal_thread)
+            xml_attr_u64(x, "signal-thread", r->ending.signal_thread);
+      }
       if (r->recorded)
          xml_attr_text(x, "recorded", r->recorded);
       xml_attr_u64(x, "functions", r->nfns);

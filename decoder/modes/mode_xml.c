@@ -49,10 +49,13 @@ static int is_decimal(const char *s)
 
 /* ---- The document --------------------------------------------------------- */
 
-static void write_process(xml_out *x, const pl_process *pr, size_t index,
-                          const char *recorded)
+static void write_process(xml_out *x, const pl_program *p, size_t index)
 {
-   static const char *const ends[] = { "truncated", "exit", "exec" };
+   static const char *const ends[] = { "truncated", "exit", "signal",
+                                       "exec" };
+   const pl_process *pr = &p->procs[index];
+   const char *recorded = pl_program_recording(p, index);
+   pl_ending e;
 
    xml_start(x, "process");
    attr_id(x, "id", 'p', index + 1);
@@ -65,9 +68,19 @@ static void write_process(xml_out *x, const pl_process *pr, size_t index,
    xml_attr_text(x, "exe", pr->exe);
    xml_attr_text(x, "command", pr->cmd);
    xml_attr_text(x, "file", pr->path);
-   xml_attr(x, "end", pr->end >= PL_TRACE_TRUNCATED
-                        && pr->end <= PL_TRACE_EXECED ? ends[pr->end]
-                                                      : "truncated");
+   pl_program_ending(p, index, &e);
+   xml_attr(x, "end", e.kind >= PL_ENDING_CUT_SHORT
+                      && e.kind <= PL_ENDING_EXEC ? ends[e.kind]
+                                                  : "truncated");
+   if (e.status >= 0)
+      xml_attr_u64(x, "exit-status", (uint64_t)e.status);
+   if (e.kind == PL_ENDING_SIGNAL) {
+      xml_attr_u64(x, "signal", (uint64_t)e.signal);
+      if (e.signal_name)
+         xml_attr_text(x, "signal-name", e.signal_name);
+      if (e.signal_thread)
+         xml_attr_u64(x, "signal-thread", e.signal_thread);
+   }
    xml_attr_u64(x, "threads", pr->nthreads_all);
    xml_attr_u64(x, "threads-read", pr->nthreads);
    if (recorded)            /* the trace leaves calls out by design */
@@ -240,7 +253,7 @@ static int write_body(xml_out *x, const pl_program *p,
    uint32_t f;
 
    for (i = 0; i < p->nprocs && !x->failed; i++)
-      write_process(x, &p->procs[i], i, pl_program_recording(p, i));
+      write_process(x, p, i);
    for (f = 1; f <= p->nfns && !x->failed; f++)
       write_function(x, &p->fns[f], f);
    for (i = 0; i < p->nthreads && !x->failed; i++)

@@ -54,7 +54,8 @@ while off + 16 <= len(data):
     elif typ == 6:
         words = struct.unpack_from("<Q", p, 8)[0]
         reason = struct.unpack_from("<I", p, 36)[0]
-        threads[thr]["end"] = {1: "exit", 2: "process-exit"}.get(reason, "other")
+        threads[thr]["end"] = {1: "exit", 2: "process-exit",
+                               3: "signal"}.get(reason, "other")
         threads[thr]["raw"] = 2 * words
     off += 16 + n
 ev = collections.Counter()

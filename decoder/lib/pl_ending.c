@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* How a traced process ended (pl_ending.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parlot.h"
+
+/* A non-negative decimal key of PROCESS_END, or -1. */
+static long end_number(const pl_trace *t, const char *key)
+{
+   const char *v = pl_trace_process_end_get(t, key);
+   char *end;
+   long n;
+
+   if (!v || !*v)
+      return -1;
+   n = strtol(v, &end, 10);
+   return *end || n < 0 ? -1 : n;
+}
+
+void pl_trace_ending(const pl_trace *t, pl_ending *e)
+{
+   const char *how;
+   long n;
+
+   memset(e, 0, sizeof *e);
+   e->status = -1;
+   switch (pl_trace_end(t)) {
+   case PL_TRACE_EXECED:
+      e->kind = PL_ENDING_EXEC;
+      return;
+   case PL_TRACE_EXITED:
+      break;
+   default:
+      e->kind = PL_ENDING_CUT_SHORT;
+      return;
+   }
+   how = pl_trace_process_end_get(t, "ending");
+   if (how && strcmp(how, "signal") == 0) {
+      e->kind = PL_ENDING_SIGNAL;
+      n = end_number(t, "signal");
+      e->signal = n > 0 ? (int)n : 0;
+      e->signal_name = pl_trace_process_end_get(t, "signal_name");
+      n = end_number(t, "signal_thread");
+      e->signal_thread = n > 0 ? (uint32_t)n : 0;
+      return;
+   }
+   e->kind = PL_ENDING_EXIT;
+   if (how)                        /* before 2.3, every status read 0 */
+      e->status = (int)end_number(t, "exit_status");
+}
+
+size_t pl_ending_text(const pl_ending *e, char *buf, size_t size)
+{
+   int n;
+
+   switch (e->kind) {
+   case PL_ENDING_EXIT:
+      n = e->status >= 0 ? snprintf(buf, size, "exit status %d", e->status)
+                         : snprintf(buf, size, "exit");
+      break;
+   case PL_ENDING_SIGNAL:
+      if (e->signal_name && *e->signal_name)
+         n = snprintf(buf, size, "killed by %s (signal %d)",
+                      e->signal_name, e->signal);
+      else
+         n = snprintf(buf, size, "killed by signal %d", e->signal);
+      if (n >= 0 && e->signal_thread) {
+         size_t at = (size_t)n < size ? (size_t)n : size ? size - 1 : 0;
+         n += snprintf(size ? buf + at : buf, size - at, " in thread %u",
+                       e->signal_thread);
+      }
+      break;
+   case PL_ENDING_EXEC:
+      n = snprintf(buf, size, "exec");
+      break;
+   default:
+      n = snprintf(buf, size, "cut short");
+      break;
+   }
+   return n < 0 ? 0 : (size_t)n;
+}
+
+int pl_ending_is_clean(const pl_ending *e)
+{
+   return (e->kind == PL_ENDING_EXIT && e->status <= 0)
+          || e->kind == PL_ENDING_EXEC;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* How a traced process ended: its exit status, the fatal signal that
+   killed it (and the thread that took it), an exec, or a trace cut short
+   (no PROCESS_END: SIGKILL, or the tool could not finish it).  Read from
+   the PROCESS_END chunk (format 2.3; older traces recorded 0 as every
+   exit status, so theirs reads as not recorded).
+
+   Thread-safe: pure functions of a read-only pl_trace. */
+#ifndef PL_ENDING_H
+#define PL_ENDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pl_ending_kind {
+   PL_ENDING_CUT_SHORT = 0,  /* no PROCESS_END nor final EXEC */
+   PL_ENDING_EXIT      = 1,
+   PL_ENDING_SIGNAL    = 2,  /* killed by a fatal signal */
+   PL_ENDING_EXEC      = 3   /* the process image was replaced */
+};
+
+typedef struct {
+   int         kind;          /* enum pl_ending_kind */
+   int         status;        /* EXIT: the exit status, -1 if not recorded */
+   int         signal;        /* SIGNAL: its number */
+   const char *signal_name;   /* SIGNAL: "SIGSEGV", NULL if not recorded */
+   uint32_t    signal_thread; /* SIGNAL: the thread it killed, 0 unknown */
+} pl_ending;
+
+/* How the process of trace t ended. */
+void pl_trace_ending(const pl_trace *t, pl_ending *e);
+
+/* e in words, at most size - 1 bytes and a NUL into buf: "exit status
+   5", "exit" (status not recorded), "killed by SIGSEGV (signal 11) in
+   thread 1", "exec", "cut short".  Returns the length it needed. */
+size_t pl_ending_text(const pl_ending *e, char *buf, size_t size);
+
+/* Whether e is a normal end: exit status 0 (or not recorded), or exec. */
+int pl_ending_is_clean(const pl_ending *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
