@@ -76,7 +76,7 @@ size_t pl_ending_text(const pl_ending *e, char *buf, size_t size)
       n = snprintf(buf, size, "exec");
       break;
    default:
-      n = snprintf(buf, size, "cut short");
+      n = snprintf(buf, size, "trace cut short");
       break;
    }
    return n < 0 ? 0 : (size_t)n;

@@ -38,7 +38,7 @@ void pl_trace_ending(const pl_trace *t, pl_ending *e);
 
 /* e in words, at most size - 1 bytes and a NUL into buf: "exit status
    5", "exit" (status not recorded), "killed by SIGSEGV (signal 11) in
-   thread 1", "exec", "cut short".  Returns the length it needed. */
+   thread 1", "exec", "trace cut short".  Returns the length it needed. */
 size_t pl_ending_text(const pl_ending *e, char *buf, size_t size);
 
 /* Whether e is a normal end: exit status 0 (or not recorded), or exec. */

@@ -196,17 +196,6 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
 
 /* ---- What processes are compared on ------------------------------------ */
 
-/* The MPI interface: the C and Fortran bindings and their profiling
-   names (MPI_Send, PMPI_Send, mpi_send_, pmpi_send__), not the
-   libraries' internals (MPIR_, MPIDI_, ompi_, ...). */
-static int mpi_interface(const char *name)
-{
-   if (*name == 'P' || *name == 'p')
-      name++;
-   return (strncmp(name, "MPI_", 4) == 0 || strncmp(name, "mpi_", 4) == 0)
-          && name[4] != '\0';
-}
-
 enum { B_NO, B_OWN, B_CALLED, B_ENTRY };
 
 /* Per program function, what outlier classes look at: the program's view
@@ -320,7 +309,7 @@ static int reaches_mpi(const pl_program *p, const pl_graph *g, uint32_t fn,
    seen[fn] = 1;
    while (top && !found) {
       uint32_t f = stack[--top];
-      if (mpi_interface(p->fns[f].name)) {
+      if (pl_runtime_mpi_interface(p->fns[f].name)) {
          found = 1;
          break;
       }

@@ -104,3 +104,11 @@ int pl_runtime_calls_main(const char *name)
       which calls other things the program did not ask for */
    return pl_glob_match("__libc_start_call_main*", name);
 }
+
+int pl_runtime_mpi_interface(const char *name)
+{
+   if (*name == 'P' || *name == 'p')
+      name++;
+   return (strncmp(name, "MPI_", 4) == 0 || strncmp(name, "mpi_", 4) == 0)
+          && name[4] != '\0';
+}

@@ -54,6 +54,12 @@ int pl_runtime_function(const char *name);
    seen (LAMMPS's lmp calls MPI_Init and liblammps.so from there). */
 int pl_runtime_calls_main(const char *name);
 
+/* Whether a function name is the MPI interface: the C and Fortran
+   bindings and their profiling names (MPI_Send, PMPI_Send, mpi_send_,
+   pmpi_send__), not the libraries' internals (MPIR_, MPIDI_, ompi_).
+   Since 0.8. */
+int pl_runtime_mpi_interface(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

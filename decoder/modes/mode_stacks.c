@@ -11,8 +11,13 @@
    rank's thread T other than its first, "pPID" and "pPID.T" where there
    is no rank.
 
+   Then how each process ended (pl_ending.h), and the progress view: the
+   threads that run the program's code, in classes of the same position
+   (progress.h), least progressed first, each with its call numbers and
+   its last MPI call.
+
    Functions are the same across traces when their object and name are
-   (pl_program.h).  Memory: the tree and one stack at a time. */
+   (pl_program.h).  Memory: the tree, and per thread its stack. */
 
 #define _XOPEN_SOURCE 700     /* strdup */
 
@@ -22,7 +27,10 @@
 
 #include "pl_alloc.h"
 #include "pl_hash.h"
+#include "pl_ending.h"
 #include "pl_modes.h"
+#include "pl_runtime.h"
+#include "progress.h"
 #include "trace_labels.h"
 
 typedef struct {
@@ -46,7 +54,17 @@ typedef struct {
    char    *rank;           /* NULL if none */
    uint32_t number;
    size_t   leaf;           /* node where its stack ends */
+   progress_frame *pos;     /* its position: [0] the root, [1..npos] */
+   size_t   npos;
+   progress_frame mpi, mpi_caller;  /* its last MPI call (fn 0: none) */
 } sthread;
+
+typedef struct {
+   char     *pid;
+   char     *rank;          /* NULL if none */
+   pl_ending ending;        /* signal_name: NULL or signame */
+   char     *signame;
+} sproc;
 
 typedef struct {
    sfn      *fns;           /* [1..nfns] */
@@ -58,6 +76,8 @@ typedef struct {
    size_t    nnodes, nodes_cap;
    sthread  *threads;
    size_t    nthreads, threads_cap;
+   sproc    *procs;
+   size_t    nprocs, procs_cap;
    size_t    ntraces;
    size_t    nselective;  /* traces that record selectively */
 } stacks;
@@ -213,12 +233,56 @@ static void stacks_destroy(void *state)
    for (i = 0; i < s->nthreads; i++) {
       free(s->threads[i].pid);
       free(s->threads[i].rank);
+      free(s->threads[i].pos);
    }
+   for (i = 0; i < s->nprocs; i++) {
+      free(s->procs[i].pid);
+      free(s->procs[i].rank);
+      free(s->procs[i].signame);
+   }
+   free(s->procs);
    free(s->fns);
    free(s->fn_slot);
    free(s->nodes);
    free(s->threads);
    free(s);
+}
+
+/* Frame x of a position with the function as a global ID; -1 if out of
+   memory. */
+static int globalize(stacks *s, progress_frame *x, const pl_trace *t,
+                     const trace_labels *nm, uint32_t *map)
+{
+   if (x->fn && !map[x->fn] && !(map[x->fn] = intern(s, t, x->fn, nm)))
+      return -1;
+   x->fn = x->fn ? map[x->fn] : 0;
+   return 0;
+}
+
+/* Thread st's position where its trace ended (none if the view never
+   showed a call: a thread that runs no code of the program's). */
+static int keep_position(stacks *s, sthread *st, const progress *pg,
+                         const pl_trace *t, const trace_labels *nm,
+                         uint32_t *map)
+{
+   size_t d;
+
+   if (pg->broken || !pg->f || pg->f[0].started == 0)
+      return pg->broken ? -1 : 0;
+   st->npos = pg->depth;
+   st->pos = malloc((pg->depth + 1) * sizeof *st->pos);
+   if (!st->pos)
+      return -1;
+   memcpy(st->pos, pg->f, (pg->depth + 1) * sizeof *st->pos);
+   st->mpi = pg->mpi;
+   st->mpi_caller = pg->mpi_caller;
+   for (d = 1; d <= pg->depth; d++)
+      if (globalize(s, &st->pos[d], t, nm, map) < 0)
+         return -1;
+   if (globalize(s, &st->mpi, t, nm, map) < 0
+       || globalize(s, &st->mpi_caller, t, nm, map) < 0)
+      return -1;
+   return 0;
 }
 
 /* Decode thread i of t to its end; its shown stack there into s. */
@@ -234,14 +298,21 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    size_t depth, d, n = 0, th;
    int caller_own = 0;
    const char *rank = pl_trace_process_get(t, "mpi_rank");
+   progress pg = { 0 };
    sthread *st;
-   long r;
+   long r, k;
    int ret = -1;
 
    if (!v)
       return -1;
    while ((r = pl_view_next(v, &ev, err)) > 0)
-      ;
+      for (k = 0; k < r; k++)
+         if (ev[k].kind == PL_EV_CALL)
+            progress_call(&pg, ev[k].depth, ev[k].fn,
+                          pl_runtime_mpi_interface(trace_label(nm,
+                                                               ev[k].fn)));
+         else
+            progress_return(&pg, ev[k].depth);
    if (r < 0)
       goto out;
    stack = pl_view_stack(v, &depth);
@@ -267,16 +338,38 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    st->number = pl_trace_thread(t, i)->number;
    st->pid = strdup(pl_trace_process_get(t, "pid"));
    st->rank = rank ? strdup(rank) : NULL;
-   if (!st->pid || (rank && !st->rank) || add_stack(s, th, shown, n) < 0)
+   if (!st->pid || (rank && !st->rank) || add_stack(s, th, shown, n) < 0
+       || keep_position(s, st, &pg, t, nm, map) < 0)
       goto oom;
    ret = 0;
    goto out;
 oom:
    pl_error_set(err, 0, "out of memory");
 out:
+   progress_free(&pg);
    free(shown);
    pl_view_close(v);
    return ret;
+}
+
+/* How t's process ended, for the endings. */
+static int add_process(stacks *s, const pl_trace *t)
+{
+   const char *rank = pl_trace_process_get(t, "mpi_rank");
+   const char *pid = pl_trace_process_get(t, "pid");
+   sproc *p;
+
+   if (pl_grow(&s->procs, &s->procs_cap, s->nprocs + 1, sizeof *s->procs) < 0)
+      return -1;
+   p = &s->procs[s->nprocs++];
+   memset(p, 0, sizeof *p);
+   pl_trace_ending(t, &p->ending);
+   p->pid = strdup(pid ? pid : "");
+   p->rank = rank ? strdup(rank) : NULL;
+   if (p->ending.signal_name)
+      p->signame = strdup(p->ending.signal_name);
+   p->ending.signal_name = p->signame;
+   return !p->pid || (rank && !p->rank) ? -1 : 0;
 }
 
 static int stacks_file(void *state, pl_trace *t, pl_error *err,
@@ -292,6 +385,12 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
 
    s->ntraces++;
    s->nselective += pl_trace_recording(t) != NULL;
+   if (add_process(s, t) < 0) {
+      free(keep);
+      free(map);
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
    if (!keep || !map || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       free(map);
@@ -466,6 +565,185 @@ oom:
    return -1;
 }
 
+/* ---- How the processes ended --------------------------------------------- */
+
+/* Processes with one ending (the thread a signal was delivered to aside),
+   each group's processes and, for a signal, those threads. */
+static int put_endings(outbuf *o, const stacks *s)
+{
+   thread_key *procs = malloc((s->nprocs + 1) * sizeof *procs);
+   thread_key *took = malloc((s->nprocs + 1) * sizeof *took);
+   char *done = calloc(s->nprocs + 1, 1);
+   char text[128], other[128];
+   size_t i, j, np, nt;
+   int ret = -1;
+
+   if (!procs || !took || !done)
+      goto out;
+   outbuf_printf(o, "\n== how %zu process%s ended\n", s->nprocs,
+                 s->nprocs == 1 ? "" : "es");
+   for (i = 0; i < s->nprocs && !o->err; i++) {
+      pl_ending e = s->procs[i].ending;
+      if (done[i])
+         continue;
+      e.signal_thread = 0;
+      pl_ending_text(&e, text, sizeof text);
+      for (np = nt = 0, j = i; j < s->nprocs; j++) {
+         const sproc *p = &s->procs[j];
+         pl_ending f = p->ending;
+         f.signal_thread = 0;
+         pl_ending_text(&f, other, sizeof other);
+         if (done[j] || strcmp(text, other) != 0)
+            continue;
+         done[j] = 1;
+         thread_key_set(&procs[np++], p->pid, p->rank, 1);
+         if (p->ending.signal_thread)
+            thread_key_set(&took[nt++], p->pid, p->rank,
+                           p->ending.signal_thread);
+      }
+      outbuf_printf(o, "%zu:", np);
+      if (put_thread_set(o, procs, np) < 0)
+         goto out;
+      outbuf_str(o, "  ");
+      outbuf_str_escaped(o, text);
+      if (nt) {
+         outbuf_str(o, ", delivered to ");
+         if (put_thread_set(o, took, nt) < 0)
+            goto out;
+      }
+      outbuf_str(o, "\n");
+   }
+   ret = 0;
+out:
+   free(procs);
+   free(took);
+   free(done);
+   return ret;
+}
+
+/* ---- Progress ------------------------------------------------------------ */
+
+static int by_progress(const void *a, const void *b)
+{
+   const sthread *x = &sort_ctx->threads[*(const size_t *)a];
+   const sthread *y = &sort_ctx->threads[*(const size_t *)b];
+   int comparable;
+   int c = progress_compare(x->pos, x->npos, y->pos, y->npos, &comparable);
+   return c ? c : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
+}
+
+static void put_frame(outbuf *o, const stacks *s, const progress_frame *f)
+{
+   outbuf_str(o, s->fns[f->fn].label);
+   if (f->num > 1)
+      outbuf_printf(o, " #%llu", (unsigned long long)f->num);
+}
+
+/* One position: "main > conj_grad #7 > MPI_Recv", where the thread runs a
+   frame's own code the calls it has made there, and the last MPI call
+   where the thread is not in one. */
+static void put_position(outbuf *o, const stacks *s, const sthread *t)
+{
+   size_t d;
+   const progress_frame *leaf = &t->pos[t->npos];
+
+   for (d = 1; d <= t->npos; d++) {
+      outbuf_str(o, d > 1 ? " > " : "");
+      put_frame(o, s, &t->pos[d]);
+   }
+   if (t->npos == 0)
+      outbuf_str(o, "(no call open)");
+   else if (leaf->started)
+      outbuf_printf(o, ", after %llu call%s", (unsigned long long)leaf->started,
+                    leaf->started == 1 ? "" : "s");
+   if (t->mpi.fn && !(t->npos && pl_runtime_mpi_interface(
+                         s->fns[leaf->fn].label))) {
+      outbuf_str(o, "; last MPI call ");
+      put_frame(o, s, &t->mpi);
+      if (t->mpi_caller.fn) {
+         outbuf_str(o, " in ");
+         put_frame(o, s, &t->mpi_caller);
+      }
+   }
+}
+
+/* The threads that ran the program's code, in classes of one position,
+   least progressed first. */
+static int put_progress(outbuf *o, stacks *s)
+{
+   size_t *order = malloc((s->nthreads + 1) * sizeof *order);
+   thread_key *k = malloc((s->nthreads + 1) * sizeof *k);
+   size_t n = 0, i, j, nclasses = 0, first_end = 0, open = 0;
+   int ret = -1, comparable = 1, first_comparable = 1, c = 0;
+
+   if (!order || !k)
+      goto out;
+   for (i = 0; i < s->nthreads; i++)
+      if (s->threads[i].pos) {
+         order[n++] = i;
+         open += s->threads[i].npos > 0;
+      }
+   if (n < 2 || open == 0) {      /* nothing to compare, or all done */
+      ret = 0;
+      goto out;
+   }
+   sort_ctx = s;
+   qsort(order, n, sizeof *order, by_progress);
+   for (i = 0; i < n; i = j, nclasses++) {
+      const sthread *a = &s->threads[order[i]];
+      for (j = i + 1; j < n; j++) {
+         const sthread *b = &s->threads[order[j]];
+         if (progress_compare(a->pos, a->npos, b->pos, b->npos,
+                              &comparable) != 0)
+            break;
+      }
+      if (i == 0)
+         first_end = j;
+   }
+   if (first_end < n)
+      c = progress_compare(s->threads[order[0]].pos,
+                           s->threads[order[0]].npos,
+                           s->threads[order[first_end]].pos,
+                           s->threads[order[first_end]].npos,
+                           &first_comparable);
+   outbuf_printf(o, "\n== progress: %zu thread%s in %zu position%s, least "
+                 "progressed first (#N: the Nth call from its caller)",
+                 n, n == 1 ? "" : "s", nclasses, nclasses == 1 ? "" : "s");
+   if (n < s->nthreads)
+      outbuf_printf(o, "; %zu thread%s that ran none of the program's code "
+                    "left out", s->nthreads - n,
+                    s->nthreads - n == 1 ? "" : "s");
+   outbuf_str(o, "\n");
+   for (i = 0, nclasses = 0; i < n && !o->err; i = j) {
+      const sthread *a = &s->threads[order[i]];
+      for (j = i; j < n; j++) {
+         const sthread *b = &s->threads[order[j]];
+         if (j > i && progress_compare(a->pos, a->npos, b->pos, b->npos,
+                                       &comparable) != 0)
+            break;
+         thread_key_set(&k[j - i], b->pid, b->rank, b->number);
+      }
+      outbuf_printf(o, "%zu: %zu:", ++nclasses, j - i);
+      if (put_thread_set(o, k, j - i) < 0)
+         goto out;
+      outbuf_str(o, "  ");
+      put_position(o, s, a);
+      if (i == 0 && j == n)
+         outbuf_str(o, "  (all at the same point)");
+      else if (i == 0 && c < 0 && first_comparable)
+         outbuf_str(o, "  (least progressed)");
+      else if (i == 0 && !first_comparable)
+         outbuf_str(o, "  (not comparable with the next: other calls at "
+                       "the same point)");
+      outbuf_str(o, "\n");
+   }
+   ret = 0;
+out:
+   free(order);
+   free(k);
+   return ret;
+}
+
 /* DOT string contents: the label with '"' and '\' escaped. */
 static void put_dot_str(outbuf *o, const char *s)
 {
@@ -516,7 +794,8 @@ static int stacks_write(void *state, outbuf *o, const pl_decode_opts *opts)
                     s->nselective == 1 ? "" : "s",
                     s->nselective == 1 ? "s" : "");
    outbuf_str(o, "\n");
-   if (put_tree(o, s) < 0 || put_classes(o, s) < 0)
+   if (put_tree(o, s) < 0 || put_classes(o, s) < 0 || put_endings(o, s) < 0
+       || put_progress(o, s) < 0)
       return -1;
    return 0;
 }

@@ -12,11 +12,13 @@
 ! folder, cg_f_report.txt).
 !
 ! usage: cg_f [NITER] [FAULT] [FAULT_RANK] [FAULT_ITER]
-!   NITER (15), FAULT none|extra|skip|swap (none), FAULT_RANK (2),
+!   NITER (15), FAULT none|extra|skip|swap|hang (none), FAULT_RANK (2),
 !   FAULT_ITER (8): at outer iteration FAULT_ITER, rank FAULT_RANK
 !     extra  calls rescale_z once more, inside conj_grad
 !     skip   does not call norm_check (local: nothing hangs)
 !     swap   calls axpy before scale_vector once in conj_grad
+!     hang   posts an extra MPI_RECV in exchange that nobody sends
+!            (the job hangs: the others wait in their next MPI_ALLREDUCE)
 !
 ! At the end every rank prints, in rank order, "rank R calls NAME N" for
 ! each of its routines, "rank R mpi MPI_X N" for the MPI calls of the
@@ -25,13 +27,14 @@
 ! MPI_FINALIZE): the oracle for the traces.  Built -O1 -g -fno-inline.
 module cg_mod
   use mpi
+  use, intrinsic :: iso_fortran_env, only: error_unit
   implicit none
   integer, parameter :: dp = kind(1.0d0)
   integer, parameter :: CG_INNER = 5, FAULT_INNER = 3
   integer, parameter :: FAULT_NONE = 0, FAULT_EXTRA = 1, FAULT_SKIP = 2, &
-       FAULT_SWAP = 3
-  character(len=5), parameter :: fault_names(0:3) = &
-       [character(len=5) :: 'none', 'extra', 'skip', 'swap']
+       FAULT_SWAP = 3, FAULT_HANG = 4
+  character(len=5), parameter :: fault_names(0:4) = &
+       [character(len=5) :: 'none', 'extra', 'skip', 'swap', 'hang']
 
   ! the problem: n local rows of a periodic tridiagonal matrix (diagonal
   ! diag, off-diagonals -1); vectors with halo elements 0 and n+1
@@ -40,6 +43,7 @@ module cg_mod
   real(dp), allocatable :: diag(:)
   real(dp), allocatable, asynchronous :: x(:), z(:), p(:), q(:), r(:)
   integer :: iter = 0, fault = FAULT_NONE, fault_rank = 2, fault_iter = 8
+  integer :: inner = 0                  ! conj_grad's inner iteration
 
   ! the oracle: calls per routine, and MPI calls of the module's routines
   integer :: n_parse_args = 0, n_setup_problem = 0, n_free_problem = 0
@@ -69,7 +73,7 @@ contains
     if (nargs >= 2) then
       call get_command_argument(2, arg)
       fault = -1
-      do k = 0, 3
+      do k = 0, 4
         if (trim(arg) == trim(fault_names(k))) fault = k
       end do
       if (fault < 0) status = 1
@@ -122,6 +126,7 @@ contains
   subroutine exchange(v)
     real(dp), intent(inout), asynchronous :: v(0:)
     integer :: req(4), ierr
+    real(dp) :: lost
     n_exchange = n_exchange + 1
     ! tag 0 travels rightwards, tag 1 leftwards
     call MPI_Irecv(v(0), 1, MPI_DOUBLE_PRECISION, left, 0, comm, req(1), ierr)
@@ -133,6 +138,16 @@ contains
     n_mpi_isend = n_mpi_isend + 2
     call MPI_Waitall(4, req, MPI_STATUSES_IGNORE, ierr)
     n_mpi_waitall = n_mpi_waitall + 1
+    if (inner == FAULT_INNER .and. fault == FAULT_HANG .and. &
+        myrank == fault_rank .and. iter == fault_iter) then
+      ! the injected extra receive: nobody sends tag 99 (uncounted: the
+      ! run never reports)
+      write (error_unit, '(a,i0,a)') 'rank ', myrank, &
+           ' waits for a message nobody sends'
+      flush (error_unit)
+      call MPI_Recv(lost, 1, MPI_DOUBLE_PRECISION, left, 99, comm, &
+           MPI_STATUS_IGNORE, ierr)
+    end if
   end subroutine exchange
 
   ! w = A v (v's halo refreshed first)
@@ -209,6 +224,7 @@ contains
     call copy_vector(r, p)
     rho = dot(r, r)
     do k = 1, CG_INNER
+      inner = k
       call matvec(p, q)
       d = dot(p, q)
       alpha = rho / d
@@ -229,6 +245,7 @@ contains
         call axpy(1.0_dp, r, p)
       end if
     end do
+    inner = 0
     ! r = A z - x
     call matvec(z, r)
     call axpy(-1.0_dp, x, r)

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
    n_comm_size++;
    if (parse_args(argc, argv, &a) != 0) {
       if (rank == 0)
-         fprintf(stderr, "usage: %s [NITER] [none|extra|skip|swap] "
+         fprintf(stderr, "usage: %s [NITER] [none|extra|skip|swap|hang] "
                  "[FAULT_RANK] [FAULT_ITER]\n", argv[0]);
       MPI_Finalize();
       return 2;

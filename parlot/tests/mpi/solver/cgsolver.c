@@ -27,6 +27,7 @@ const char *const cg_fault_names[CG_NFAULTS] = {
    [CG_FAULT_EXTRA] = "extra",
    [CG_FAULT_SKIP] = "skip",
    [CG_FAULT_SWAP] = "swap",
+   [CG_FAULT_HANG] = "hang",
 };
 
 /* every name is compared, whichever matches: the calls made here do not
@@ -130,6 +131,16 @@ NOINLINE void exchange_halo(struct cg_problem *pb, double *v)
    cg_counts.mpi_isend += 2;
    MPI_Waitall(4, req, st);
    cg_counts.mpi_waitall++;
+   if (pb->inner == CG_FAULT_INNER && FAULTY(pb, CG_FAULT_HANG)) {
+      /* the injected extra receive: nobody sends tag 99, so this rank
+         waits here and the others in their next collective (uncounted:
+         the run never reports) */
+      double lost;
+      fprintf(stderr, "rank %d waits for a message nobody sends\n",
+              pb->rank);
+      fflush(stderr);
+      MPI_Recv(&lost, 1, MPI_DOUBLE, pb->left, 99, pb->comm, MPI_STATUS_IGNORE);
+   }
 }
 
 /* w = A v (v's halo is refreshed first) */
@@ -204,6 +215,7 @@ NOINLINE double conj_grad(struct cg_problem *pb)
    copy_vector(n, pb->r + 1, pb->p + 1);
    rho = dot_product(pb, pb->r, pb->r);
    for (int k = 1; k <= CG_INNER_ITERS; k++) {
+      pb->inner = k;
       matvec(pb, pb->p, pb->q);
       d = dot_product(pb, pb->p, pb->q);
       alpha = rho / d;
@@ -223,6 +235,7 @@ NOINLINE double conj_grad(struct cg_problem *pb)
          axpy(n, 1.0, pb->r + 1, pb->p + 1);
       }
    }
+   pb->inner = 0;
    /* r = A z - x */
    matvec(pb, pb->z, pb->r);
    axpy(n, -1.0, pb->x + 1, pb->r + 1);

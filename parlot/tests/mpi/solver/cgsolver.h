@@ -13,18 +13,20 @@
 #include <mpi.h>
 
 /* the faults: what rank fault_rank does differently at outer iteration
-   fault_iter (never anything that involves MPI, so no fault can hang the
-   job) */
+   fault_iter (only hang involves MPI: the others cannot hang the job) */
 enum cg_fault {
    CG_FAULT_NONE,
    CG_FAULT_EXTRA,              /* one extra rescale_z call in conj_grad */
    CG_FAULT_SKIP,               /* the main loop skips norm_check once */
    CG_FAULT_SWAP,               /* conj_grad calls axpy before scale_vector */
+   CG_FAULT_HANG,               /* exchange_halo posts an extra MPI_Recv
+                                   nobody sends: the job hangs */
    CG_NFAULTS
 };
 extern const char *const cg_fault_names[CG_NFAULTS];
 
-/* the inner iteration of conj_grad where the extra and swap faults act */
+/* the inner iteration of conj_grad where the extra, swap and hang faults
+   act */
 #define CG_FAULT_INNER 3
 /* inner CG iterations per conj_grad call (NAS CG has 25) */
 #define CG_INNER_ITERS 5
@@ -41,6 +43,7 @@ struct cg_problem {
    /* vectors of n + 2 elements, element 0 and n + 1 the halo */
    double *x, *z, *p, *q, *r;
    int iter;                    /* the current outer iteration, from 1 */
+   int inner;                   /* conj_grad's inner iteration, 0 outside */
    enum cg_fault fault;
    int fault_rank, fault_iter;
 };

@@ -5,27 +5,38 @@
 # same IMPL, mpich or openmpi) on NP ranks, each rank under ParLoT:
 #   mpirun -np NP $VALGRIND --tool=parlot \
 #       --parlot-out-file=OUTDIR/parlot.out.%p PROG NITER FAULT FAULT_RANK FAULT_ITER
-# FAULT is none, extra, skip or swap; FAULT_RANK and FAULT_ITER default to
-# 2 and 8, NITER to 15.  The job runs in OUTDIR (rank 0 writes its report
+# FAULT is none, extra, skip, swap or hang; FAULT_RANK and FAULT_ITER
+# default to 2 and 8, NITER to 15.  The job runs in OUTDIR (rank 0 writes its report
 # there), whose old traces are removed first; afterwards OUTDIR holds one
 # trace per rank, the program's standard output in OUTDIR/stdout (also
 # shown; its "rank R calls F N" lines are the oracle) and its standard
 # error in OUTDIR/stderr.
 # Environment: VALGRIND (required: the installed valgrind or vg-in-place),
 # PARLOT_OPTS (more options for the tool, e.g. --images=main),
-# RUN_TIMEOUT (seconds, default 300).  Exit status: mpirun's.
+# RUN_TIMEOUT (seconds, default 300), END_WITH: how a hung job (fault
+# hang) is ended once the faulty rank says it waits and HANG_SETTLE
+# seconds (default 3) have let the others reach their next collective:
+#   term  SIGTERM to every rank (as timeout(1) or a batch scheduler does)
+#   int   SIGINT to mpirun (Ctrl-C)
+#   kill  SIGKILL to every rank
+# Exit status: mpirun's.
 set -u
 
 if [ $# -lt 5 ] || [ $# -gt 8 ] || [ $# -eq 6 ]; then
-    echo "usage: $0 mpich|openmpi PROG OUTDIR NP none|extra|skip|swap [FAULT_RANK FAULT_ITER] [NITER]" >&2
+    echo "usage: $0 mpich|openmpi PROG OUTDIR NP none|extra|skip|swap|hang [FAULT_RANK FAULT_ITER] [NITER]" >&2
     exit 2
 fi
 : "${VALGRIND:?VALGRIND must name vg-in-place or valgrind}"
 impl=$1 prog=$2 out=$3 np=$4 fault=$5
 frank=${6:-2} fiter=${7:-8} niter=${8:-15}
 case $fault in
-    none | extra | skip | swap) ;;
-    *) echo "$0: FAULT must be none, extra, skip or swap, not '$fault'" >&2; exit 2 ;;
+    none | extra | skip | swap | hang) ;;
+    *) echo "$0: FAULT must be none, extra, skip, swap or hang, not '$fault'" >&2; exit 2 ;;
+esac
+end_with=${END_WITH:-}
+case $end_with in
+    '' | term | int | kill) ;;
+    *) echo "$0: END_WITH must be term, int or kill, not '$end_with'" >&2; exit 2 ;;
 esac
 
 # Open MPI: refuses root without these; more ranks than cores need
@@ -49,12 +60,44 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 rm -f "$out"/parlot.out.*
 
+# The hung job's end: signal `how` once rank FAULT_RANK says it waits.
+# mpirun is timeout's child; the ranks are the processes whose command
+# line names this run's trace files.
+end_hung_job() {
+    local tpid=$1 waited=0 mpid
+    until grep -q "waits for a message nobody sends" "$out/stderr" 2> /dev/null; do
+        kill -0 "$tpid" 2> /dev/null || return
+        sleep 1
+        waited=$((waited + 1))
+        [ $waited -lt "${RUN_TIMEOUT:-300}" ] || return
+    done
+    sleep "${HANG_SETTLE:-3}"
+    case $end_with in
+        term) pkill -TERM -f -- "--parlot-out-file=$out/parlot.out" ;;
+        kill) pkill -KILL -f -- "--parlot-out-file=$out/parlot.out" ;;
+        int)  mpid=$(pgrep -P "$tpid" | head -1)
+              [ -n "$mpid" ] && kill -INT "$mpid" ;;
+    esac
+    # what is left a minute later (a launcher that does not pass the
+    # signal on) is killed, so that the test ends
+    for waited in $(seq 60); do
+        kill -0 "$tpid" 2> /dev/null || return
+        sleep 1
+    done
+    echo "run.sh: the job outlived END_WITH=$end_with by 60 s; killing it" >&2
+    pkill -KILL -f -- "--parlot-out-file=$out/parlot.out"
+    kill -KILL "$tpid" 2> /dev/null
+}
+
 t0=$(date +%s.%N)
 (cd "$out" && exec timeout "${RUN_TIMEOUT:-300}" "${mpirun[@]}" -np "$np" \
     "$VALGRIND" --tool=parlot -q ${PARLOT_OPTS:-} \
     --parlot-out-file="$out/parlot.out.%p" \
     "$prog" "$niter" "$fault" "$frank" "$fiter") \
-    > "$out/stdout" 2> "$out/stderr"
+    > "$out/stdout" 2> "$out/stderr" &
+tpid=$!
+[ -z "$end_with" ] || end_hung_job $tpid
+wait $tpid
 rc=$?
 t1=$(date +%s.%N)
 cat "$out/stdout"
