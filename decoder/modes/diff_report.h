@@ -69,16 +69,22 @@ struct diff_report {
    /* A thread one side lacks (side 0: only A has it). */
    void (*only)(diff_report *r, int side, const char *label,
                 const char *run);
+   /* A pair of processes that ended differently (process: "rank 2";
+      a and b: pl_ending_text()'s). */
+   void (*ending)(diff_report *r, const char *process, const char *a,
+                  const char *b);
    /* The summary: pairs identical and different, threads only in A and
       B, the threads that differ (k[0..nk-1], sorted in place), then
       function() per function whose calls differ; lines: the lines
       compared in all pairs (0: nothing was, and "identical" would say
       nothing); library: threads only one run has that run none of the
-      program's code (not compared, not counted in only_a and only_b).
-      0, or -1 if out of memory. */
+      program's code (not compared, not counted in only_a and only_b);
+      endings: process pairs that ended differently.  0, or -1 if out of
+      memory. */
    int  (*summary)(diff_report *r, size_t same, size_t differ,
                    size_t only_a, size_t only_b, thread_key *k, size_t nk,
-                   size_t nfunctions, uint64_t lines, size_t library);
+                   size_t nfunctions, uint64_t lines, size_t library,
+                   size_t endings);
    void (*function)(diff_report *r, const char *label, uint64_t a,
                     uint64_t b);
    /* 0, or -1 if out of memory (output errors are in o->err). */

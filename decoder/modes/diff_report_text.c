@@ -158,10 +158,17 @@ static void t_only(diff_report *r, int side, const char *label,
                     label);
 }
 
+static void t_ending(diff_report *r, const char *process, const char *a,
+                     const char *b)
+{
+   outbuf_printf(r->o, "=== %s ended differently: A %s, B %s\n", process, a,
+                 b);
+}
+
 static int t_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
                      size_t nk, size_t nfunctions, uint64_t lines,
-                     size_t library)
+                     size_t library, size_t endings)
 {
    outbuf *o = r->o;
    if (!lines && !differ)
@@ -179,6 +186,9 @@ static int t_summary(diff_report *r, size_t same, size_t differ,
       outbuf_printf(o, "== %zu thread%s only one run has, running none of "
                     "the program's code (a library's own), not compared\n",
                     library, library == 1 ? "" : "s");
+   if (endings)
+      outbuf_printf(o, "== %zu process%s ended differently\n", endings,
+                    endings == 1 ? "" : "es");
    if (nk) {
       outbuf_str(o, "== threads that differ: ");
       if (put_thread_set(o, k, nk) < 0)
@@ -221,6 +231,7 @@ int diff_report_text(diff_report *r, outbuf *o)
    r->hunk = t_hunk;
    r->pair_end = t_pair_end;
    r->only = t_only;
+   r->ending = t_ending;
    r->summary = t_summary;
    r->function = t_function;
    r->finish = t_finish;

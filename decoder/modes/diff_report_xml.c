@@ -152,10 +152,21 @@ static void x_only(diff_report *r, int side, const char *label,
    xml_end(x);
 }
 
+static void x_ending(diff_report *r, const char *process, const char *a,
+                     const char *b)
+{
+   xml_out *x = X(r);
+   xml_start(x, "ending");
+   xml_attr_text(x, "process", process);
+   xml_attr_text(x, "a", a);
+   xml_attr_text(x, "b", b);
+   xml_end(x);
+}
+
 static int x_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
                      size_t nk, size_t nfunctions, uint64_t lines,
-                     size_t library)
+                     size_t library, size_t endings)
 {
    xml_out *x = X(r);
    char *set = thread_set_format(k, nk);
@@ -171,6 +182,7 @@ static int x_summary(diff_report *r, size_t same, size_t differ,
    xml_attr_u64(x, "functions", nfunctions);
    xml_attr_u64(x, "lines", lines);
    xml_attr_u64(x, "library-threads", library);
+   xml_attr_u64(x, "endings", endings);
    free(set);
    return 0;
 }
@@ -210,6 +222,7 @@ int diff_report_xml(diff_report *r, outbuf *o, const char *creator)
    r->hunk = x_hunk;
    r->pair_end = x_pair_end;
    r->only = x_only;
+   r->ending = x_ending;
    r->summary = x_summary;
    r->function = x_function;
    r->finish = x_finish;

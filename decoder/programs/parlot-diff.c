@@ -235,8 +235,45 @@ typedef struct {
                                  the program's view: not compared */
    thread_key *differing;     /* threads of A that differ */
    size_t     ndiffering, differing_cap;
+   size_t     endings;        /* process pairs that ended differently */
+   size_t     ending_a, ending_b;   /* the inputs compared last: +1 */
    int        trouble;
 } tally;
+
+/* How the processes of a pair of threads ended, once per pair of inputs:
+   a different ending (exit status, fatal signal, cut short; not which
+   thread a signal was delivered to) is a difference of the runs. */
+static void compare_endings(run *ra, run *rb, const run_thread *ta,
+                            const run_thread *tb, diff_report *rep, tally *ty)
+{
+   pl_ending ea, eb;
+   char a[128], b[128], label[80];
+
+   if (ty->ending_a == ta->input + 1 && ty->ending_b == tb->input + 1)
+      return;
+   ty->ending_a = ta->input + 1;
+   ty->ending_b = tb->input + 1;
+   pl_trace_ending(ra->t, &ea);
+   pl_trace_ending(rb->t, &eb);
+   ea.signal_thread = eb.signal_thread = 0;
+   pl_ending_text(&ea, a, sizeof a);
+   pl_ending_text(&eb, b, sizeof b);
+   if (strcmp(a, b) == 0)
+      return;
+   pl_trace_ending(ra->t, &ea);     /* now with the threads */
+   pl_trace_ending(rb->t, &eb);
+   pl_ending_text(&ea, a, sizeof a);
+   pl_ending_text(&eb, b, sizeof b);
+   {
+      const run_thread *t = ta;
+      if (t->rank)
+         snprintf(label, sizeof label, "rank %s", t->rank);
+      else
+         snprintf(label, sizeof label, "pid %s", t->pid);
+   }
+   rep->ending(rep, label, a, b);
+   ty->endings++;
+}
 
 /* Read the rest of a side's lines (their calls count in the summary). */
 static int drain(thread_lines *s, pl_error *err)
@@ -283,6 +320,7 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
       thread_lines_marks(&la, ra->t, ta->index, o->filter);
       thread_lines_marks(&lb, rb->t, tb->index, o->filter);
    }
+   compare_endings(ra, rb, ta, tb, rep, ty);
    a.nm = &ra->nm;
    a.ident = ra->ident;
    a.marks = pl_trace_marks(ra->t, ta->index, &a.nmarks);
@@ -358,7 +396,7 @@ static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
    qsort(v, n, sizeof *v, by_change);
    if (rep->summary(rep, ty->same, ty->differ, ty->only[0], ty->only[1],
                     ty->differing, ty->ndiffering, n, ty->lines,
-                    ty->library_only) < 0) {
+                    ty->library_only, ty->endings) < 0) {
       free(v);
       return -1;
    }
@@ -731,7 +769,7 @@ int main(int argc, char **argv)
             fprintf(stderr, PROG ": no calls to compare in %s and %s\n",
                     ra.path, rb.path);
          status = EXIT_TROUBLE;
-      } else if (ty.differ || ty.only[0] || ty.only[1])
+      } else if (ty.differ || ty.only[0] || ty.only[1] || ty.endings)
          status = EXIT_DIFFER;
       else
          status = EXIT_SAME;

@@ -1003,6 +1003,67 @@ def check_callgrind_export(files, real, syms, skip, name):
         os.unlink(out)
 
 
+def check_ending(args, procs, matched, traces, syms):
+    """How the process ended, as the program was made to end (--ending:
+    exit:N or signal:NAME): parlot-decode --info --xml and --stacks say
+    it; after a fatal signal every frame the oracle leaves open is open at
+    the end of the trace (no exits made up), and with --signal-in the
+    thread the signal was delivered to is inside FN."""
+    import signal as pysignal
+    import xml.etree.ElementTree as ET
+    kind, _, what = args.ending.partition(":")
+    for op in procs:
+        f, mapping = matched[id(op)]
+        proc = subprocess.run([decoder_path(), "--info", "--xml", f],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise CheckFailed("parlot-decode --info --xml %s: exit %d: %s"
+                              % (f, proc.returncode,
+                                 proc.stderr.decode().strip()))
+        tr = ET.fromstring(proc.stdout).find("trace")
+        got = {k: tr.get(k) for k in ("end", "exit-status", "signal",
+                                      "signal-name", "signal-thread")}
+        if kind == "exit":
+            want = {"end": "exit", "exit-status": what}
+        else:
+            want = {"end": "signal", "signal-name": what,
+                    "signal": str(int(getattr(pysignal, what)))}
+        bad = {k: got[k] for k in want if got[k] != want[k]}
+        if bad:
+            raise CheckFailed("%s: --info says %s, the program ended with %s"
+                              % (f, got, want))
+        stacks = subprocess.run([decoder_path(), "--stacks", f],
+                                stdout=subprocess.PIPE).stdout.decode()
+        text = ("exit status %s" % what if kind == "exit" else
+                "killed by %s (signal %s)" % (what, want["signal"]))
+        if not re.search(r"^1:\[p%d\]  %s" % (op.pid, re.escape(text)),
+                         stacks, re.M):
+            raise CheckFailed("%s: --stacks does not say '%s':\n%s"
+                              % (f, text, stacks))
+        if kind != "signal":
+            continue
+        streams = streams_of(e for e in traces[f] if e.pid == op.pid)
+        for othr, thr in mapping.items():
+            seq = filtered(streams[(op.pid, thr)], syms)
+            if seq != op.models[othr].seq:
+                raise CheckFailed(first_diff(
+                    op.models[othr], seq, syms, "pid %d thread %d (killed "
+                    "by %s: no exits may be made up)" % (op.pid, thr, what)))
+        if args.signal_in:
+            thr = int(got["signal-thread"] or 0)
+            open_fns = []
+            for kind_, k in filtered(streams.get((op.pid, thr), []), syms):
+                if kind_ == "call":
+                    open_fns.append(k)
+                else:
+                    open_fns.pop()
+            if not open_fns or syms.name(open_fns[-1]) != args.signal_in:
+                raise CheckFailed("%s: the signal went to thread %d, whose "
+                                  "innermost open frame is %s, not %s"
+                                  % (f, thr, open_fns and
+                                     syms.name(open_fns[-1]), args.signal_in))
+
+
 def cmd_oracle(args):
     syms = Symbols(args.prog)
     procs = load_oracle(args.oracle, args.allow_synthetic)
@@ -1110,6 +1171,9 @@ def cmd_oracle(args):
     if killed:
         check_killed_prefix(procs, matched, traces, syms, args.killed_after)
     print("trace matches oracle")
+    if args.ending:
+        check_ending(args, procs, matched, traces, syms)
+        print("ending matches")
     check_summaries(procs, matched, traces, syms, name, killed)
     print("summaries match oracle")
     if args.damage:
@@ -1563,6 +1627,11 @@ def main():
     o.add_argument("--killed-after", metavar="FN",
                    help="the process was killed: the trace may be a "
                    "truncated prefix, but must reach the first call of FN")
+    o.add_argument("--ending", metavar="exit:N|signal:NAME",
+                   help="how the process ended (the trace must say so; "
+                   "after a signal, open frames stay open)")
+    o.add_argument("--signal-in", metavar="FN",
+                   help="the fatal signal went to a thread inside FN")
     o.add_argument("--dlreload", action="store_true",
                    help="check the events of dlreload's libraries")
     o.add_argument("--damage", action="store_true",

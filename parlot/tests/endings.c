@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* How a process ends, with calls open in two threads: main blocks inside
+   nested calls, and a second thread, once main is blocked,
+     term / int  sends the process SIGTERM / SIGINT from inside nested
+                 calls, then blocks there too (a hung program ended by
+                 timeout(1) or Ctrl-C);
+     abort       calls abort() from inside nested calls.
+   The default action kills the process: every frame open then must stay
+   open in the trace (the oracle logs no exit for them), and the trace
+   must say which signal ended the process. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int never[2], ready[2];
+static volatile int sink;
+static int signo;
+
+/* Block for good: nobody writes to never.  No instrumented function runs
+   after the caller's last entry. */
+__attribute__((noinline)) void wait_here(void)
+{
+   char c;
+   sink += (int)read(never[0], &c, 1);
+}
+
+__attribute__((noinline)) void stuck(int n)
+{
+   char c = 'r';
+   if (n > 0) {
+      stuck(n - 1);
+      return;
+   }
+   sink += (int)write(ready[1], &c, 1);     /* main is about to block */
+   wait_here();
+}
+
+__attribute__((noinline)) void give_up(int n)
+{
+   if (n > 0) {
+      give_up(n - 1);
+      return;
+   }
+   if (signo == SIGABRT)
+      abort();
+   kill(getpid(), signo);
+   wait_here();
+}
+
+__attribute__((noinline)) void *second_thread(void *arg)
+{
+   char c;
+   (void)arg;
+   if (read(ready[0], &c, 1) != 1)
+      return NULL;
+   give_up(4);
+   return NULL;
+}
+
+int main(int argc, char **argv)
+{
+   pthread_t t;
+   const char *how = argc > 1 ? argv[1] : "term";
+
+   signo = strcmp(how, "int") == 0 ? SIGINT
+           : strcmp(how, "abort") == 0 ? SIGABRT : SIGTERM;
+   /* a test run in the background may inherit SIGINT ignored */
+   signal(SIGINT, SIG_DFL);
+   if (pipe(never) != 0 || pipe(ready) != 0)
+      return 1;
+   pthread_create(&t, NULL, second_thread, NULL);
+   stuck(3);
+   return 0;
+}
