@@ -102,7 +102,7 @@ static void pl_print_usage(void)
 "                              elimination, or raw 16-bit words [ccm]\n"
 "    --compress=yes|no         same as --codec=ccm or --codec=raw [yes]\n"
 "    --pack-tables=yes|no      compress the object and function tables\n"
-"                              (trace format 2.2); no writes format 1.6,\n"
+"                              (trace format 2.3); no writes format 1.7,\n"
 "                              which older decoders read [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "call_numbers.h"
+#include "pl_format.h"
 #include "pl_modes.h"
 #include "thread_lines.h"
 #include "thread_notes.h"
@@ -34,6 +35,14 @@ static void put_header(outbuf *o, const pl_trace *t, size_t i,
       outbuf_printf(o, " %llu events", (unsigned long long)ti->events);
    else
       outbuf_str(o, " trace ends with the thread running");
+   if (ti->ended && ti->end_reason == PL_END_SIGNAL) {
+      pl_ending e;
+      char how[128];
+      pl_trace_ending(t, &e);
+      pl_ending_text(&e, how, sizeof how);
+      outbuf_str(o, ", calls left open: ");
+      outbuf_str_escaped(o, how);
+   }
    if (*filt)
       outbuf_printf(o, " [%s]", filt);
    if (pl_trace_recording(t)) {

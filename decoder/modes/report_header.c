@@ -129,6 +129,73 @@ static int shown_process(const pl_program *p, const report_opts *opt, size_t i)
    return opt->select.n == 0 || p->procs[i].nthreads > 0;
 }
 
+/* Process i's ending in words, without the thread a signal went to. */
+static void ending_text(const pl_program *p, size_t i, char *buf, size_t n)
+{
+   pl_ending e;
+   pl_program_ending(p, i, &e);
+   e.signal_thread = 0;
+   pl_ending_text(&e, buf, n);
+}
+
+/* How the shown processes ended: each ending with its count, in the order
+   first seen; the processes of every ending but the most common one are
+   named ("3 exit status 0; 1 killed by SIGSEGV (signal 11): rank 2"). */
+static int put_endings(outbuf *o, const pl_program *p, const report_opts *opt)
+{
+   size_t *count = calloc(p->nprocs + 1, sizeof *count);
+   size_t i, j, most = 0, groups = 0;
+   char a[128], b[128];
+
+   if (!count)
+      return -1;
+   for (i = 0; i < p->nprocs; i++) {       /* count[first of its kind] */
+      if (!shown_process(p, opt, i))
+         continue;
+      ending_text(p, i, a, sizeof a);
+      for (j = 0; j < i; j++) {
+         if (!shown_process(p, opt, j) || !count[j])
+            continue;
+         ending_text(p, j, b, sizeof b);
+         if (strcmp(a, b) == 0)
+            break;
+      }
+      count[j]++;
+   }
+   for (i = 0; i < p->nprocs; i++)
+      if (count[i] > count[most])
+         most = i;
+   report_head_key(o, "Endings:");
+   for (i = 0; i < p->nprocs; i++) {
+      size_t item = 0;
+      if (!count[i])
+         continue;
+      ending_text(p, i, a, sizeof a);
+      outbuf_str(o, groups++ ? "; " : "");
+      report_put_u64(o, count[i]);
+      outbuf_str(o, " ");
+      outbuf_str(o, a);
+      if (i == most)
+         continue;
+      outbuf_str(o, ": ");
+      for (j = i; j < p->nprocs; j++) {
+         const pl_process *pr = &p->procs[j];
+         if (!shown_process(p, opt, j))
+            continue;
+         ending_text(p, j, b, sizeof b);
+         if (strcmp(a, b) != 0)
+            continue;
+         if (!list_item(o, item++))
+            break;
+         outbuf_str(o, pr->rank ? "rank " : "pid ");
+         report_put_name(o, pr->rank ? pr->rank : pr->pid);
+      }
+   }
+   outbuf_str(o, groups ? "\n" : "(none)\n");
+   free(count);
+   return 0;
+}
+
 int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
                         const read_info *ri, size_t ngroups,
                         const pl_group *chosen)
@@ -205,6 +272,8 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    if (nshown)
       outbuf_str(o, ")");
    outbuf_str(o, "\n");
+   if (put_endings(o, p, opt) < 0)
+      return -1;
 
    for (i = 0; i < p->nprocs; i++)
       all_threads += p->procs[i].nthreads_all;

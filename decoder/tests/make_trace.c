@@ -1253,6 +1253,7 @@ int main(int argc, char **argv)
          die("exec: no place for the final exec (more events?)");
       for (i = 0; i < nthreads; i++)
          total_events += th[i].enc.events;
+      put_kv(&kv, &kvlen, &kvcap, "ending", "exit");
       put_kv(&kv, &kvlen, &kvcap, "exit_status", "0");
       put_kv(&kv, &kvlen, &kvcap, "end_time_ms", "1700000000000");
       snprintf(num, sizeof num, "%" PRIu32, nthreads);

@@ -578,6 +578,7 @@ static void cmd_end(char **w, int n)
    for (i = 0; i < S.nthreads; i++)
       if (!S.threads[i]->ended)
          end_thread(S.threads[i], PL_END_PROCESS_EXIT);
+   kv_add(&kv, "ending", "exit");       /* as the tool writes since 2.3 */
    kv_add(&kv, "exit_status", n == 2 ? w[1] : "0");
    snprintf(num, sizeof num, "%" PRIu32, S.threads_ended);
    kv_add(&kv, "threads", num);

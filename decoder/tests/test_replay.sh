@@ -24,7 +24,10 @@
 #    nothing), and the folding is real: the main loop is one "N × {" line
 #    and the iteration with the extra call is a variant at its number;
 #  - --stacks on a killed run: each thread's stack where the trace ends,
-#    the tree's thread sets and the classes;
+#    the tree's thread sets and the classes; how each process ended (the
+#    model's exit status 0, the killed run cut short); the progress view
+#    numbers the killed main thread's call as the model's iteration
+#    (ITERS + 1);
 #  - parlot-diff: identical runs (other pids) exit 0 without differences;
 #    an extra call in one iteration is one hunk at the model's event
 #    numbers, with the call path, and the summary's call counts; with
@@ -485,6 +488,13 @@ if [ $rc -eq 1 ] && grep -q 'k.trace: .*truncated' "$tmp/err" &&
    grep -q '^[23]: 1:\[p500\]  main > exchange > MPI_Recv$' "$tmp/out" &&
    grep -q '^[23]: 1:\[p500.2\]  worker$' "$tmp/out"; then
    pass "stacks: the killed run's stacks, tree and classes"
+else
+   fail "stacks: the killed run" "$(cat "$tmp/out")"
+fi
+if grep -q '^1:\[p100\]  exit status 0$' "$tmp/out" &&
+   grep -q '^1:\[p500\]  trace cut short$' "$tmp/out" &&
+   grep -Eq '^[0-9]+: 1:\[p500\]  main > exchange #31 > MPI_Recv( |$)' "$tmp/out"; then
+   pass "stacks: endings (exit status 0, cut short) and the killed thread's position (exchange #31)"
 else
    fail "stacks" "exit $rc" "$(cat "$tmp/out" "$tmp/err" | head -20)"
 fi

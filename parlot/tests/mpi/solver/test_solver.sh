@@ -24,6 +24,17 @@
 # check.sh also checks one run per implementation against the program's
 # own call counts.
 #
+# A hung job: with fault hang, rank 2 posts an extra MPI_Recv nobody sends
+# in iteration 8 (inside conj_grad's matvec of inner iteration 3), and the
+# job is ended as users end it: SIGTERM to the ranks, SIGINT to mpirun
+# (Ctrl-C; Open MPI's mpirun passes it on as SIGTERM), SIGKILL to the
+# ranks (run.sh END_WITH).  Then parlot-decode --stacks must say how each
+# process ended and put rank 2 alone, least progressed, at
+# "conj_grad #8 > matvec #3 > exchange > MPI_Recv" and the others in that
+# iteration's next collective ("dot #6 > MPI_Allreduce": conj_grad's
+# first dot product, then two per inner iteration); parlot-diff GOOD HUNG
+# says each process ended differently.
+#
 # Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DIFF,
 # PARLOT_ANNOTATE, PARLOT_DECODE; SOLVER_IMPLS (default "mpich openmpi"),
 # SOLVER_PROGS (default "cg_c cg_f"), SOLVER_KEEP=1 to keep the work
@@ -38,6 +49,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
 export VALGRIND PARLOT_DECODE
 NP=4 RANK=2 ITER=8 NITER=15
+HANG_INNER=3        # CG_FAULT_INNER in cgsolver.h, FAULT_INNER in cg.f90
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-solver.XXXXXX")
 if [ "${SOLVER_KEEP:-}" = 1 ]; then
@@ -87,6 +99,36 @@ diff_case() {
         fail "$label: the first 25 lines lack$miss" "$(head -14 "$work/diff.out")"
     else
         pass "$label: rank $RANK, $(grep -E -m1 -- "$1" "$work/diff.head" | sed 's/^[-+ ]*[0-9]* *[0-9]* *//')"
+    fi
+}
+
+# hang_case LABEL RUN HOW ENDING: the hung run RUN, ended by HOW (term,
+# int, kill), seen by --stacks; ENDING: a regular expression for how
+# every process ended, as --stacks words it
+hang_case() {
+    label=$1 run=$2 how=$3 ending=$4
+    if ! END_WITH=$how "$here/run.sh" "$impl" "$work/$impl/$prog" "$work/$run" \
+         $NP hang $RANK $ITER $NITER > "$work/$run.log" 2>&1; then
+        :   # a killed job's mpirun fails: what matters is in the traces
+    fi
+    if [ "$(ls "$work/$run"/parlot.out.* 2> /dev/null | wc -l)" -ne $NP ]; then
+        fail "$label: $NP traces expected" "$(tail -5 "$work/$run.log")"
+        return
+    fi
+    "$PARLOT_DECODE" --stacks "$work/$run" > "$work/stacks.out" 2> "$work/stacks.err"
+    cg='main( > MAIN__)? > (cg_mod::)?conj_grad'
+    want_stuck="^1: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv  \(least progressed\)\$"
+    want_rest="^2: $((NP - 1)):\[[-0-9,]+\]  $cg #$ITER > (cg_mod::)?dot(_product)? #$((2 * HANG_INNER)) > MPI_Allreduce\$"
+    want_class="^[0-9]+: 1:\[$RANK\]  $cg > (cg_mod::)?matvec > (cg_mod::)?exchange(_halo)? > MPI_Recv\$"
+    want_end="^$NP:\[0-$((NP - 1))\]  $ending"
+    miss=
+    for p in "$want_stuck" "$want_rest" "$want_class" "$want_end"; do
+        grep -Eq -- "$p" "$work/stacks.out" || miss="$miss '$p'"
+    done
+    if [ -n "$miss" ]; then
+        fail "$label: --stacks lacks$miss" "$(sed -n '/^== [0-9]* class/,$p' "$work/stacks.out")"
+    else
+        pass "$label: $(grep -E -m1 -- "$want_end" "$work/stacks.out"); rank $RANK least progressed in MPI_Recv, iteration $ITER"
     fi
 }
 
@@ -160,6 +202,27 @@ for impl in ${SOLVER_IMPLS:-mpich openmpi}; do
             pass "$tag swap: the root is no outlier"
         fi
     done
+    # hung jobs, ended three ways (C), one way (Fortran)
+    prog=cg_c
+    hang_case "$impl cg_c hang, SIGTERM to the ranks" "$impl-cg_c-hang-term" term \
+        "killed by SIGTERM \(signal 15\)"
+    hang_case "$impl cg_c hang, SIGINT to mpirun" "$impl-cg_c-hang-int" int \
+        "killed by SIG(INT \(signal 2|TERM \(signal 15)\)"
+    hang_case "$impl cg_c hang, SIGKILL to the ranks" "$impl-cg_c-hang-kill" kill \
+        "trace cut short"
+    if [ -d "$work/$impl-cg_c-good" ]; then
+        "$PARLOT_DIFF" "$work/$impl-cg_c-good" "$work/$impl-cg_c-hang-term" > "$work/diff.out" 2>&1
+        rc=$?
+        if [ $rc -eq 1 ] && grep -Eq "^=== rank $RANK ended differently: A exit status 0, B killed by SIGTERM \(signal 15\)" "$work/diff.out" &&
+           grep -q "^== $NP processes ended differently" "$work/diff.out"; then
+            pass "$impl cg_c: parlot-diff GOOD HUNG says how each process ended"
+        else
+            fail "$impl cg_c: parlot-diff GOOD HUNG (exit $rc)" "$(grep -E '^==' "$work/diff.out" | head -8)"
+        fi
+    fi
+    prog=cg_f
+    hang_case "$impl cg_f hang, SIGTERM to the ranks" "$impl-cg_f-hang-term" term \
+        "killed by SIGTERM \(signal 15\)"
     # the traces against the program's own counts, once per implementation
     if [ -d "$work/$impl-cg_c-extra" ]; then
         if "$here/check.sh" "$work/$impl-cg_c-extra" $NP extra $RANK $ITER $NITER \
