@@ -668,8 +668,9 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
 }
 
 /* The threads that ran the program's code, in classes of one position,
-   least progressed first. */
-static int put_progress(outbuf *o, stacks *s)
+   least progressed first; unless always, only where there is something
+   to compare (two such threads, one of them inside a call). */
+static int put_progress(outbuf *o, stacks *s, int always)
 {
    size_t *order = malloc((s->nthreads + 1) * sizeof *order);
    thread_key *k = malloc((s->nthreads + 1) * sizeof *k);
@@ -683,7 +684,7 @@ static int put_progress(outbuf *o, stacks *s)
          order[n++] = i;
          open += s->threads[i].npos > 0;
       }
-   if (n < 2 || open == 0) {      /* nothing to compare, or all done */
+   if (!always && (n < 2 || open == 0)) {   /* nothing to compare */
       ret = 0;
       goto out;
    }
@@ -728,7 +729,7 @@ static int put_progress(outbuf *o, stacks *s)
          goto out;
       outbuf_str(o, "  ");
       put_position(o, s, a);
-      if (i == 0 && j == n)
+      if (i == 0 && j == n && n > 1)
          outbuf_str(o, "  (all at the same point)");
       else if (i == 0 && c < 0 && first_comparable)
          outbuf_str(o, "  (least progressed)");
@@ -795,11 +796,31 @@ static int stacks_write(void *state, outbuf *o, const pl_decode_opts *opts)
                     s->nselective == 1 ? "s" : "");
    outbuf_str(o, "\n");
    if (put_tree(o, s) < 0 || put_classes(o, s) < 0 || put_endings(o, s) < 0
-       || put_progress(o, s) < 0)
+       || put_progress(o, s, 0) < 0)
       return -1;
    return 0;
 }
 
+/* --progress: the endings and the progress view alone (always the
+   progress, even where every thread has finished or there is only one). */
+static int progress_write(void *state, outbuf *o, const pl_decode_opts *opts)
+{
+   stacks *s = state;
+   const char *filt = pl_filter_describe(opts->filter);
+
+   outbuf_printf(o, "== where %zu thread%s of %zu trace%s got to",
+                 s->nthreads, s->nthreads == 1 ? "" : "s", s->ntraces,
+                 s->ntraces == 1 ? "" : "s");
+   if (*filt)
+      outbuf_printf(o, " [%s]", filt);
+   outbuf_str(o, "\n");
+   return put_endings(o, s) < 0 || put_progress(o, s, 1) < 0 ? -1 : 0;
+}
+
 const pl_collect_mode pl_mode_stacks = {
    stacks_create, stacks_file, stacks_write, stacks_destroy
+};
+
+const pl_collect_mode pl_mode_progress = {
+   stacks_create, stacks_file, progress_write, stacks_destroy
 };

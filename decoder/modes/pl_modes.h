@@ -87,6 +87,8 @@ typedef struct {
 } pl_collect_mode;
 
 extern const pl_collect_mode pl_mode_stacks;     /* mode_stacks.c */
+extern const pl_collect_mode pl_mode_progress;   /* mode_stacks.c: its
+                                                    endings and progress */
 extern const pl_collect_mode pl_mode_info;       /* mode_info.c */
 
 extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */

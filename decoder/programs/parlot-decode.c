@@ -88,8 +88,15 @@ static const struct mode modes[] = {
      pl_mode_replay_file, NULL, NULL },
    { "stacks", no_argument,
      "the call stack of every thread where its trace ends,\n"
-     "                       merged into one tree, and its classes",
+     "                       merged into one tree, and its classes; how\n"
+     "                       each process ended; who is behind (threads\n"
+     "                       by progress, least progressed first)",
      NULL, &pl_mode_stacks, NULL },
+   { "progress", no_argument,
+     "--stacks' answer to a hang alone: how each process ended,\n"
+     "                       and the threads by progress, least\n"
+     "                       progressed first",
+     NULL, &pl_mode_progress, NULL },
    { "info", no_argument,
      "per trace and thread: process, codec, how it ended, events,\n"
      "                       depth, stream and table bytes, ratio; totals\n"
@@ -613,14 +620,18 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                          "the files)", NULL);
    if (o->dot && (*mode)->collect != &pl_mode_stacks)
       return usage_error("--dot applies to --stacks only", NULL);
-   if ((*mode)->collect == &pl_mode_stacks
-       && pl_filter_ranged(o->filter))
-      return usage_error("--range, --from-mark and --to-mark do not apply "
-                         "to --stacks (it shows where each trace ends)",
-                         NULL);
+   if (((*mode)->collect == &pl_mode_stacks
+        || (*mode)->collect == &pl_mode_progress)
+       && pl_filter_ranged(o->filter)) {
+      snprintf(why, sizeof why, "--range, --from-mark and --to-mark do not "
+               "apply to --%s (it shows where each trace ends)",
+               (*mode)->option);
+      return usage_error(why, NULL);
+   }
    /* the ordered views show the program's view unless asked otherwise */
    if ((*mode)->file == pl_mode_replay_file
-       || (*mode)->collect == &pl_mode_stacks)
+       || (*mode)->collect == &pl_mode_stacks
+       || (*mode)->collect == &pl_mode_progress)
       pl_filter_default_program(o->filter);
    o->window = loops ? (size_t)window : 0;
    if (optind == argc)

@@ -60,9 +60,20 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 rm -f "$out"/parlot.out.*
 
+# The ranks: the tool's processes (Valgrind names them after the tool)
+# whose command line names this run's trace files -- not timeout and
+# mpirun, whose command lines name them too.
+rank_pids() {
+    local pid
+    for pid in $(pgrep -f -- "--parlot-out-file=$out/parlot.out"); do
+        case $(ps -o comm= -p "$pid" 2> /dev/null) in
+            parlot-*) echo "$pid" ;;
+        esac
+    done
+}
+
 # The hung job's end: signal `how` once rank FAULT_RANK says it waits.
-# mpirun is timeout's child; the ranks are the processes whose command
-# line names this run's trace files.
+# mpirun is timeout's child.
 end_hung_job() {
     local tpid=$1 waited=0 mpid
     until grep -q "waits for a message nobody sends" "$out/stderr" 2> /dev/null; do
@@ -73,8 +84,8 @@ end_hung_job() {
     done
     sleep "${HANG_SETTLE:-3}"
     case $end_with in
-        term) pkill -TERM -f -- "--parlot-out-file=$out/parlot.out" ;;
-        kill) pkill -KILL -f -- "--parlot-out-file=$out/parlot.out" ;;
+        term) kill -TERM $(rank_pids) ;;
+        kill) kill -KILL $(rank_pids) ;;
         int)  mpid=$(pgrep -P "$tpid" | head -1)
               [ -n "$mpid" ] && kill -INT "$mpid" ;;
     esac
