@@ -27,10 +27,12 @@ static void t_start(diff_report *r, const diff_runs *u)
    outbuf *o = r->o;
    if (u->within)
       outbuf_printf(o, "--- A: the reference ranks of %s\n+++ B: the other "
-                    "ranks (%zu threads in all)\n", u->a, u->na);
+                    "ranks (%zu thread%s in all)\n", u->a, u->na,
+                    u->na == 1 ? "" : "s");
    else
-      outbuf_printf(o, "--- A: %s (%zu threads)\n+++ B: %s (%zu threads)\n",
-                    u->a, u->na, u->b, u->nb);
+      outbuf_printf(o, "--- A: %s (%zu thread%s)\n+++ B: %s (%zu thread%s)\n",
+                    u->a, u->na, u->na == 1 ? "" : "s", u->b, u->nb,
+                    u->nb == 1 ? "" : "s");
    if (*u->filters || u->loops || u->align_marks)
       outbuf_printf(o, "== compared: %s%s%s%s%s%s\n", u->filters,
                     *u->filters && u->loops ? " " : "",

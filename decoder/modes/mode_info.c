@@ -345,7 +345,8 @@ static int info_write(void *state, outbuf *o, const pl_decode_opts *opts)
    xml_out x;
 
    if (!opts->xml) {
-      write_text(s, o);
+      if (s->n)             /* nothing read: the errors said why */
+         write_text(s, o);
       return 0;
    }
    if (xml_out_open(&x, o, "parlot-info", INFO_FORMAT_VERSION,

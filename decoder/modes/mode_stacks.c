@@ -443,7 +443,9 @@ static void sort_kids(stacks *s)
    size_t i;
    sort_ctx = s;
    for (i = 0; i < s->nnodes; i++)
-      qsort(s->nodes[i].kids, s->nodes[i].nkids, sizeof (size_t), by_label);
+      if (s->nodes[i].nkids > 1)
+         qsort(s->nodes[i].kids, s->nodes[i].nkids, sizeof (size_t),
+               by_label);
 }
 
 /* The tree, depth first, with an explicit stack (stacks can be deep). */
@@ -539,7 +541,8 @@ static int put_classes(outbuf *o, const stacks *s)
             c[i].first = j;
             break;
          }
-   qsort(c, nc, sizeof *c, by_size);
+   if (nc > 1)
+      qsort(c, nc, sizeof *c, by_size);
    outbuf_printf(o, "\n== %zu class%s (threads whose stacks end alike)\n",
                  nc, nc == 1 ? "" : "es");
    for (i = 0; i < nc && !o->err; i++) {
@@ -689,7 +692,8 @@ static int put_progress(outbuf *o, stacks *s, int always)
       goto out;
    }
    sort_ctx = s;
-   qsort(order, n, sizeof *order, by_progress);
+   if (n > 1)
+      qsort(order, n, sizeof *order, by_progress);
    for (i = 0; i < n; i = j, nclasses++) {
       const sthread *a = &s->threads[order[i]];
       for (j = i + 1; j < n; j++) {

@@ -344,10 +344,14 @@ static int emit_front(pl_fold *f, size_t d, size_t n)
       f->held -= e->size;
       elem_release(f, e);
    }
-   memmove(fr->kids.v, fr->kids.v + n, (fr->kids.n - n) * sizeof *fr->kids.v);
-   memmove(fr->kids.h, fr->kids.h + n, (fr->kids.n - n) * sizeof *fr->kids.h);
-   memmove(fr->kids.body, fr->kids.body + n,
-           (fr->kids.n - n) * sizeof *fr->kids.body);
+   if (fr->kids.n > n) {         /* (no arrays yet when nothing came) */
+      memmove(fr->kids.v, fr->kids.v + n,
+              (fr->kids.n - n) * sizeof *fr->kids.v);
+      memmove(fr->kids.h, fr->kids.h + n,
+              (fr->kids.n - n) * sizeof *fr->kids.h);
+      memmove(fr->kids.body, fr->kids.body + n,
+              (fr->kids.n - n) * sizeof *fr->kids.body);
+   }
    fr->kids.n -= n;
    return 0;
 }

@@ -46,7 +46,8 @@ typedef struct {
 
 enum { RANKS_AUTO, RANKS_YES, RANKS_NO };
 
-/* What was read, for the header. */
+/* What was read, for the header: nfiles inputs given, unreadable of them
+   could not be opened; files names the others (nfiles - unreadable). */
 typedef struct {
    int      nfiles, unreadable, damaged;
    char   **files;

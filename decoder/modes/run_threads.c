@@ -71,7 +71,10 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
       }
       if (pl_trace_damage(t))
          r->damaged = 1;
+      /* a trace damaged before its PROCESS chunk's pid has none */
       pid = pl_trace_process_get(t, "pid");
+      if (!pid)
+         pid = "";
       rank = pl_trace_process_get(t, "mpi_rank");
       start = pl_trace_process_get(t, "start_time_ms");
       procs[nprocs].start_ms = start ? strtoull(start, NULL, 10) : 0;
@@ -107,12 +110,14 @@ oom:
       free(procs);
       return -1;
    }
-   qsort(procs, nprocs, sizeof *procs, by_start);
+   if (nprocs > 1)
+      qsort(procs, nprocs, sizeof *procs, by_start);
    for (i = 0; i < nprocs; i++)
       for (j = 0; j < procs[i].n; j++)
          r->t[procs[i].first + j].order = i;
    free(procs);
-   qsort(r->t, r->n, sizeof *r->t, thread_order);
+   if (r->n > 1)
+      qsort(r->t, r->n, sizeof *r->t, thread_order);
    return 0;
 }
 

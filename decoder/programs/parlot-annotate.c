@@ -525,11 +525,13 @@ static int annotate(int argc, char **argv)
    }
    if (bad)
       status = PL_EXIT_DATA;
+   /* nothing could be read: the errors said why, no empty report */
 #ifdef PL_MPI
-   w = pl_mpi_rank == 0 ? report_write(&out, &prog, &opt, &ri, why,
-                                       sizeof why) : 0;
+   w = pl_mpi_rank == 0 && (prog.nprocs || !status)
+       ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
 #else
-   w = report_write(&out, &prog, &opt, &ri, why, sizeof why);
+   w = prog.nprocs || !status
+       ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
 #endif
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");

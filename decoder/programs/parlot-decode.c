@@ -302,7 +302,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    pl_progress *pg = NULL;
    void *state = NULL;
    int status = 0;
-   size_t i;
+   size_t i, opened = 0;
 
    if (mode->collect && !(state = mode->collect->create(opts))) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -326,6 +326,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
          status = EXIT_DATA;
          continue;
       }
+      opened++;
       r = mode->file ? mode->file(t, out, &err, &fo)
                      : mode->collect->file(state, t, &err, &fo);
       pl_progress_clear(pg);
@@ -345,7 +346,9 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    }
    pl_progress_free(pg);
    if (state) {
-      if (!out->err && mode->collect->write(state, out, opts) < 0) {
+      /* nothing could be read: the errors said why, no empty summary */
+      if (!out->err && (opened || !status)
+          && mode->collect->write(state, out, opts) < 0) {
          fprintf(stderr, PROG ": out of memory\n");
          status = EXIT_DATA;
       }
@@ -447,10 +450,12 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    status = rs.status;
    pl_progress_free(rs.progress);
    prog.progress = NULL;
+   /* nothing could be read: the errors said why, no empty document */
 #ifdef PL_MPI
-   w = pl_mpi_rank == 0 ? pm->write(state, &prog, out, opts) : 0;
+   w = pl_mpi_rank == 0 && (prog.nprocs || !status)
+       ? pm->write(state, &prog, out, opts) : 0;
 #else
-   w = pm->write(state, &prog, out, opts);
+   w = prog.nprocs || !status ? pm->write(state, &prog, out, opts) : 0;
 #endif
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -676,7 +681,7 @@ static int decode(int argc, char **argv)
    if (!pl_mpi_all_ok(bad >= 0) && bad >= 0)   /* every rank reads, or none */
       bad = -1;
 #endif
-   if (bad < 0)
+   if (bad < 0 || (bad > 0 && inputs.n == 0))   /* nothing to read */
       status = EXIT_DATA;
    else if (mode->file || mode->collect)
       status = run_per_file(mode, inputs.v, inputs.n, &out, &opts);

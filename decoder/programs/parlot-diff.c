@@ -745,6 +745,8 @@ int main(int argc, char **argv)
    if (ba < 0 || bb < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;
+   } else if ((ba && !ra.threads.n) || (bb && !rb.threads.n)) {
+      status = EXIT_TROUBLE;   /* a side unreadable: its errors said why */
    } else if ((o.xml ? diff_report_xml(&rep, &out, PROG " " PACKAGE_VERSION)
                      : diff_report_text(&rep, &out)) < 0) {
       fprintf(stderr, PROG ": out of memory\n");

@@ -3,8 +3,9 @@
 
    Every input is checked before anything is written: it must be a
    regular file starting with the trace magic, or a valid archive (whose
-   members are copied: archives are flattened), and the member names
-   (basenames) must be unique.  The archive is written to a temporary
+   members are copied: archives are flattened), readable as a trace (a
+   damaged one is stored as it is, said on stderr, and makes exit status
+   1), and the member names (basenames) must be unique.  The archive is written to a temporary
    file next to the output and renamed into place at the end, so a failed
    or interrupted merge leaves no partial archive.  One input file is open
    at a time.  The members' object and function tables are stored once, in
@@ -299,12 +300,40 @@ out:
    return r;
 }
 
+/* Read every input as a trace: one that cannot be read at all is an
+   error (-1: nothing is written); a damaged one is stored as it is, said
+   on stderr (its name in the archive, where the damage starts, what it
+   is).  How many are damaged, or -1. */
+static int check_traces(const pl_inputs *ins)
+{
+   size_t i;
+   int damaged = 0, bad = 0;
+
+   for (i = 0; i < ins->n; i++) {
+      pl_error err;
+      const pl_error *d;
+      pl_trace *t = pl_input_open(&ins->v[i], &err);
+      if (!t) {
+         pl_report(PROG, ins->v[i].name, &err);
+         bad = 1;
+         continue;
+      }
+      if ((d = pl_trace_damage(t)) != NULL) {
+         fprintf(stderr, PROG ": %s: offset %llu: %s (stored as it is)\n",
+                 ins->v[i].name, (unsigned long long)d->offset, d->msg);
+         damaged++;
+      }
+      pl_trace_close(t);
+   }
+   return bad ? -1 : damaged;
+}
+
 int main(int argc, char **argv)
 {
    const char *out = NULL;
    pl_inputs ins;
    entry *es;
-   int status, share = 1;
+   int status, share = 1, damaged;
 
    status = parse_options(argc, argv, &out, &share);
    if (status >= 0)
@@ -312,7 +341,8 @@ int main(int argc, char **argv)
    /* check every input before writing anything */
    memset(&ins, 0, sizeof ins);
    status = PL_EXIT_DATA;
-   if (pl_cli_inputs(PROG, &ins, argv + optind, argc - optind) != 0) {
+   if (pl_cli_inputs(PROG, &ins, argv + optind, argc - optind) != 0
+       || (damaged = check_traces(&ins)) < 0) {
       pl_inputs_free(&ins);
       return status;
    }
@@ -321,7 +351,7 @@ int main(int argc, char **argv)
       fprintf(stderr, PROG ": out of memory\n");
    else if (name_members(&ins, es) == 0 &&
             write_atomically(out, &ins, es, share) == 0)
-      status = 0;
+      status = damaged ? PL_EXIT_DATA : 0;   /* written, but say so */
    free(es);
    pl_inputs_free(&ins);
    return status;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pl_alloc.h"
 #include "pl_cli.h"
 #include "pl_format.h"
 
@@ -178,6 +179,174 @@ static int add_directory(const char *prog, pl_inputs *in, const char *dir)
    return bad;
 }
 
+/* ---- Pipes and standard input ------------------------------------------ */
+
+/* A trace read from standard input ("-"), a pipe or a FIFO is copied to a
+   temporary file first: the readers index a trace and read it more than
+   once, which a pipe cannot give.  The same path given twice is read
+   once; the copies are removed at exit. */
+typedef struct {
+   char *given, *copy;
+} spool;
+
+static spool *spools;
+static size_t nspools, spools_cap;
+
+static void remove_spools(void)
+{
+   size_t i;
+   for (i = 0; i < nspools; i++) {
+      unlink(spools[i].copy);
+      free(spools[i].copy);
+      free(spools[i].given);
+   }
+   free(spools);
+   spools = NULL;
+   nspools = spools_cap = 0;
+}
+
+/* Whether path is to be copied before reading: "-", a pipe, a FIFO or a
+   socket (not a character device: /dev/zero would never end). */
+static int needs_spool(const char *path)
+{
+   struct stat st;
+   if (strcmp(path, "-") == 0)
+      return 1;
+   return stat(path, &st) == 0
+          && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* Copy everything from fd to a new temporary file: its path, or NULL
+   (errno set; *what says which step failed). */
+static char *copy_to_temporary(int fd, const char **what)
+{
+   const char *dir = getenv("TMPDIR");
+   char *path, buf[1 << 16];
+   int out;
+   ssize_t n;
+
+   if (asprintf(&path, "%s/parlot-input.XXXXXX", dir && *dir ? dir : "/tmp")
+       < 0) {
+      *what = "out of memory";
+      return NULL;
+   }
+   out = mkstemp(path);
+   if (out < 0) {
+      *what = "cannot create a temporary copy";
+      free(path);
+      return NULL;
+   }
+   for (;;) {
+      char *p = buf;
+      n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+         continue;
+      if (n <= 0)
+         break;
+      while (n > 0) {
+         ssize_t w = write(out, p, (size_t)n);
+         if (w < 0 && errno == EINTR)
+            continue;
+         if (w < 0) {
+            *what = "cannot write its temporary copy";
+            goto fail;
+         }
+         p += w;
+         n -= w;
+      }
+   }
+   if (n < 0) {
+      *what = "read error";
+      goto fail;
+   }
+   if (close(out) < 0) {
+      out = -1;
+      *what = "cannot write its temporary copy";
+      goto fail;
+   }
+   return path;
+fail: {
+      int e = errno;
+      if (out >= 0)
+         close(out);
+      unlink(path);
+      free(path);
+      errno = e;
+      return NULL;
+   }
+}
+
+/* The file to read for path: path, or a copy of what it streams.  NULL
+   after reporting why (unless prog is NULL). */
+static const char *readable_path(const char *prog, const char *path)
+{
+   const char *what = "";
+   char *copy, *given;
+   size_t i;
+   int fd;
+
+   if (!needs_spool(path))
+      return path;
+   for (i = 0; i < nspools; i++)
+      if (strcmp(spools[i].given, path) == 0)
+         return spools[i].copy;
+   fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY);
+   if (fd < 0) {
+      if (prog)
+         fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+      return NULL;
+   }
+   copy = copy_to_temporary(fd, &what);
+   if (fd != STDIN_FILENO)
+      close(fd);
+   if (!copy) {
+      if (prog)
+         fprintf(stderr, "%s: %s: %s: %s\n", prog,
+                 strcmp(path, "-") == 0 ? "standard input" : path, what,
+                 strerror(errno));
+      return NULL;
+   }
+   given = strdup(path);
+   if (!given || pl_grow(&spools, &spools_cap, nspools + 1,
+                         sizeof *spools) < 0) {
+      unlink(copy);
+      free(copy);
+      free(given);
+      if (prog)
+         fprintf(stderr, "%s: out of memory\n", prog);
+      return NULL;
+   }
+   if (nspools == 0)
+      atexit(remove_spools);
+   spools[nspools].given = given;
+   spools[nspools++].copy = copy;
+   return copy;
+}
+
+/* Inputs in[from..] were added from file, a copy of what the user named
+   shown: their names say shown ("stdin" for "-"), not the copy's path. */
+static int rename_inputs(pl_inputs *in, size_t from, const char *file,
+                         const char *shown)
+{
+   size_t i, flen = strlen(file);
+   if (strcmp(shown, "-") == 0)
+      shown = "stdin";
+   for (i = from; i < in->n; i++) {
+      pl_input *x = &in->v[i];
+      char *name;
+      size_t member_at = x->member ? (size_t)(x->member - x->name) : 0;
+      if (strncmp(x->name, file, flen) != 0)
+         continue;
+      if (asprintf(&name, "%s%s", shown, x->name + flen) < 0)
+         return -1;
+      if (x->member)
+         x->member = name + member_at - flen + strlen(shown);
+      free(x->name);
+      x->name = name;
+   }
+   return 0;
+}
+
 int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
 {
    int bad = 0, i;
@@ -185,6 +354,8 @@ int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
    for (i = 0; i < n; i++) {
       pl_error err;
       struct stat st;
+      const char *file;
+      size_t before = in->n;
       int r;
 
       if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -194,15 +365,23 @@ int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
          bad += r;
          continue;
       }
-      r = pl_inputs_add(in, paths[i], &err);
-      if (r < 0) {
+      file = readable_path(prog, paths[i]);
+      if (!file) {
+         bad++;
+         continue;
+      }
+      r = pl_inputs_add(in, file, &err);
+      if (r < 0 || (file != paths[i]
+                    && rename_inputs(in, before, file, paths[i]) < 0)) {
          if (prog)
-            fprintf(stderr, "%s: %s\n", prog, err.msg);
+            fprintf(stderr, "%s: %s\n", prog, r < 0 ? err.msg
+                                                   : "out of memory");
          return -1;
       }
       if (r > 0) {
          if (prog)
-            pl_report(prog, paths[i], &err);
+            pl_report(prog, strcmp(paths[i], "-") == 0 ? "stdin" : paths[i],
+                      &err);
          bad++;
       }
    }

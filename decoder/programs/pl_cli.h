@@ -57,7 +57,9 @@ int  pl_parse_u64(const char *s, uint64_t *v);
 /* pl_inputs_add() for each of the n paths, reporting a bad archive
    ("PROG: PATH: offset N: message") or running out of memory on stderr.
    A directory stands for the traces and archives in it (files that start
-   as one does), by name; one without any is reported.  prog NULL: report
+   as one does), by name; one without any is reported.  "-" (standard
+   input, named "stdin"), a pipe or a FIFO is copied to a temporary file
+   first (removed at exit), once however often it is given.  prog NULL: report
    nothing.  How many paths were bad (>= 0), or -1 if out of memory. */
 int  pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths,
                    int n);
