@@ -327,6 +327,10 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
       pl_error_set(err, 0, "read error: %s", read_why());
       goto fail;
    }
+   if (memcmp(h, PL_MAGIC, PL_MAGIC_LEN) == 0) {
+      pl_error_set(err, 0, "a ParLoT trace, not an archive");
+      goto fail;
+   }
    if (memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0) {
       pl_error_set(err, 0, "not a ParLoT archive (bad magic)");
       goto fail;

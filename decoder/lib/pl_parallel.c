@@ -32,7 +32,7 @@ int pl_jobs_parse(const char *s, unsigned *jobs)
       if (*s < '0' || *s > '9')
          return -1;
       v = v * 10 + (unsigned long)(*s - '0');
-      if (v > 4096)
+      if (v > PL_JOBS_MAX)
          return -1;
    }
    *jobs = v ? (unsigned)v : pl_jobs_default();

@@ -44,8 +44,9 @@ typedef struct {
 /* The number of online processors (at least 1): the default of -j. */
 unsigned pl_jobs_default(void);
 
-/* Parse a -j/--jobs value: a number >= 1; 0 = pl_jobs_default().
-   0, or -1 if s is not such a number. */
+/* Parse a -j/--jobs value: a number from 1 to PL_JOBS_MAX; 0 =
+   pl_jobs_default().  0, or -1 if s is not such a number. */
+#define PL_JOBS_MAX 4096
 int pl_jobs_parse(const char *s, unsigned *jobs);
 
 /* 0; -1 if out of memory or no thread could be started (everything read

@@ -47,10 +47,12 @@ typedef struct {
 enum { RANKS_AUTO, RANKS_YES, RANKS_NO };
 
 /* What was read, for the header: nfiles inputs given, unreadable of them
-   could not be opened; files names the others (nfiles - unreadable). */
+   bad; files[0..nnames-1] the names of the inputs (a directory without
+   traces or an archive with a bad index has none). */
 typedef struct {
    int      nfiles, unreadable, damaged;
    char   **files;
+   int      nnames;
    uint64_t returns;
 } read_info;
 

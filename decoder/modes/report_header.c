@@ -208,7 +208,7 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    outbuf_str(o, RULE);
    report_head_key(o, "Trace files:");
    outbuf_printf(o, "%d (", ri->nfiles);
-   for (i = 0; i < (size_t)(ri->nfiles - ri->unreadable); i++)
+   for (i = 0; i < (size_t)ri->nnames; i++)
       if (list_item(o, i))
          report_put_name(o, ri->files[i]);
       else

@@ -438,7 +438,8 @@ static int parse_options(int argc, char **argv, report_opts *opt,
 #endif
       case 'j':
          if (pl_jobs_parse(optarg, &opt->jobs) < 0) {
-            return pl_usage_error(PROG, "--jobs wants a number, not", optarg);
+            return pl_usage_error(PROG, "--jobs wants a number from 0 (one job per "
+                               "processor) to " PL_STR(PL_JOBS_MAX) ", not", optarg);
          }
          break;
       case 'h':
@@ -516,6 +517,7 @@ static int annotate(int argc, char **argv)
    ri.nfiles = (int)inputs.n + bad;
    ri.unreadable = bad;
    ri.files = names;
+   ri.nnames = (int)inputs.n;
    pl_program_init(&prog, opt.demangle);
    if (pl_program_set_filter(&prog, opt.filter) < 0) {
       fprintf(stderr, PROG ": out of memory\n");

@@ -294,6 +294,59 @@ static void free_opts(pl_decode_opts *o)
    free(o->groups);
 }
 
+/* The --select argument as given, for messages (NULL: none). */
+static const char *opt_select_text;
+
+/* What the selection and the filters matched over the traces read. */
+typedef struct {
+   size_t traces, threads, functions;
+} matched;
+
+static void match_trace(matched *m, const pl_trace *t,
+                        const pl_decode_opts *opts)
+{
+   const char *pid = pl_trace_process_get(t, "pid");
+   uint32_t n = pl_trace_nfunctions(t), f;
+   uint8_t *keep;
+   size_t k;
+
+   m->traces++;
+   for (k = 0; k < pl_trace_nthreads(t); k++)
+      m->threads += pl_select_match(&opts->select, pid ? pid : "",
+                                    pl_trace_thread(t, k)->number);
+   if (!pl_filter_active(opts->filter)) {
+      m->functions += n;
+      return;
+   }
+   keep = pl_filter_functions(opts->filter, t, opts->demangle);
+   for (f = 1; keep && f <= n; f++)
+      m->functions += keep[f] != 0;
+   if (!keep)
+      m->functions++;           /* out of memory: say nothing */
+   free(keep);
+}
+
+/* A selection or filters that matched nothing in the traces read make
+   the (empty) output no answer: say which, exit status 1. */
+static int matched_nothing(const matched *m, const pl_decode_opts *opts)
+{
+   if (!m->traces)
+      return 0;
+   if (opt_select_text && !m->threads) {
+      fprintf(stderr, PROG ": --select=%s matches no thread of the %zu "
+              "trace%s read\n", opt_select_text, m->traces,
+              m->traces == 1 ? "" : "s");
+      return 1;
+   }
+   if (pl_filter_active(opts->filter) && !m->functions) {
+      fprintf(stderr, PROG ": the filters (%s) match no function of the "
+              "%zu trace%s read\n", pl_filter_describe(opts->filter),
+              m->traces, m->traces == 1 ? "" : "s");
+      return 1;
+   }
+   return 0;
+}
+
 /* Per-file and collecting modes: decode each file in turn. */
 static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
@@ -303,6 +356,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    void *state = NULL;
    int status = 0;
    size_t i, opened = 0;
+   matched m = { 0, 0, 0 };
 
    if (mode->collect && !(state = mode->collect->create(opts))) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -327,6 +381,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
          continue;
       }
       opened++;
+      match_trace(&m, t, opts);
       r = mode->file ? mode->file(t, out, &err, &fo)
                      : mode->collect->file(state, t, &err, &fo);
       pl_progress_clear(pg);
@@ -345,9 +400,12 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
       pl_trace_close(t);
    }
    pl_progress_free(pg);
+   if (matched_nothing(&m, opts))
+      status = EXIT_DATA;
    if (state) {
-      /* nothing could be read: the errors said why, no empty summary */
-      if (!out->err && (opened || !status)
+      /* nothing could be read: the errors said why, no empty summary
+         (a document stays one: --info --xml) */
+      if (!out->err && (opened || !status || opts->xml)
           && mode->collect->write(state, out, opts) < 0) {
          fprintf(stderr, PROG ": out of memory\n");
          status = EXIT_DATA;
@@ -407,7 +465,7 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    pl_read_hooks hooks;
    read_state rs;
    void *state = pm->create(opts);
-   int status = 0, w;
+   int status = 0, w, written;
 
    if (!state) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -450,12 +508,28 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    status = rs.status;
    pl_progress_free(rs.progress);
    prog.progress = NULL;
-   /* nothing could be read: the errors said why, no empty document */
+   {
+      /* what the selection and the filters kept of the traces read */
+      matched m = { prog.nprocs, prog.nthreads, 0 };
+      size_t k;
+      for (k = 0; k < prog.nthreads; k++)
+         m.functions += prog.threads[k].g.calls != 0;
+      if (!pl_filter_active(opts->filter) || !prog.nthreads)
+         m.functions = 1;
 #ifdef PL_MPI
-   w = pl_mpi_rank == 0 && (prog.nprocs || !status)
-       ? pm->write(state, &prog, out, opts) : 0;
+      if (pl_mpi_rank == 0 && matched_nothing(&m, opts))
 #else
-   w = prog.nprocs || !status ? pm->write(state, &prog, out, opts) : 0;
+      if (matched_nothing(&m, opts))
+#endif
+         status = EXIT_DATA;
+   }
+   /* nothing could be read: the errors said why, no empty report (a
+      document stays one: --xml) */
+   written = prog.nprocs || !status || pm == &pl_mode_xml;
+#ifdef PL_MPI
+   w = pl_mpi_rank == 0 && written ? pm->write(state, &prog, out, opts) : 0;
+#else
+   w = written ? pm->write(state, &prog, out, opts) : 0;
 #endif
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -554,11 +628,13 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
          break;
       case 'j':
          if (pl_jobs_parse(optarg, &opt_jobs) < 0)
-            return usage_error("--jobs wants a number, not", optarg);
+            return usage_error("--jobs wants a number from 0 (one job per "
+                               "processor) to " PL_STR(PL_JOBS_MAX) ", not", optarg);
          break;
       case OPT_SELECT:
          if (pl_select_parse(&o->select, optarg, why, sizeof why) < 0)
             return usage_error(why, NULL);
+         opt_select_text = optarg;
          break;
       case OPT_GROUP_BY:
          if (parse_group_by(optarg, &o->group_by) < 0)

@@ -347,6 +347,50 @@ static int rename_inputs(pl_inputs *in, size_t from, const char *file,
    return 0;
 }
 
+/* The same trace given twice (one file under two names, a directory and
+   a file in it, an archive twice) is read once: said on stderr, the later
+   one dropped.  0, or -1 if out of memory. */
+static int drop_repeats(const char *prog, pl_inputs *in)
+{
+   struct stat *st = malloc((in->n ? in->n : 1) * sizeof *st);
+   size_t *first = malloc((in->n ? in->n : 1) * sizeof *first);
+   size_t i, j, kept = 0;
+
+   if (!st || !first) {
+      free(st);
+      free(first);
+      return -1;
+   }
+   for (i = 0; i < in->n; i++) {     /* first[i]: the input i repeats */
+      first[i] = i;
+      if (stat(in->v[i].path, &st[i]) != 0)
+         continue;                     /* unreadable: reported when read */
+      for (j = 0; j < i; j++)
+         if (first[j] == j && st[j].st_dev == st[i].st_dev
+             && st[j].st_ino == st[i].st_ino
+             && in->v[j].offset == in->v[i].offset) {
+            first[i] = j;
+            break;
+         }
+   }
+   for (i = 0; i < in->n; i++)
+      if (first[i] != i && prog)
+         fprintf(stderr, "%s: %s: given twice (as %s): read once\n",
+                 prog, in->v[i].name, in->v[first[i]].name);
+   for (i = 0; i < in->n; i++) {
+      if (first[i] != i) {
+         free(in->v[i].path);
+         free(in->v[i].name);
+         continue;
+      }
+      in->v[kept++] = in->v[i];
+   }
+   in->n = kept;
+   free(st);
+   free(first);
+   return 0;
+}
+
 int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
 {
    int bad = 0, i;
@@ -384,6 +428,11 @@ int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
                       &err);
          bad++;
       }
+   }
+   if (drop_repeats(prog, in) < 0) {
+      if (prog)
+         fprintf(stderr, "%s: out of memory\n", prog);
+      return -1;
    }
    return bad;
 }

@@ -11,6 +11,10 @@
 #ifndef PL_CLI_H
 #define PL_CLI_H
 
+/* A macro's value as a string literal (limits in messages). */
+#define PL_STR_(x) #x
+#define PL_STR(x) PL_STR_(x)
+
 #include <stdint.h>
 
 #include "pl_archive.h"

@@ -23,8 +23,9 @@
 #    and counts match the trace's THREAD_BEGIN chunks; the function table's
 #    dup numbers and idents are right; groups and the program are the sums
 #    of their threads;
-#  - several traces (one given twice, one with another pid and an MPI
-#    rank): --group-by process (default), graph, shape and none; --group
+#  - several traces (one given twice as two files, one with another pid
+#    and an MPI rank; the same file given twice is read once, said in one
+#    line): --group-by process (default), graph, shape and none; --group
 #    NAME=SPEC in order; --select; shape classes that graph classes split;
 #  - damaged traces (make_trace's variants): exit 1, exactly one stderr line
 #    "parlot-decode: FILE: offset N: ..." with the expected message, and a
@@ -169,6 +170,9 @@ A=$tmp/basic B=$tmp/pid5000 C1=$tmp/shape1 C2=$tmp/shape2
 "$PYTHON" "$ORACLE" rewrite "$C2.orig" "$C2.trace" pid=6000
 
 pA="trace=$A.trace,listing=$A.list,mode=exact,pid=4242,end=exit,plain=1"
+# a copy: the same file given twice is read once (below)
+cp "$A.trace" "$A.copy.trace"
+pA2="trace=$A.copy.trace,listing=$A.list,mode=exact,pid=4242,end=exit,plain=1"
 pB="trace=$B.trace,listing=$B.list,mode=exact,pid=5000,end=exit,rank=7"
 pC1="trace=$C1.trace,listing=$C1.list,mode=exact,pid=4242,end=exit"
 pC2="trace=$C2.trace,listing=$C2.list,mode=exact,pid=6000,end=exit"
@@ -183,11 +187,11 @@ multi() {
    shift
    set -f     # $d holds selections with '*'
    run "$PARLOT_DECODE" "$tmp/m.xml" "$tmp/m.err" --xml $d \
-      "$A.trace" "$B.trace" "$A.trace"
+      "$A.trace" "$B.trace" "$A.copy.trace"
    set +f
    if [ $rc -ne 0 ] || [ -s "$tmp/m.err" ]; then
       fail "$name: exit $rc" "$(head -c 300 "$tmp/m.err")"
-   elif ! check_doc "$tmp/m.xml" "$@" --proc "$pA" --proc "$pB" --proc "$pA"; then
+   elif ! check_doc "$tmp/m.xml" "$@" --proc "$pA" --proc "$pB" --proc "$pA2"; then
       fail "$name" "$why"
    else
       pass "$name: $summary"
@@ -207,6 +211,17 @@ if grep -q 'kind="graph" threads="2"' "$tmp/m.xml" \
    pass "--group-by=graph: three classes of two (A's threads and their copies)"
 else
    fail "--group-by=graph: expected three classes of two threads"
+fi
+
+# the same file twice: read once, said in one line (exit status 0)
+run "$PARLOT_DECODE" "$tmp/t.xml" "$tmp/t.err" --xml "$A.trace" "$A.trace"
+if [ $rc -eq 0 ] && stderr_line "$tmp/t.err" \
+      "parlot-decode: $A.trace: given twice (as $A.trace): read once" >/dev/null &&
+   [ "$(grep -c '<process ' "$tmp/t.xml")" = 1 ]; then
+   pass "the same trace given twice: read once, one line"
+else
+   fail "the same trace given twice (exit $rc)" "$(head -3 "$tmp/t.err")" \
+      "$(grep -c '<process ' "$tmp/t.xml") processes"
 fi
 multi "--group-by=shape" --group-by=shape -- --group-by shape
 multi "--group-by=none and user groups" --group-by=none \
