@@ -41,7 +41,8 @@ void pl_trace_ending(const pl_trace *t, pl_ending *e)
       e->kind = PL_ENDING_SIGNAL;
       n = end_number(t, "signal");
       e->signal = n > 0 ? (int)n : 0;
-      e->signal_name = pl_trace_process_end_get(t, "signal_name");
+      how = pl_trace_process_end_get(t, "signal_name");
+      snprintf(e->signal_name, sizeof e->signal_name, "%s", how ? how : "");
       n = end_number(t, "signal_thread");
       e->signal_thread = n > 0 ? (uint32_t)n : 0;
       return;
@@ -53,6 +54,7 @@ void pl_trace_ending(const pl_trace *t, pl_ending *e)
 
 size_t pl_ending_text(const pl_ending *e, char *buf, size_t size)
 {
+   char thread[32] = "";
    int n;
 
    switch (e->kind) {
@@ -61,16 +63,12 @@ size_t pl_ending_text(const pl_ending *e, char *buf, size_t size)
                          : snprintf(buf, size, "exit");
       break;
    case PL_ENDING_SIGNAL:
-      if (e->signal_name && *e->signal_name)
-         n = snprintf(buf, size, "killed by %s (signal %d)",
-                      e->signal_name, e->signal);
-      else
-         n = snprintf(buf, size, "killed by signal %d", e->signal);
-      if (n >= 0 && e->signal_thread) {
-         size_t at = (size_t)n < size ? (size_t)n : size ? size - 1 : 0;
-         n += snprintf(size ? buf + at : buf, size - at, " in thread %u",
-                       e->signal_thread);
-      }
+      if (e->signal_thread)
+         snprintf(thread, sizeof thread, " in thread %u", e->signal_thread);
+      n = *e->signal_name
+          ? snprintf(buf, size, "killed by %s (signal %d)%s", e->signal_name,
+                     e->signal, thread)
+          : snprintf(buf, size, "killed by signal %d%s", e->signal, thread);
       break;
    case PL_ENDING_EXEC:
       n = snprintf(buf, size, "exec");
@@ -82,8 +80,8 @@ size_t pl_ending_text(const pl_ending *e, char *buf, size_t size)
    return n < 0 ? 0 : (size_t)n;
 }
 
-int pl_ending_is_clean(const pl_ending *e)
+int pl_ending_same(const pl_ending *a, const pl_ending *b)
 {
-   return (e->kind == PL_ENDING_EXIT && e->status <= 0)
-          || e->kind == PL_ENDING_EXEC;
+   return a->kind == b->kind && a->status == b->status
+          && a->signal == b->signal;
 }

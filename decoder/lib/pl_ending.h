@@ -5,6 +5,7 @@
    the PROCESS_END chunk (format 2.3; older traces recorded 0 as every
    exit status, so theirs reads as not recorded).
 
+   A pl_ending is a plain value: it holds no pointer into the trace.
    Thread-safe: pure functions of a read-only pl_trace. */
 #ifndef PL_ENDING_H
 #define PL_ENDING_H
@@ -29,7 +30,7 @@ typedef struct {
    int         kind;          /* enum pl_ending_kind */
    int         status;        /* EXIT: the exit status, -1 if not recorded */
    int         signal;        /* SIGNAL: its number */
-   const char *signal_name;   /* SIGNAL: "SIGSEGV", NULL if not recorded */
+   char        signal_name[24];  /* SIGNAL: "SIGSEGV", "" if not recorded */
    uint32_t    signal_thread; /* SIGNAL: the thread it killed, 0 unknown */
 } pl_ending;
 
@@ -41,8 +42,9 @@ void pl_trace_ending(const pl_trace *t, pl_ending *e);
    thread 1", "exec", "trace cut short".  Returns the length it needed. */
 size_t pl_ending_text(const pl_ending *e, char *buf, size_t size);
 
-/* Whether e is a normal end: exit status 0 (or not recorded), or exec. */
-int pl_ending_is_clean(const pl_ending *e);
+/* Whether a and b are the same ending (kind, exit status, signal), the
+   thread a signal was delivered to aside: which process ended alike. */
+int pl_ending_same(const pl_ending *a, const pl_ending *b);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,7 @@ struct pl_program_internal {
 /* Per process, kept here so that pl_process keeps its layout. */
 struct proc_extra {
    char     *recording;           /* pl_trace_recording(), or NULL */
-   pl_ending ending;              /* signal_name: NULL or signame */
-   char     *signame;
+   pl_ending ending;
 };
 
 /* p->internal, allocated on first use; NULL if out of memory. */
@@ -58,28 +57,16 @@ static struct proc_extra *extra_of(pl_program *p, size_t proc)
    return &in->procs[proc];
 }
 
-static void free_extra(struct proc_extra *x)
-{
-   free(x->recording);
-   free(x->signame);
-}
-
 int pl_program_set_process(pl_program *p, size_t proc, const char *recording,
                            const pl_ending *ending)
 {
    struct proc_extra *x = extra_of(p, proc);
    if (!x)
       return -1;
-   free_extra(x);
-   memset(x, 0, sizeof *x);
+   free(x->recording);
+   x->recording = NULL;
    x->ending = *ending;
-   x->ending.signal_name = NULL;
-   if ((recording && !(x->recording = strdup(recording)))
-       || (ending->signal_name
-           && !(x->signame = strdup(ending->signal_name))))
-      return -1;
-   x->ending.signal_name = x->signame;
-   return 0;
+   return recording && !(x->recording = strdup(recording)) ? -1 : 0;
 }
 
 const char *pl_program_recording(const pl_program *p, size_t proc)
@@ -167,7 +154,7 @@ void pl_program_free(pl_program *p)
    free(p->threads);
    if (p->internal) {
       for (k = 0; k < p->internal->procs_cap; k++)
-         free_extra(&p->internal->procs[k]);
+         free(p->internal->procs[k].recording);
       free(p->internal->procs);
       free(p->internal->slot);
    }

@@ -11,7 +11,7 @@
         str path, pid, ppid, exe, cmd, rank, role, recording;
         u32 end; u64 first_thread, nthreads, nthreads_all;
         u32 ending kind, status + 1, signal, signal_thread;
-        str signal_name
+        str signal_name ("" if none)
      per thread:
         u64 proc; u32 number, parent, inherited, complete; u64 order;
         graph: u64 events, calls, max_depth, nfns, nedges;
@@ -22,6 +22,7 @@
    NULL when it is the name, label when it is shown (pl_program_free
    relies on those pointers being shared). */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pl_program.h"
@@ -238,7 +239,9 @@ static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
       e.status = (int)pl_wire_get_u32(r) - 1;
       e.signal = (int)pl_wire_get_u32(r);
       e.signal_thread = pl_wire_get_u32(r);
-      e.signal_name = signame = get_str(r);
+      signame = get_str(r);
+      snprintf(e.signal_name, sizeof e.signal_name, "%s",
+               signame ? signame : "");
       if (!r->bad && pl_program_set_process(p, k, recording, &e) < 0)
          r->oom = r->bad = 1;
       free(recording);

@@ -37,8 +37,7 @@ typedef struct {
 
 typedef struct {
    char       *file, *pid, *rank, *cmd, *recorded;
-   pl_ending   ending;            /* signal_name: NULL or in signame */
-   char       *signame;
+   pl_ending   ending;
    unsigned    major, minor;
    uint32_t    nfns, nobjs;
    uint64_t    table_bytes, file_bytes;
@@ -68,7 +67,6 @@ static void info_destroy(void *state)
       free(t->rank);
       free(t->cmd);
       free(t->recorded);
-      free(t->signame);
       free(t->threads);
    }
    free(s->traces);
@@ -118,15 +116,13 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
    r->cmd = pl_trace_command(t);
    r->recorded = dup_opt(pl_trace_recording(t));
    pl_trace_ending(t, &r->ending);
-   r->signame = dup_opt(r->ending.signal_name);
-   r->ending.signal_name = r->signame;
    r->major = pl_trace_version_major(t);
    r->minor = pl_trace_version_minor(t);
    r->nfns = pl_trace_nfunctions(t);
    r->nobjs = pl_trace_nobjects(t);
    r->table_bytes = pl_trace_table_bytes(t);
    r->file_bytes = pl_trace_size(t);
-   if (!r->file || !r->cmd || (r->ending.signal_name && !r->signame))
+   if (!r->file || !r->cmd)
       goto oom;
    r->threads = calloc(nth ? nth : 1, sizeof *r->threads);
    if (!r->threads)
@@ -169,12 +165,6 @@ static const char *thread_end_name(uint32_t e)
           : e == PL_END_SIGNAL ? "signal" : e ? "other" : "open";
 }
 
-static const char *trace_end_name(const pl_ending *e)
-{
-   return e->kind == PL_ENDING_EXIT ? "exit"
-          : e->kind == PL_ENDING_SIGNAL ? "signal"
-          : e->kind == PL_ENDING_EXEC ? "exec" : "truncated";
-}
 
 /* ---- Totals -------------------------------------------------------------- */
 
@@ -295,16 +285,7 @@ static void write_xml_body(xml_out *x, const info_state *s)
       xml_attr_text(x, "command", r->cmd);
       snprintf(fmt, sizeof fmt, "%u.%u", r->major, r->minor);
       xml_attr(x, "format", fmt);
-      xml_attr(x, "end", trace_end_name(&r->ending));
-      if (r->ending.status >= 0)
-         xml_attr_u64(x, "exit-status", (uint64_t)r->ending.status);
-      if (r->ending.kind == PL_ENDING_SIGNAL) {
-         xml_attr_u64(x, "signal", (uint64_t)r->ending.signal);
-         if (r->ending.signal_name)
-            xml_attr_text(x, "signal-name", r->ending.signal_name);
-         if (r->ending.signal_thread)
-            xml_attr_u64(x, "signal-thread", r->ending.signal_thread);
-      }
+      xml_attr_ending(x, &r->ending);
       if (r->recorded)
          xml_attr_text(x, "recorded", r->recorded);
       xml_attr_u64(x, "functions", r->nfns);

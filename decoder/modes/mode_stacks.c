@@ -62,8 +62,7 @@ typedef struct {
 typedef struct {
    char     *pid;
    char     *rank;          /* NULL if none */
-   pl_ending ending;        /* signal_name: NULL or signame */
-   char     *signame;
+   pl_ending ending;
 } sproc;
 
 typedef struct {
@@ -238,7 +237,6 @@ static void stacks_destroy(void *state)
    for (i = 0; i < s->nprocs; i++) {
       free(s->procs[i].pid);
       free(s->procs[i].rank);
-      free(s->procs[i].signame);
    }
    free(s->procs);
    free(s->fns);
@@ -366,9 +364,6 @@ static int add_process(stacks *s, const pl_trace *t)
    pl_trace_ending(t, &p->ending);
    p->pid = strdup(pid ? pid : "");
    p->rank = rank ? strdup(rank) : NULL;
-   if (p->ending.signal_name)
-      p->signame = strdup(p->ending.signal_name);
-   p->ending.signal_name = p->signame;
    return !p->pid || (rank && !p->rank) ? -1 : 0;
 }
 
@@ -577,7 +572,7 @@ static int put_endings(outbuf *o, const stacks *s)
    thread_key *procs = malloc((s->nprocs + 1) * sizeof *procs);
    thread_key *took = malloc((s->nprocs + 1) * sizeof *took);
    char *done = calloc(s->nprocs + 1, 1);
-   char text[128], other[128];
+   char text[128];
    size_t i, j, np, nt;
    int ret = -1;
 
@@ -589,14 +584,11 @@ static int put_endings(outbuf *o, const stacks *s)
       pl_ending e = s->procs[i].ending;
       if (done[i])
          continue;
-      e.signal_thread = 0;
+      e.signal_thread = 0;          /* the threads are listed after it */
       pl_ending_text(&e, text, sizeof text);
       for (np = nt = 0, j = i; j < s->nprocs; j++) {
          const sproc *p = &s->procs[j];
-         pl_ending f = p->ending;
-         f.signal_thread = 0;
-         pl_ending_text(&f, other, sizeof other);
-         if (done[j] || strcmp(text, other) != 0)
+         if (done[j] || !pl_ending_same(&e, &p->ending))
             continue;
          done[j] = 1;
          thread_key_set(&procs[np++], p->pid, p->rank, 1);
@@ -676,11 +668,12 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
 static int put_progress(outbuf *o, stacks *s, int always)
 {
    size_t *order = malloc((s->nthreads + 1) * sizeof *order);
+   size_t *first = malloc((s->nthreads + 2) * sizeof *first);
    thread_key *k = malloc((s->nthreads + 1) * sizeof *k);
-   size_t n = 0, i, j, nclasses = 0, first_end = 0, open = 0;
-   int ret = -1, comparable = 1, first_comparable = 1, c = 0;
+   size_t n = 0, i, j, c, nclasses = 0, open = 0;
+   int ret = -1, comparable = 1, cmp = 0;
 
-   if (!order || !k)
+   if (!order || !first || !k)
       goto out;
    for (i = 0; i < s->nthreads; i++)
       if (s->threads[i].pos) {
@@ -694,23 +687,25 @@ static int put_progress(outbuf *o, stacks *s, int always)
    sort_ctx = s;
    if (n > 1)
       qsort(order, n, sizeof *order, by_progress);
-   for (i = 0; i < n; i = j, nclasses++) {
+   /* the classes, order[first[c]..first[c+1]-1]; how the first compares
+      with the second says whether it is the least progressed */
+   for (i = 0; i < n; i = j) {
       const sthread *a = &s->threads[order[i]];
+      int cm;
+      first[nclasses++] = i;
       for (j = i + 1; j < n; j++) {
          const sthread *b = &s->threads[order[j]];
-         if (progress_compare(a->pos, a->npos, b->pos, b->npos,
-                              &comparable) != 0)
+         int r = progress_compare(a->pos, a->npos, b->pos, b->npos, &cm);
+         if (r != 0) {
+            if (i == 0) {
+               cmp = r;
+               comparable = cm;
+            }
             break;
+         }
       }
-      if (i == 0)
-         first_end = j;
    }
-   if (first_end < n)
-      c = progress_compare(s->threads[order[0]].pos,
-                           s->threads[order[0]].npos,
-                           s->threads[order[first_end]].pos,
-                           s->threads[order[first_end]].npos,
-                           &first_comparable);
+   first[nclasses] = n;
    outbuf_printf(o, "\n== progress: %zu thread%s in %zu position%s, least "
                  "progressed first (#N: the Nth call from its caller)",
                  n, n == 1 ? "" : "s", nclasses, nclasses == 1 ? "" : "s");
@@ -719,25 +714,22 @@ static int put_progress(outbuf *o, stacks *s, int always)
                     "left out", s->nthreads - n,
                     s->nthreads - n == 1 ? "" : "s");
    outbuf_str(o, "\n");
-   for (i = 0, nclasses = 0; i < n && !o->err; i = j) {
-      const sthread *a = &s->threads[order[i]];
-      for (j = i; j < n; j++) {
+   for (c = 0; c < nclasses && !o->err; c++) {
+      size_t lo = first[c], hi = first[c + 1];
+      for (j = lo; j < hi; j++) {
          const sthread *b = &s->threads[order[j]];
-         if (j > i && progress_compare(a->pos, a->npos, b->pos, b->npos,
-                                       &comparable) != 0)
-            break;
-         thread_key_set(&k[j - i], b->pid, b->rank, b->number);
+         thread_key_set(&k[j - lo], b->pid, b->rank, b->number);
       }
-      outbuf_printf(o, "%zu: %zu:", ++nclasses, j - i);
-      if (put_thread_set(o, k, j - i) < 0)
+      outbuf_printf(o, "%zu: %zu:", c + 1, hi - lo);
+      if (put_thread_set(o, k, hi - lo) < 0)
          goto out;
       outbuf_str(o, "  ");
-      put_position(o, s, a);
-      if (i == 0 && j == n && n > 1)
+      put_position(o, s, &s->threads[order[lo]]);
+      if (c == 0 && nclasses == 1 && n > 1)
          outbuf_str(o, "  (all at the same point)");
-      else if (i == 0 && c < 0 && first_comparable)
+      else if (c == 0 && cmp < 0 && comparable)
          outbuf_str(o, "  (least progressed)");
-      else if (i == 0 && !first_comparable)
+      else if (c == 0 && nclasses > 1 && !comparable)
          outbuf_str(o, "  (not comparable with the next: other calls at "
                        "the same point)");
       outbuf_str(o, "\n");
@@ -745,6 +737,7 @@ static int put_progress(outbuf *o, stacks *s, int always)
    ret = 0;
 out:
    free(order);
+   free(first);
    free(k);
    return ret;
 }

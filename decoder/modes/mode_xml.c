@@ -51,8 +51,6 @@ static int is_decimal(const char *s)
 
 static void write_process(xml_out *x, const pl_program *p, size_t index)
 {
-   static const char *const ends[] = { "truncated", "exit", "signal",
-                                       "exec" };
    const pl_process *pr = &p->procs[index];
    const char *recorded = pl_program_recording(p, index);
    pl_ending e;
@@ -69,18 +67,7 @@ static void write_process(xml_out *x, const pl_program *p, size_t index)
    xml_attr_text(x, "command", pr->cmd);
    xml_attr_text(x, "file", pr->path);
    pl_program_ending(p, index, &e);
-   xml_attr(x, "end", e.kind >= PL_ENDING_CUT_SHORT
-                      && e.kind <= PL_ENDING_EXEC ? ends[e.kind]
-                                                  : "truncated");
-   if (e.status >= 0)
-      xml_attr_u64(x, "exit-status", (uint64_t)e.status);
-   if (e.kind == PL_ENDING_SIGNAL) {
-      xml_attr_u64(x, "signal", (uint64_t)e.signal);
-      if (e.signal_name)
-         xml_attr_text(x, "signal-name", e.signal_name);
-      if (e.signal_thread)
-         xml_attr_u64(x, "signal-thread", e.signal_thread);
-   }
+   xml_attr_ending(x, &e);
    xml_attr_u64(x, "threads", pr->nthreads_all);
    xml_attr_u64(x, "threads-read", pr->nthreads);
    if (recorded)            /* the trace leaves calls out by design */

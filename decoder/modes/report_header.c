@@ -129,37 +129,29 @@ static int shown_process(const pl_program *p, const report_opts *opt, size_t i)
    return opt->select.n == 0 || p->procs[i].nthreads > 0;
 }
 
-/* Process i's ending in words, without the thread a signal went to. */
-static void ending_text(const pl_program *p, size_t i, char *buf, size_t n)
-{
-   pl_ending e;
-   pl_program_ending(p, i, &e);
-   e.signal_thread = 0;
-   pl_ending_text(&e, buf, n);
-}
-
 /* How the shown processes ended: each ending with its count, in the order
    first seen; the processes of every ending but the most common one are
    named ("3 exit status 0; 1 killed by SIGSEGV (signal 11): rank 2"). */
 static int put_endings(outbuf *o, const pl_program *p, const report_opts *opt)
 {
    size_t *count = calloc(p->nprocs + 1, sizeof *count);
+   pl_ending *e = malloc((p->nprocs + 1) * sizeof *e);
    size_t i, j, most = 0, groups = 0;
-   char a[128], b[128];
+   char text[128];
 
-   if (!count)
+   if (!count || !e) {
+      free(count);
+      free(e);
       return -1;
+   }
    for (i = 0; i < p->nprocs; i++) {       /* count[first of its kind] */
+      pl_program_ending(p, i, &e[i]);
+      e[i].signal_thread = 0;              /* which thread: no matter */
       if (!shown_process(p, opt, i))
          continue;
-      ending_text(p, i, a, sizeof a);
-      for (j = 0; j < i; j++) {
-         if (!shown_process(p, opt, j) || !count[j])
-            continue;
-         ending_text(p, j, b, sizeof b);
-         if (strcmp(a, b) == 0)
+      for (j = 0; j < i; j++)
+         if (count[j] && pl_ending_same(&e[j], &e[i]))
             break;
-      }
       count[j]++;
    }
    for (i = 0; i < p->nprocs; i++)
@@ -170,20 +162,17 @@ static int put_endings(outbuf *o, const pl_program *p, const report_opts *opt)
       size_t item = 0;
       if (!count[i])
          continue;
-      ending_text(p, i, a, sizeof a);
+      pl_ending_text(&e[i], text, sizeof text);
       outbuf_str(o, groups++ ? "; " : "");
       report_put_u64(o, count[i]);
       outbuf_str(o, " ");
-      outbuf_str(o, a);
+      outbuf_str(o, text);
       if (i == most)
          continue;
       outbuf_str(o, ": ");
       for (j = i; j < p->nprocs; j++) {
          const pl_process *pr = &p->procs[j];
-         if (!shown_process(p, opt, j))
-            continue;
-         ending_text(p, j, b, sizeof b);
-         if (strcmp(a, b) != 0)
+         if (!shown_process(p, opt, j) || !pl_ending_same(&e[i], &e[j]))
             continue;
          if (!list_item(o, item++))
             break;
@@ -193,6 +182,7 @@ static int put_endings(outbuf *o, const pl_program *p, const report_opts *opt)
    }
    outbuf_str(o, groups ? "\n" : "(none)\n");
    free(count);
+   free(e);
    return 0;
 }
 

@@ -167,6 +167,24 @@ void xml_attr_u64(xml_out *x, const char *name, uint64_t v)
    xml_attr(x, name, buf);
 }
 
+void xml_attr_ending(xml_out *x, const pl_ending *e)
+{
+   static const char *const ends[] = { "truncated", "exit", "signal",
+                                       "exec" };
+   xml_attr(x, "end", e->kind >= PL_ENDING_CUT_SHORT
+                      && e->kind <= PL_ENDING_EXEC ? ends[e->kind]
+                                                   : "truncated");
+   if (e->status >= 0)
+      xml_attr_u64(x, "exit-status", (uint64_t)e->status);
+   if (e->kind != PL_ENDING_SIGNAL)
+      return;
+   xml_attr_u64(x, "signal", (uint64_t)e->signal);
+   if (*e->signal_name)
+      xml_attr_text(x, "signal-name", e->signal_name);
+   if (e->signal_thread)
+      xml_attr_u64(x, "signal-thread", e->signal_thread);
+}
+
 /* ---- The document --------------------------------------------------------- */
 
 /* libxml2's output goes into the outbuf; after a write error it stops. */

@@ -21,6 +21,7 @@
 
 #include <libxml/xmlwriter.h>
 
+#include "pl_ending.h"
 #include "pl_outbuf.h"
 
 #define XC(s) ((const xmlChar *)(s))
@@ -54,5 +55,9 @@ void xml_attr(xml_out *x, const char *name, const char *value);
 /* An attribute whose value comes from a trace (through xml_text). */
 void xml_attr_text(xml_out *x, const char *name, const char *value);
 void xml_attr_u64(xml_out *x, const char *name, uint64_t v);
+/* How a process ended, as the schemas give it (parlot-callgraph.rng,
+   parlot-info.rng): end= exit|signal|exec|truncated, exit-status=, and
+   for a signal signal=, signal-name=, signal-thread=. */
+void xml_attr_ending(xml_out *x, const pl_ending *e);
 
 #endif

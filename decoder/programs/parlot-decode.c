@@ -302,6 +302,8 @@ typedef struct {
    size_t traces, threads, functions;
 } matched;
 
+/* Counted only until something matched: the modes compute the same per
+   trace, so once the answer is known nothing is done twice. */
 static void match_trace(matched *m, const pl_trace *t,
                         const pl_decode_opts *opts)
 {
@@ -311,10 +313,10 @@ static void match_trace(matched *m, const pl_trace *t,
    size_t k;
 
    m->traces++;
-   for (k = 0; k < pl_trace_nthreads(t); k++)
+   for (k = 0; !m->threads && k < pl_trace_nthreads(t); k++)
       m->threads += pl_select_match(&opts->select, pid ? pid : "",
                                     pl_trace_thread(t, k)->number);
-   if (!pl_filter_active(opts->filter)) {
+   if (m->functions || !pl_filter_active(opts->filter)) {
       m->functions += n;
       return;
    }

@@ -255,22 +255,14 @@ static void compare_endings(run *ra, run *rb, const run_thread *ta,
    ty->ending_b = tb->input + 1;
    pl_trace_ending(ra->t, &ea);
    pl_trace_ending(rb->t, &eb);
-   ea.signal_thread = eb.signal_thread = 0;
-   pl_ending_text(&ea, a, sizeof a);
-   pl_ending_text(&eb, b, sizeof b);
-   if (strcmp(a, b) == 0)
+   if (pl_ending_same(&ea, &eb))
       return;
-   pl_trace_ending(ra->t, &ea);     /* now with the threads */
-   pl_trace_ending(rb->t, &eb);
    pl_ending_text(&ea, a, sizeof a);
    pl_ending_text(&eb, b, sizeof b);
-   {
-      const run_thread *t = ta;
-      if (t->rank)
-         snprintf(label, sizeof label, "rank %s", t->rank);
-      else
-         snprintf(label, sizeof label, "pid %s", t->pid);
-   }
+   if (ta->rank)
+      snprintf(label, sizeof label, "rank %s", ta->rank);
+   else
+      snprintf(label, sizeof label, "pid %s", ta->pid);
    rep->ending(rep, label, a, b);
    ty->endings++;
 }

@@ -222,65 +222,60 @@ static char *copy_to_temporary(int fd, const char **what)
 {
    const char *dir = getenv("TMPDIR");
    char *path, buf[1 << 16];
-   int out;
+   outbuf ob;
    ssize_t n;
+   int out, e;
 
+   *what = NULL;
    if (asprintf(&path, "%s/parlot-input.XXXXXX", dir && *dir ? dir : "/tmp")
        < 0) {
       *what = "out of memory";
       return NULL;
    }
-   out = mkstemp(path);
-   if (out < 0) {
+   if ((out = mkstemp(path)) < 0) {
       *what = "cannot create a temporary copy";
       free(path);
       return NULL;
    }
-   for (;;) {
-      char *p = buf;
-      n = read(fd, buf, sizeof buf);
+   if (outbuf_init(&ob, out, path) < 0) {
+      *what = "out of memory";
+      e = ENOMEM;
+      goto fail;
+   }
+   while ((n = read(fd, buf, sizeof buf)) != 0) {
       if (n < 0 && errno == EINTR)
          continue;
-      if (n <= 0)
+      if (n < 0)
          break;
-      while (n > 0) {
-         ssize_t w = write(out, p, (size_t)n);
-         if (w < 0 && errno == EINTR)
-            continue;
-         if (w < 0) {
-            *what = "cannot write its temporary copy";
-            goto fail;
-         }
-         p += w;
-         n -= w;
-      }
+      outbuf_write(&ob, buf, (size_t)n);
    }
-   if (n < 0) {
+   e = n < 0 ? errno : 0;
+   if (e)
       *what = "read error";
-      goto fail;
-   }
-   if (close(out) < 0) {
-      out = -1;
+   else if (outbuf_flush(&ob) < 0)
+      e = ob.err;
+   outbuf_free(&ob);
+   if (close(out) < 0 && !e)
+      e = errno;
+   out = -1;
+   if (!e)
+      return path;
+   if (*what == NULL)
       *what = "cannot write its temporary copy";
-      goto fail;
-   }
-   return path;
-fail: {
-      int e = errno;
-      if (out >= 0)
-         close(out);
-      unlink(path);
-      free(path);
-      errno = e;
-      return NULL;
-   }
+fail:
+   if (out >= 0)
+      close(out);
+   unlink(path);
+   free(path);
+   errno = e;
+   return NULL;
 }
 
 /* The file to read for path: path, or a copy of what it streams.  NULL
    after reporting why (unless prog is NULL). */
 static const char *readable_path(const char *prog, const char *path)
 {
-   const char *what = "";
+   const char *what;
    char *copy, *given;
    size_t i;
    int fd;
