@@ -18,11 +18,11 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  2     /* what the tool writes, and the newest read */
-#define PL_VERSION_MINOR  3
+#define PL_VERSION_MINOR  4
 /* What the tool writes with --pack-tables=no: the newest version without
    PACKED_TABLE chunks, which 1.x readers read. */
 #define PL_VERSION_PLAIN_MAJOR 1
-#define PL_VERSION_PLAIN_MINOR 7
+#define PL_VERSION_PLAIN_MINOR 8
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
@@ -98,8 +98,12 @@ enum pl_chunk_type {
     24  8  encoded bytes (sum of STREAM payload data)
     32  4  OS thread id (LWP), 0 if never known
     36  4  end reason (enum pl_thread_end_reason)
-    40  8  max call depth */
-#define PL_THREAD_END_SIZE 48
+    40  8  max call depth
+    48  4  2.4: the fatal signal's number for end reason PL_END_SIGNAL, else
+           0 (so that a trace cut short while ending still says it) */
+#define PL_THREAD_END_SIZE 48          /* the least a reader accepts */
+#define PL_THREAD_END_SIGNAL 48        /* offset of the 2.4 field */
+#define PL_THREAD_END_WRITTEN 52       /* what the tool writes */
 
 enum pl_thread_end_reason {
    PL_END_THREAD_EXIT  = 1, /* the thread exited */

@@ -27,6 +27,17 @@ void pl_ending_of_process(pl_ending *e)
    e->status = e->by_signal ? 0 : (Long)(ts->os_state.exitcode & 0xff);
 }
 
+Int pl_fatal_signal(void)
+{
+   for (ThreadId tid = 1; tid < VG_N_THREADS; tid++) {
+      const ThreadState *ts = &VG_(threads)[tid];
+      if (ts->exitreason == VgSrc_FatalSig && ts->os_state.fatalsig > 0
+          && ts->os_state.fatalsig != VKI_SIGKILL)
+         return ts->os_state.fatalsig;
+   }
+   return 0;
+}
+
 UInt pl_ending_of_thread(ThreadId tid, Bool *took_signal)
 {
    const ThreadState *ts = &VG_(threads)[tid];

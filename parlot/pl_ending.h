@@ -24,4 +24,10 @@ void pl_ending_of_process(pl_ending *e);
    *took_signal: it is the thread the signal was delivered to. */
 UInt pl_ending_of_thread(ThreadId tid, Bool *took_signal);
 
+/* The fatal signal killing the process, 0 if none: known from the moment
+   the first thread is taken down by it, so each thread's end can carry
+   it (a launcher's SIGKILL may come before the process's end is
+   written). */
+Int pl_fatal_signal(void);
+
 #endif

@@ -27,6 +27,7 @@
 #include "pub_tool_stacktrace.h"
 
 #include "pl_enc_fast.h"
+#include "pl_ending.h"
 #include "pl_format.h"
 #include "pl_grow.h"
 #include "pl_output.h"
@@ -377,7 +378,7 @@ void pl_thread_end(pl_thread *t, UInt reason)
    pl_enc_sync(&t->enc);
    pl_thread_flush(t);
 
-   UChar p[PL_THREAD_END_SIZE];
+   UChar p[PL_THREAD_END_WRITTEN];
    pl_put64(p + 0, t->enc.events);
    pl_put64(p + 8, t->enc.words);
    pl_put64(p + 16, t->enc.raw_bytes);
@@ -385,6 +386,8 @@ void pl_thread_end(pl_thread *t, UInt reason)
    pl_put32(p + 32, (UInt)t->lwp);
    pl_put32(p + 36, reason);
    pl_put64(p + 40, t->max_depth);
+   pl_put32(p + PL_THREAD_END_SIGNAL,
+            reason == PL_END_SIGNAL ? (UInt)pl_fatal_signal() : 0);
    pl_out_chunk(PL_CHUNK_THREAD_END, t->number, p, sizeof p);
 
    pl_total.threads++;

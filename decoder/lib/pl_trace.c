@@ -773,7 +773,7 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
 }
 
 static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
-                         const uint8_t *p)
+                         const uint8_t *p, uint32_t len)
 {
    thread_rec *th = find_thread(t, thr);
    pl_thread_info *ti;
@@ -791,6 +791,8 @@ static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
    ti->lwp = pl_get32(p + 32);
    ti->end_reason = pl_get32(p + 36);
    ti->max_depth = pl_get64(p + 40);
+   if (len >= PL_THREAD_END_WRITTEN)
+      ti->end_signal = pl_get32(p + PL_THREAD_END_SIGNAL);
    if (ti->encoded_bytes != th->stream_bytes)
       return damage(t, off, "THREAD_END of thread %u records %llu stream bytes, "
                     "its STREAM chunks hold %llu",
@@ -928,7 +930,7 @@ static int keeps_payload(const pl_trace *t, unsigned type)
 static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
                        uint32_t thr, uint32_t len, uint32_t crc)
 {
-   uint8_t head[PL_THREAD_END_SIZE];   /* >= PL_TRACING_SIZE */
+   uint8_t head[PL_THREAD_END_WRITTEN];   /* >= PL_TRACING_SIZE */
    uint8_t *keep = NULL;
    uint64_t pos = off + PL_CHUNK_HEADER_SIZE;
    uint32_t done = 0, sum = 0;
@@ -974,7 +976,7 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
       return on_aliases(t, off, keep, len);
    case PL_CHUNK_THREAD_BEGIN: return on_thread_begin(t, off, thr, head);
    case PL_CHUNK_STREAM:       return on_stream(t, off, thr, len, head);
-   case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head);
+   case PL_CHUNK_THREAD_END:   return on_thread_end(t, off, thr, head, len);
    case PL_CHUNK_EXEC:         return on_exec(t, off, keep, len);
    case PL_CHUNK_MARK:         return on_mark(t, off, thr, keep, len);
    case PL_CHUNK_TRACING:      return on_tracing(t, off, thr, head);

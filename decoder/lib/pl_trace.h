@@ -73,6 +73,8 @@ typedef struct {
    uint64_t raw_bytes;       /* LZ output bytes (ZE input) */
    uint64_t encoded_bytes;   /* stream bytes in STREAM chunks */
    uint64_t max_depth;       /* deepest call depth reached */
+   uint32_t end_signal;      /* end reason 3 (format 2.4): the fatal
+                                signal's number; 0 if not recorded */
 } pl_thread_info;
 
 typedef struct pl_trace pl_trace;

@@ -183,6 +183,8 @@ void xml_attr_ending(xml_out *x, const pl_ending *e)
       xml_attr_text(x, "signal-name", e->signal_name);
    if (e->signal_thread)
       xml_attr_u64(x, "signal-thread", e->signal_thread);
+   if (e->end_lost)
+      xml_attr(x, "end-lost", "yes");
 }
 
 /* ---- The document --------------------------------------------------------- */

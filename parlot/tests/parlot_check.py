@@ -1003,6 +1003,34 @@ def check_callgrind_export(files, real, syms, skip, name):
         os.unlink(out)
 
 
+def check_end_lost(f, want):
+    """The trace f of a process killed by a signal, cut before its
+    PROCESS_END (type 7) as a launcher's SIGKILL right after the signal
+    leaves it: --info still names the signal (its threads' ends carry it)
+    and says the end was lost, with exit status 1."""
+    import xml.etree.ElementTree as ET
+    with open(f, "rb") as fh:
+        data = fh.read()
+    ends = [off for off, ctype, _ in chunks(data) if ctype == 7]
+    if not ends:
+        raise CheckFailed("%s: no PROCESS_END chunk" % f)
+    cut = f + ".end-lost"
+    with open(cut, "wb") as fh:
+        fh.write(data[:ends[-1]])
+    try:
+        proc = subprocess.run([decoder_path(), "--info", "--xml", cut],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        os.unlink(cut)
+    tr = ET.fromstring(proc.stdout).find("trace")
+    got = {k: tr.get(k) for k in ("end", "signal", "signal-name", "end-lost")}
+    expect = dict(want, **{"end-lost": "yes"})
+    if proc.returncode != 1 or got != expect:
+        raise CheckFailed("%s cut before its PROCESS_END: exit %d, --info "
+                          "says %s, expected exit 1 and %s"
+                          % (f, proc.returncode, got, expect))
+
+
 def check_ending(args, procs, matched, traces, syms):
     """How the process ended, as the program was made to end (--ending:
     exit:N or signal:NAME): parlot-decode --info --xml and --stacks say
@@ -1042,6 +1070,7 @@ def check_ending(args, procs, matched, traces, syms):
                               % (f, text, stacks))
         if kind != "signal":
             continue
+        check_end_lost(f, want)
         streams = streams_of(e for e in traces[f] if e.pid == op.pid)
         for othr, thr in mapping.items():
             seq = filtered(streams[(op.pid, thr)], syms)
@@ -1204,22 +1233,27 @@ def cmd_oracle(args):
         print("peer run matches")
 
 
-def check_stream_chunks(files, bounds):
-    """Thread 1's STREAM chunks, counted by walking the chunk headers
+def chunks(data):
+    """(offset, type, thread) of each chunk, by walking the chunk headers
     (docs/trace-format.md 3: 16-byte file header, then 16-byte chunk
     headers: type u8, flags u8, reserved u16, payload_len u32, thread
     u32, crc u32), not by the decoder."""
+    off = 16
+    while off + 16 <= len(data):
+        ctype, _, _, length, thread, _ = struct.unpack_from("<BBHIII", data,
+                                                            off)
+        yield off, ctype, thread
+        off += 16 + length
+
+
+def check_stream_chunks(files, bounds):
+    """Thread 1's STREAM chunks (type 5), counted by walking the chunks."""
     lo, hi = (int(x) for x in bounds.split("-"))
     if len(files) != 1:
         raise SetupError("--stream-chunks needs a single-process test")
     with open(files[0], "rb") as f:
         data = f.read()
-    off, n = 16, 0
-    while off + 16 <= len(data):
-        ctype, _, _, length, thread, _ = struct.unpack_from("<BBHIII", data,
-                                                            off)
-        n += ctype == 5 and thread == 1
-        off += 16 + length
+    n = sum(ctype == 5 and thread == 1 for _, ctype, thread in chunks(data))
     if not lo <= n <= hi:
         raise CheckFailed("thread 1 has %d STREAM chunks, expected %d to %d"
                           % (n, lo, hi))
