@@ -527,14 +527,22 @@ static int annotate(int argc, char **argv)
    }
    if (bad)
       status = PL_EXIT_DATA;
-   /* nothing could be read: the errors said why, no empty report */
+   /* nothing could be read, or the selection or filters kept nothing:
+      the errors said why, no empty report */
+   pl_kept kept;
+   pl_kept_program(&kept, &prog, opt.filter);
 #ifdef PL_MPI
-   w = pl_mpi_rank == 0 && (prog.nprocs || !status)
+   int empty = pl_mpi_rank == 0
+               && pl_kept_nothing(PROG, &kept, opt.select_text, opt.filter);
+   w = pl_mpi_rank == 0 && (prog.nprocs || !status) && !empty
        ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
 #else
-   w = prog.nprocs || !status
+   int empty = pl_kept_nothing(PROG, &kept, opt.select_text, opt.filter);
+   w = (prog.nprocs || !status) && !empty
        ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
 #endif
+   if (empty)
+      status = PL_EXIT_DATA;
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = PL_EXIT_DATA;

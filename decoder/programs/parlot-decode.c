@@ -297,58 +297,6 @@ static void free_opts(pl_decode_opts *o)
 /* The --select argument as given, for messages (NULL: none). */
 static const char *opt_select_text;
 
-/* What the selection and the filters matched over the traces read. */
-typedef struct {
-   size_t traces, threads, functions;
-} matched;
-
-/* Counted only until something matched: the modes compute the same per
-   trace, so once the answer is known nothing is done twice. */
-static void match_trace(matched *m, const pl_trace *t,
-                        const pl_decode_opts *opts)
-{
-   const char *pid = pl_trace_process_get(t, "pid");
-   uint32_t n = pl_trace_nfunctions(t), f;
-   uint8_t *keep;
-   size_t k;
-
-   m->traces++;
-   for (k = 0; !m->threads && k < pl_trace_nthreads(t); k++)
-      m->threads += pl_select_match(&opts->select, pid ? pid : "",
-                                    pl_trace_thread(t, k)->number);
-   if (m->functions || !pl_filter_active(opts->filter)) {
-      m->functions += n;
-      return;
-   }
-   keep = pl_filter_functions(opts->filter, t, opts->demangle);
-   for (f = 1; keep && f <= n; f++)
-      m->functions += keep[f] != 0;
-   if (!keep)
-      m->functions++;           /* out of memory: say nothing */
-   free(keep);
-}
-
-/* A selection or filters that matched nothing in the traces read make
-   the (empty) output no answer: say which, exit status 1. */
-static int matched_nothing(const matched *m, const pl_decode_opts *opts)
-{
-   if (!m->traces)
-      return 0;
-   if (opt_select_text && !m->threads) {
-      fprintf(stderr, PROG ": --select=%s matches no thread of the %zu "
-              "trace%s read\n", opt_select_text, m->traces,
-              m->traces == 1 ? "" : "s");
-      return 1;
-   }
-   if (pl_filter_active(opts->filter) && !m->functions) {
-      fprintf(stderr, PROG ": the filters (%s) match no function of the "
-              "%zu trace%s read\n", pl_filter_describe(opts->filter),
-              m->traces, m->traces == 1 ? "" : "s");
-      return 1;
-   }
-   return 0;
-}
-
 /* Per-file and collecting modes: decode each file in turn. */
 static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
@@ -358,7 +306,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    void *state = NULL;
    int status = 0;
    size_t i, opened = 0;
-   matched m = { 0, 0, 0 };
+   pl_kept kept = { 0, 0, 0, 0 };
 
    if (mode->collect && !(state = mode->collect->create(opts))) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -383,7 +331,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
          continue;
       }
       opened++;
-      match_trace(&m, t, opts);
+      pl_kept_trace(&kept, t, &opts->select, opts->filter, opts->demangle);
       r = mode->file ? mode->file(t, out, &err, &fo)
                      : mode->collect->file(state, t, &err, &fo);
       pl_progress_clear(pg);
@@ -402,7 +350,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
       pl_trace_close(t);
    }
    pl_progress_free(pg);
-   if (matched_nothing(&m, opts))
+   if (pl_kept_nothing(PROG, &kept, opt_select_text, opts->filter))
       status = EXIT_DATA;
    if (state) {
       /* nothing could be read: the errors said why, no empty summary
@@ -511,17 +459,13 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    pl_progress_free(rs.progress);
    prog.progress = NULL;
    {
-      /* what the selection and the filters kept of the traces read */
-      matched m = { prog.nprocs, prog.nthreads, 0 };
-      size_t k;
-      for (k = 0; k < prog.nthreads; k++)
-         m.functions += prog.threads[k].g.calls != 0;
-      if (!pl_filter_active(opts->filter) || !prog.nthreads)
-         m.functions = 1;
+      pl_kept kept;
+      pl_kept_program(&kept, &prog, opts->filter);
 #ifdef PL_MPI
-      if (pl_mpi_rank == 0 && matched_nothing(&m, opts))
+      if (pl_mpi_rank == 0
+          && pl_kept_nothing(PROG, &kept, opt_select_text, opts->filter))
 #else
-      if (matched_nothing(&m, opts))
+      if (pl_kept_nothing(PROG, &kept, opt_select_text, opts->filter))
 #endif
          status = EXIT_DATA;
    }

@@ -431,3 +431,82 @@ int pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths, int n)
    }
    return bad;
 }
+
+/* ---- What the selection and filters kept --------------------------------- */
+
+/* Whether thread k of t has an event inside the filters' range. */
+static int range_holds_events(const pl_filter *f, const pl_trace *t,
+                              size_t k)
+{
+   const pl_thread_info *ti = pl_trace_thread(t, k);
+   uint64_t first, last;
+
+   pl_filter_thread_range(f, t, k, &first, &last);
+   return first != UINT64_MAX && first <= last
+          && (!ti->ended || first <= ti->events);
+}
+
+void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
+                   const pl_filter *f, int demangle)
+{
+   const char *pid = pl_trace_process_get(t, "pid");
+   uint32_t n = pl_trace_nfunctions(t), id;
+   size_t i;
+
+   k->traces++;
+   for (i = 0; !k->threads && i < pl_trace_nthreads(t); i++)
+      k->threads += pl_select_match(sel, pid ? pid : "",
+                                    pl_trace_thread(t, i)->number);
+   for (i = 0; !k->shown && i < pl_trace_nthreads(t); i++)
+      k->shown += !pl_filter_ranged(f) || range_holds_events(f, t, i);
+   if (k->functions || !pl_filter_active(f)) {
+      k->functions += n;
+      return;
+   }
+   uint8_t *keep = pl_filter_functions(f, t, demangle);
+   for (id = 1; keep && id <= n; id++)
+      k->functions += keep[id] != 0;
+   if (!keep)
+      k->functions++;              /* out of memory: say nothing */
+   free(keep);
+}
+
+void pl_kept_program(pl_kept *k, const pl_program *p, const pl_filter *f)
+{
+   size_t i;
+
+   k->traces = p->nprocs;
+   k->threads = p->nthreads;
+   k->functions = 1;               /* not known apart from calls */
+   k->shown = 0;
+   for (i = 0; i < p->nthreads; i++)
+      k->shown += p->threads[i].g.calls != 0;
+   if (!pl_filter_active(f) || !p->nthreads)
+      k->shown = 1;
+}
+
+int pl_kept_nothing(const char *prog, const pl_kept *k,
+                    const char *select_text, const pl_filter *f)
+{
+   const char *s = k->traces == 1 ? "" : "s";
+
+   if (!k->traces)
+      return 0;
+   if (select_text && !k->threads) {
+      fprintf(stderr, "%s: --select=%s matches no thread of the %zu trace%s "
+              "read\n", prog, select_text, k->traces, s);
+      return 1;
+   }
+   if (pl_filter_active(f) && !k->functions) {
+      fprintf(stderr, "%s: the filters (%s) match no function of the %zu "
+              "trace%s read\n", prog, pl_filter_describe(f), k->traces, s);
+      return 1;
+   }
+   if (pl_filter_active(f) && !k->shown) {
+      fprintf(stderr, "%s: the filters (%s) leave no %s of the %zu trace%s "
+              "read\n", prog, pl_filter_describe(f),
+              pl_filter_ranged(f) ? "event" : "call", k->traces, s);
+      return 1;
+   }
+   return 0;
+}

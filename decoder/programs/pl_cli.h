@@ -18,7 +18,10 @@
 #include <stdint.h>
 
 #include "pl_archive.h"
+#include "pl_filter.h"
 #include "pl_outbuf.h"
+#include "pl_program.h"
+#include "pl_select.h"
 #include "pl_trace.h"
 
 enum { PL_EXIT_DATA = 1, PL_EXIT_USAGE = 2 };
@@ -67,6 +70,28 @@ int  pl_parse_u64(const char *s, uint64_t *v);
    nothing.  How many paths were bad (>= 0), or -1 if out of memory. */
 int  pl_cli_inputs(const char *prog, pl_inputs *in, char *const *paths,
                    int n);
+
+/* What the selection and the filters kept of the traces read: an output
+   left empty by one of them is no answer, so the command says which and
+   exits with status 1. */
+typedef struct {
+   size_t traces;     /* traces read */
+   size_t threads;    /* threads the selection matched */
+   size_t functions;  /* functions the filters matched */
+   size_t shown;      /* threads with something to show (the range) */
+} pl_kept;
+
+/* Count trace t into k (sel, f: the command's; demangle as the names
+   are shown).  Counting stops once each count is known not to be 0. */
+void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
+                   const pl_filter *f, int demangle);
+/* k of a program read through a selection and filters f. */
+void pl_kept_program(pl_kept *k, const pl_program *p, const pl_filter *f);
+/* If the selection (as given: select_text, NULL if none) or the filters
+   kept nothing of the traces read, print which ("PROG: --select=9
+   matches no thread of the 2 traces read") and return 1; else 0. */
+int  pl_kept_nothing(const char *prog, const pl_kept *k,
+                     const char *select_text, const pl_filter *f);
 
 /* Set up o to write to path (NULL: standard output), refusing a path that
    is one of the inputs.  0, or the exit status after printing why. */
