@@ -21,6 +21,7 @@
 #include "pl_hash.h"
 #include "pl_output.h"
 #include "pl_functions.h"
+#include "pl_unwind.h"
 
 typedef struct {
    HChar *name;
@@ -39,6 +40,7 @@ typedef struct {
 
 static Bool main_only;
 static Bool keep_plt;
+static Int  unwind_names;                  /* enum pl_unwind_names */
 static const pl_fn_patterns *patterns;     /* NULL: none */
 
 UChar *pl_fn_flags;
@@ -158,10 +160,14 @@ static UChar classify(const pl_function *f, const HChar *objname)
    return fl;
 }
 
-void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs)
+static Bool unwind_wanted(const HChar *path);
+
+void pl_fn_init(Bool main_image_only, Bool keep_plt_stubs, Int unwind)
 {
    main_only = main_image_only;
    keep_plt = keep_plt_stubs;
+   unwind_names = unwind;
+   pl_unwind_init(unwind_wanted);
    slot_bits = 12;
    n_slots = (UWord)1 << slot_bits;
    slots = VG_(calloc)("pl.fn.slots", n_slots, sizeof *slots);
@@ -220,6 +226,34 @@ static Bool is_main_object(const HChar *path)
    if (!exe_known || sr_isError(VG_(stat)(path, &st)))
       return False;
    return st.dev == exe_dev && st.ino == exe_ino;
+}
+
+/* Whose functions without a symbol are named from the unwind table. */
+static Bool unwind_wanted(const HChar *path)
+{
+   return unwind_names == PL_UNWIND_ALL
+          || (unwind_names == PL_UNWIND_MAIN && is_main_object(path));
+}
+
+/* "sort+0x4a20": the object's file name and the function's address in
+   the file (as objdump and addr2line take it). */
+static HChar *unwind_name(const DebugInfo *di, Addr a)
+{
+   const HChar *path = VG_(DebugInfo_get_filename)(di);
+   const HChar *base = VG_(strrchr)(path, '/') ? VG_(strrchr)(path, '/') + 1
+                                               : path;
+   SizeT len = VG_(strlen)(base) + 24;
+   HChar *name = VG_(malloc)("pl.fn.name", len);
+   VG_(snprintf)(name, len, "%s+0x%lx", base,
+                 (UWord)(a - (Addr)VG_(DebugInfo_get_text_bias)(di)));
+   return name;
+}
+
+/* The object holding a, if a starts a function its unwind table lists. */
+static const DebugInfo *unwind_entry(Addr a)
+{
+   const DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   return di && pl_unwind_is_start(di, a) ? di : NULL;
 }
 
 static UInt object_id(const HChar *name)
@@ -399,6 +433,19 @@ Bool pl_fn_known_range(Addr a, Addr *lo, Addr *hi)
    return True;
 }
 
+/* Narrow [*first, *hi) around a to hold no start of di's unwind table. */
+static void unwind_free_around(const DebugInfo *di, Addr a, Addr *first,
+                               Addr *hi)
+{
+   Addr below, above;
+   if (!pl_unwind_around(di, a, &below, &above))
+      return;
+   if (below && below + 1 > *first)
+      *first = below + 1;
+   if (above < *hi)
+      *hi = above;
+}
+
 /* The addresses [*first, *hi) of di's text around a that start no
    function: the inside of the text symbol holding a (its entry is *first
    - 1), or the gap between the symbols around a.  False if a is outside
@@ -434,6 +481,7 @@ static Bool entry_free_around(const DebugInfo *di, Addr a, Addr *first,
       if (av.main < *hi)
          *hi = av.main;
    }
+   unwind_free_around(di, a, first, hi);
    return True;
 }
 
@@ -511,6 +559,8 @@ UInt pl_fn_entry_id(Addr a)
       di = VG_(find_DebugInfo)(ep, a);
    } else if (keep_plt && (di = plt_owner(a, plt_name, sizeof plt_name))) {
       name = VG_(strdup)("pl.fn.name", plt_name);
+   } else if ((di = unwind_entry(a)) != NULL) {
+      name = unwind_name(di, a);
    } else {
       return 0;
    }
@@ -557,16 +607,23 @@ Bool pl_fn_is_entry(Addr a)
    if (pl_fn_known_range(a, &lo, &hi))
       return False;
    return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &sym)
-          || (keep_plt && plt_owner(a, plt_name, sizeof plt_name));
+          || (keep_plt && plt_owner(a, plt_name, sizeof plt_name))
+          || unwind_entry(a);
 }
 
 UInt pl_fn_containing(Addr a)
 {
+   DiEpoch ep = VG_(current_DiEpoch)();
+   const DebugInfo *di;
    PtrdiffT off;
-   if (!VG_(get_inst_offset_in_function)(VG_(current_DiEpoch)(), a, &off)
-       || off < 0)
-      return 0;
-   return pl_fn_entry_id(a - (Addr)off);
+   Addr below, above;
+
+   if (VG_(get_inst_offset_in_function)(ep, a, &off) && off >= 0)
+      return pl_fn_entry_id(a - (Addr)off);
+   if ((di = VG_(find_DebugInfo)(ep, a)) != NULL
+       && pl_unwind_around(di, a, &below, &above) && below)
+      return pl_fn_entry_id(below);
+   return 0;
 }
 
 void pl_fn_flush_defs(void)

@@ -6,7 +6,11 @@
 
 #include "pub_tool_basics.h"
 
-void pl_fn_init(Bool main_image_only, Bool keep_plt);
+/* Functions no symbol names, named from the unwind table (--unwind-names,
+   pl_unwind.h): in no object, the main executable, or every object. */
+enum pl_unwind_names { PL_UNWIND_NO, PL_UNWIND_MAIN, PL_UNWIND_ALL };
+
+void pl_fn_init(Bool main_image_only, Bool keep_plt, Int unwind_names);
 
 /* What is recorded of a function (--only, --hide, --only-object,
    --hide-object) and whether it toggles tracing (--toggle-trace).  Set

@@ -42,13 +42,14 @@ static const HChar *clo_out_file = NULL;   /* NULL: the default name */
 static Bool clo_images_main = False;
 static Int  clo_codec = PL_CODEC_CCM;
 static Bool clo_keep_plt = False;
+static Int  clo_unwind_names = PL_UNWIND_MAIN;
 static Int  clo_flush_ms = 1000;
 static Bool clo_flush_on_block = True;
 static pl_buf tool_options;                /* as given, for the trace */
 
 static Bool pl_process_cmd_line_option(const HChar *arg)
 {
-   const HChar *images, *codec;
+   const HChar *images, *codec, *unwind;
    Bool compress, pack;
 
    if VG_STR_CLO(arg, "--parlot-out-file", clo_out_file) {}
@@ -76,6 +77,17 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
    else if VG_BOOL_CLO(arg, "--compress", compress)
       clo_codec = compress ? PL_CODEC_CCM : PL_CODEC_RAW;
    else if VG_BOOL_CLO(arg, "--keep-plt", clo_keep_plt) {}
+   else if VG_STR_CLO(arg, "--unwind-names", unwind) {
+      if (VG_(strcmp)(unwind, "main") == 0)
+         clo_unwind_names = PL_UNWIND_MAIN;
+      else if (VG_(strcmp)(unwind, "all") == 0)
+         clo_unwind_names = PL_UNWIND_ALL;
+      else if (VG_(strcmp)(unwind, "no") == 0)
+         clo_unwind_names = PL_UNWIND_NO;
+      else
+         VG_(fmsg_bad_option)(arg, "--unwind-names takes 'main', 'all' or "
+                              "'no'\n");
+   }
    else if VG_BOOL_CLO(arg, "--pack-tables", pack)
       pl_out_set_pack_tables(pack);
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
@@ -102,9 +114,13 @@ static void pl_print_usage(void)
 "                              elimination, or raw 16-bit words [ccm]\n"
 "    --compress=yes|no         same as --codec=ccm or --codec=raw [yes]\n"
 "    --pack-tables=yes|no      compress the object and function tables\n"
-"                              (trace format 2.3); no writes format 1.7,\n"
+"                              (trace format 2.4); no writes format 1.8,\n"
 "                              which older decoders read [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
+"    --unwind-names=main|all|no  name functions no symbol names (stripped\n"
+"                              programs) from the object's unwind table,\n"
+"                              as OBJECT+0xADDRESS: in the main executable,\n"
+"                              every object, or none [main]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"
 "                              often, 0 = only when buffers fill [1000]\n"
 "    --flush-on-block=yes|no   write a thread's stream data before a system\n"
@@ -725,7 +741,7 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 static void pl_post_clo_init(void)
 {
    pl_control_post_clo();
-   pl_fn_init(clo_images_main, clo_keep_plt);
+   pl_fn_init(clo_images_main, clo_keep_plt, clo_unwind_names);
    pl_threads_init(clo_codec);
    open_trace(0);
 }

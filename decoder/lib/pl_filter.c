@@ -29,6 +29,8 @@ struct pl_filter {
    size_t    nonly;
    char    **hide;         /* hide=: patterns */
    size_t    nhide;
+   char    **hide_objs;    /* hide-object=: never these objects' */
+   size_t    nhide_objs;
    uint32_t  max_depth;    /* depth=: 0 = all */
    uint64_t  first, last;  /* range=: event numbers; last 0 = to the end */
    char     *from_mark, *to_mark;   /* from-mark=, to-mark=: labels */
@@ -196,11 +198,24 @@ static int apply_option(pl_filter *f, const char *name, const char *arg,
       return add_glob(&f->only, &f->nonly, arg, why, whylen);
    if (strcmp(name, "hide") == 0)
       return add_glob(&f->hide, &f->nhide, arg, why, whylen);
-   if (strcmp(name, "depth") == 0) {
+   /* the tool's names: only-object= as images=GLOB */
+   if (strcmp(name, "only-object") == 0) {      /* repeatable */
+      if (!f->images_given || f->images != IMAGES_GLOBS) {
+         free_globs(f->objs, f->nobjs);
+         f->objs = NULL;
+         f->nobjs = 0;
+         f->images_given = 1;
+         f->images = IMAGES_GLOBS;
+      }
+      return add_glob(&f->objs, &f->nobjs, arg, why, whylen);
+   }
+   if (strcmp(name, "hide-object") == 0)
+      return add_glob(&f->hide_objs, &f->nhide_objs, arg, why, whylen);
+   if (strcmp(name, "max-depth") == 0 || strcmp(name, "depth") == 0) {
       const char *end;
       uint64_t d;
       if (parse_num(arg, &end, &d) < 0 || *end || d == 0 || d > UINT32_MAX) {
-         snprintf(why, whylen, "--depth wants a number from 1, not '%s'",
+         snprintf(why, whylen, "--%s wants a number from 1, not '%s'", name,
                   arg);
          return -1;
       }
@@ -231,6 +246,7 @@ void pl_filter_free(pl_filter *f)
    free_globs(f->objs, f->nobjs);
    free_globs(f->prog_objs, f->nprog_objs);
    free_globs(f->lib_objs, f->nlib_objs);
+   free_globs(f->hide_objs, f->nhide_objs);
    free(f->from_mark);
    free(f->to_mark);
    free(f);
@@ -253,7 +269,7 @@ int pl_filter_active(const pl_filter *f)
    if (!f)
       return 0;
    return images_of(f) != IMAGES_ALL || f->nonly || f->nhide
-          || f->max_depth || f->first > 1 || f->last || f->from_mark
+          || f->nhide_objs || f->max_depth || f->first > 1 || f->last || f->from_mark
           || f->to_mark;
 }
 
@@ -314,9 +330,11 @@ static void describe(pl_filter *f)
       describe_add(buf, sizeof f->desc, "only", f->only[i]);
    for (i = 0; i < f->nhide; i++)
       describe_add(buf, sizeof f->desc, "hide", f->hide[i]);
+   for (i = 0; i < f->nhide_objs; i++)
+      describe_add(buf, sizeof f->desc, "hide-object", f->hide_objs[i]);
    if (f->max_depth) {
       snprintf(num, sizeof num, "%u", f->max_depth);
-      describe_add(buf, sizeof f->desc, "depth", num);
+      describe_add(buf, sizeof f->desc, "max-depth", num);
    }
    if (f->first > 1 || f->last) {
       if (f->last)
@@ -447,6 +465,17 @@ static int any_glob(char *const *pats, size_t n, const char *a,
 
 enum { MATCH_ONLY = 1, MATCH_HIDE = 2 };
 
+/* Whether object obj of t is one hide-object= leaves out. */
+static int hidden_object(const pl_filter *f, const pl_trace *t, uint32_t obj)
+{
+   const char *path, *base;
+   if (!f->nhide_objs || !obj)
+      return 0;
+   path = pl_trace_object(t, obj)->str;
+   base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+   return any_glob(f->hide_objs, f->nhide_objs, base, path);
+}
+
 /* Which of f's --only and --hide patterns function id matches (MATCH_*
    bits): every name of it (the one shown and its aliases, as recorded,
    and demangled with demangle), each name demangled once. */
@@ -547,7 +576,7 @@ uint8_t *pl_filter_functions(const pl_filter *f, const pl_trace *t,
       const pl_function *fn = pl_trace_function(t, id);
       int m = matches(f, t, id, demangle);
 
-      if (m & MATCH_HIDE) {
+      if ((m & MATCH_HIDE) || hidden_object(f, t, fn->obj)) {
          keep[id] = PL_KEEP_NO;
          continue;
       }

@@ -17,7 +17,11 @@
      with images= given as well, the functions of both (images=main
      only='MPI_*': the main executable and its MPI calls);
    - hide=GLOB (repeatable): never functions matching one;
-   - depth=N: at most N levels of shown calls;
+   - only-object=GLOB, hide-object=GLOB (repeatable; the tool's names,
+     since 0.8): only-object= adds to images=GLOB; hide-object= never
+     shows the functions of objects matching one;
+   - max-depth=N (depth=N before 0.8, still read): at most N levels of
+     shown calls;
    - range=FIRST-LAST: only the thread's events FIRST..LAST (from 1);
    - from-mark=LABEL[#N], to-mark=LABEL[#N]: only the events after the N-th
      (default first) mark LABEL of the thread and before the other; a
@@ -52,8 +56,9 @@ pl_filter *pl_filter_new(void);
 void       pl_filter_free(pl_filter *f);
 
 /* Apply one option: name without "--" ("images", "program-objects",
-   "library-objects", "only", "hide", "depth", "range", "from-mark",
-   "to-mark") and its argument.  0, or -1 with a one-line reason in why. */
+   "library-objects", "only", "hide", "only-object", "hide-object",
+   "max-depth", "depth", "range", "from-mark", "to-mark") and its
+   argument.  0, or -1 with a one-line reason in why. */
 int pl_filter_option(pl_filter *f, const char *name, const char *arg,
                      char *why, size_t whylen);
 /* Make images=program the default: it applies unless images= or only=

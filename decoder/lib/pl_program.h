@@ -44,7 +44,10 @@ typedef struct {
    uint64_t incl_calls;    /* calls in these calls' subtrees, them included */
    uint64_t incl_events;   /* events from each call to its return,
                               inclusive (frames still open at the end of
-                              the stream count up to that end) */
+                              the stream count up to that end); both
+                              counted for the edge's outermost
+                              activations only, so that recursion does
+                              not count nested calls again (since 0.8) */
 } pl_edge;
 
 typedef struct {

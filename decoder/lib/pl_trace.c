@@ -1507,6 +1507,11 @@ uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index)
    return index < t->nthreads ? t->threads[index].stream_bytes : 0;
 }
 
+uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index)
+{
+   return index < t->nthreads ? t->threads[index].raw_end : 0;
+}
+
 uint64_t pl_events_position(const pl_events *it)
 {
    return it->fed - (uint64_t)(it->in_end - it->in);

@@ -192,6 +192,10 @@ const pl_tracing *pl_trace_tracing(const pl_trace *t, size_t index,
 /* Bytes of stream data the thread has in the file (what pl_events_
    position() counts up to). */
 uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index);
+/* The raw bytes its STREAM chunks decode to (the raw_end of the last);
+   for every codec but LZZE twice the words, so also known for a thread
+   without THREAD_END (an exec, a kill).  (Since libparlot 0.8.) */
+uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index);
 
 /* ---- Events of one thread ------------------------------------------- */
 

@@ -79,6 +79,9 @@ static char *dup_opt(const char *s)
 }
 
 /* Events and depth of a thread without THREAD_END: decode it. */
+/* A thread's end in an exec'd trace (no THREAD_END reason). */
+#define END_EXEC UINT32_MAX
+
 static int count_thread(const pl_trace *t, size_t i, info_thread *th,
                         pl_error *err)
 {
@@ -142,8 +145,15 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
          th->events = ti->events;
          th->max_depth = ti->max_depth;
          th->uncompressed = 2 * ti->words;
-      } else if (ret == 0 && count_thread(t, i, th, err) < 0) {
-         ret = -1;           /* reported after the listing */
+      } else {
+         /* no THREAD_END: the process image was replaced, or the trace
+            was cut short; what its stream decodes to is still known */
+         if (pl_trace_end(t) == PL_TRACE_EXECED)
+            th->end = END_EXEC;
+         if (ti->codec != PL_CODEC_LZZE)
+            th->uncompressed = pl_trace_raw_bytes(t, i);
+         if (ret == 0 && count_thread(t, i, th, err) < 0)
+            ret = -1;        /* reported after the listing */
       }
    }
    return ret;
@@ -156,11 +166,13 @@ oom:
 
 /* How a thread ended: "exit" (it exited), "process-exit" (running when
    the process ended), "signal" (running when a fatal signal killed the
-   process: its frames stay open), "open" (no record: the trace ends with
-   it running, after an exec or a kill). */
+   process: its frames stay open), "exec" (running when the process image
+   was replaced), "open" (no record: the trace ends with it running, cut
+   short). */
 static const char *thread_end_name(uint32_t e)
 {
-   return e == PL_END_THREAD_EXIT ? "exit"
+   return e == END_EXEC ? "exec"
+          : e == PL_END_THREAD_EXIT ? "exit"
           : e == PL_END_PROCESS_EXIT ? "process-exit"
           : e == PL_END_SIGNAL ? "signal" : e ? "other" : "open";
 }

@@ -73,6 +73,9 @@ typedef struct {
 } table;
 
 char *report_put_commas(char *p, uint64_t v);
+/* a * PCT_SCALE compared with h * b, exactly (a share a / b against h
+   hundredths of a percent): -1, 0 or 1. */
+int report_scaled_cmp(uint64_t a, uint64_t h, uint64_t b);
 void  report_table_init(table *t, int ncols);
 void  report_table_col(table *t, int k, const char *head, int pct,
                        uint64_t base);
@@ -102,8 +105,8 @@ typedef struct {
 /* Per function ID of g (1..nfns), the call cycle it is in (a strongly
    connected component of g's edges with two or more functions, or one
    that calls itself), numbered from 1; 0 when it is in none.  An edge
-   whose two ends share a cycle number lies on a cycle: its inclusive
-   figures count the calls nested in the cycle again.  Malloc'ed; NULL if
+   whose two ends share a cycle number lies on a cycle (its inclusive
+   figures count its outermost calls only: pl_edge).  Malloc'ed; NULL if
    out of memory. */
 uint32_t *report_call_cycles(const pl_graph *g, uint32_t nfns);
 

@@ -108,8 +108,7 @@ static void mul128(uint64_t x, uint64_t y, uint64_t *hi, uint64_t *lo)
    *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
 }
 
-/* a * PCT_SCALE compared with h * b, exactly: -1, 0 or 1. */
-static int scaled_cmp(uint64_t a, uint64_t h, uint64_t b)
+int report_scaled_cmp(uint64_t a, uint64_t h, uint64_t b)
 {
    uint64_t lh, ll, rh, rl;
    mul128(a, PCT_SCALE, &lh, &ll);
@@ -133,11 +132,11 @@ static size_t list_length(const report *r)
    if (h >= PCT_SCALE) {
       n = r->nfns;
    } else if (!r->sort_incl) {
-      while (n < r->nfns && scaled_cmp(sum, h, r->g->calls) < 0)
+      while (n < r->nfns && report_scaled_cmp(sum, h, r->g->calls) < 0)
          sum += r->fns[n++]->calls;
    } else {
       while (n < r->nfns
-             && scaled_cmp(r->fns[n]->incl_events, PCT_SCALE - h,
+             && report_scaled_cmp(r->fns[n]->incl_events, PCT_SCALE - h,
                            r->g->events) > 0)
          n++;
    }
@@ -298,8 +297,9 @@ int report_write_list(report *r, outbuf *o, int sort_incl)
       return -1;
    if (r->opt->tree && has_cycle_edges(r))
       outbuf_str(o, "\n(cycle): a caller or callee line within a call cycle "
-                    "(recursion); its inclusive\nfigures count the calls "
-                    "nested in the cycle again, and may exceed 100%.\n");
+                    "(recursion); its inclusive\nfigures count each "
+                    "outermost call once, not the calls nested in it again."
+                    "\n");
    outbuf_str(o, "\n");
    return 0;
 }

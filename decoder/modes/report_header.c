@@ -252,11 +252,21 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
                            : (nshown == 1 ? "; rank " : "; ranks "));
       for (i = 0; i < p->nprocs; i++) {
          const pl_process *pr = &p->procs[i];
+         size_t images = 1;
          if (!shown_process(p, opt, i))
             continue;
+         /* an exec chain: one pid, a trace per program image */
+         while (k == 0 && i + images < p->nprocs
+                && shown_process(p, opt, i + images)
+                && pr->pid && p->procs[i + images].pid
+                && strcmp(p->procs[i + images].pid, pr->pid) == 0)
+            images++;
          if (!list_item(o, item++))
             break;
          report_put_name(o, k == 0 ? pr->pid : pr->rank ? pr->rank : "?");
+         if (images > 1)
+            outbuf_printf(o, " (%zu images: exec)", images);
+         i += images - 1;
       }
    }
    if (nshown)

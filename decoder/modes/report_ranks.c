@@ -64,7 +64,7 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
 {
    pl_ranks r;
    const pl_rank_fn **fs;
-   const char *unit;
+   const char *unit, *units;
    char name[64];
    table t;
    size_t i, n, k;
@@ -77,6 +77,7 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
       return 0;
    }
    unit = r.by_rank ? "rank" : "process";
+   units = r.by_rank ? "ranks" : "processes";
    fs = malloc((r.nfns + 1) * sizeof *fs);
    if (!fs) {
       pl_ranks_free(&r);
@@ -86,7 +87,17 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
       fs[i] = &r.fns[i];
    report_sort_context(p);
    qsort(fs, r.nfns, sizeof *fs, by_median);
+   /* as the function lists: until those shown hold THRESHOLD% of the
+      medians' sum, at most --top */
    n = r.nfns;
+   if (opt->threshold < PCT_SCALE) {
+      uint64_t total = 0, sum = 0;
+      for (i = 0; i < r.nfns; i++)
+         total += fs[i]->median;
+      for (n = 0; n < r.nfns && report_scaled_cmp(sum, opt->threshold,
+                                                   total) < 0; n++)
+         sum += fs[n]->median;
+   }
    if (opt->top && n > opt->top)
       n = (size_t)opt->top;
 
@@ -100,16 +111,16 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
    outbuf_str(o, r.class_kind == PL_CLASS_SHAPE ? ", by call-graph shape"
                                                 : ", by call graph");
    if (r.has_majority)
-      outbuf_printf(o, "; majority: class %zu, %zu %s%s\n", r.majority + 1,
-                    r.majority_size, unit, r.majority_size == 1 ? "" : "s");
+      outbuf_printf(o, "; majority: class %zu, %zu %s\n", r.majority + 1,
+                    r.majority_size, r.majority_size == 1 ? unit : units);
    else
       outbuf_str(o, r.nclasses > 1 ? "; no majority\n" : "\n");
    if (r.by_medoid) {
       report_head_key(o, "Medoid:");
       report_put_name(o, pl_ranks_proc_name(p, &r, r.procs[r.medoid], name,
                                             sizeof name));
-      outbuf_printf(o, " (no rule tells the odd %ss: each %s of another "
-                    "class is listed against it)\n", unit, unit);
+      outbuf_printf(o, " (no rule tells the odd %s: each %s of another "
+                    "class is listed against it)\n", units, unit);
    }
    report_head_key(o, r.by_medoid ? "Unlike it:" : "Outliers:");
    report_put_u64(o, r.noutliers);

@@ -204,7 +204,10 @@ static void usage(FILE *f)
       "                       may be repeated; with --images, both\n"
       "      --hide=GLOB      never show functions matching GLOB; may be\n"
       "                       repeated (a hidden call's callees are shown)\n"
-      "      --depth=N        show N levels of calls at most\n"
+      "      --only-object=GLOB, --hide-object=GLOB  only / never the\n"
+      "                       functions of objects matching GLOB (file name\n"
+      "                       or path); may be repeated (as the tool's)\n"
+      "      --max-depth=N    show N levels of calls at most (also --depth)\n"
       "      --range=FIRST-LAST  only events FIRST..LAST of each thread\n"
       "                       (numbers from 1; either may be left out; not\n"
       "                       with --stacks)\n"
@@ -306,7 +309,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    void *state = NULL;
    int status = 0;
    size_t i, opened = 0;
-   pl_kept kept = { 0, 0, 0, 0 };
+   pl_kept kept = { 0, 0, 0, 0, 0 };
 
    if (mode->collect && !(state = mode->collect->create(opts))) {
       fprintf(stderr, PROG ": out of memory\n");
@@ -500,8 +503,11 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    static const struct option filters[] = {
       PL_CLI_FILTER_OPTIONS(OPT_FILTER)
    };
-   struct option longopts[NMODES + 24];
-   const char *loops_given = NULL;
+   /* the modes, the options below, the filters and the end marker */
+   struct option longopts[NMODES + 14 + sizeof filters / sizeof filters[0]
+                          + 1];
+   const char *loops_given = NULL, *group_given = NULL;
+   int top_given = 0;
    uint64_t window = 256;
    int index, loops = 0;
    char why[256];
@@ -583,11 +589,13 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
          opt_select_text = optarg;
          break;
       case OPT_GROUP_BY:
+         group_given = "group-by";
          if (parse_group_by(optarg, &o->group_by) < 0)
             return usage_error("--group-by wants process, graph, shape or "
                                "none, not", optarg);
          break;
       case OPT_GROUP:
+         group_given = "group";
          if (add_user_group(o, optarg, why, sizeof why) < 0)
             return usage_error(why, NULL);
          break;
@@ -596,6 +604,7 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
          if (pl_parse_u64(optarg, &v) < 0 || v > SIZE_MAX)
             return usage_error("--top wants a number, not", optarg);
          o->top = (size_t)v;
+         top_given = 1;
          break;
       }
       case 'h':
@@ -642,6 +651,15 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    }
    if (loops_given && !loops)
       return usage_error("--window needs --loops", NULL);
+   /* every option applies to some mode: given to another, it is refused
+      rather than ignored */
+   if (top_given && (*mode)->program != &pl_mode_paths)
+      return usage_error("--top applies to --paths only", NULL);
+   if (group_given && (*mode)->program != &pl_mode_xml) {
+      snprintf(why, sizeof why, "--%s applies to --xml only (the call-graph "
+               "document)", group_given);
+      return usage_error(why, NULL);
+   }
    if ((*mode)->collect == &pl_mode_info && pl_filter_active(o->filter))
       return usage_error("the filters do not apply to --info (it describes "
                          "the files)", NULL);

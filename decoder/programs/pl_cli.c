@@ -150,7 +150,9 @@ static int add_directory(const char *prog, pl_inputs *in, const char *dir)
       char *path = NULL;
       struct stat st;
       if (bad >= 0 && ents[i]->d_name[0] != '.'
-          && asprintf(&path, "%s/%s", dir, ents[i]->d_name) >= 0
+          && asprintf(&path, "%s%s%s", dir,
+                      dir[strlen(dir) - 1] == '/' ? "" : "/",
+                      ents[i]->d_name) >= 0
           && stat(path, &st) == 0 && S_ISREG(st.st_mode)
           && looks_like_trace(path)) {
          pl_error err;
@@ -454,6 +456,7 @@ void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
    size_t i;
 
    k->traces++;
+   k->main_named += pl_main_object(t) != 0;
    for (i = 0; !k->threads && i < pl_trace_nthreads(t); i++)
       k->threads += pl_select_match(sel, pid ? pid : "",
                                     pl_trace_thread(t, i)->number);
@@ -479,6 +482,7 @@ void pl_kept_program(pl_kept *k, const pl_program *p, const pl_filter *f)
    k->threads = p->nthreads;
    k->functions = 1;               /* not known apart from calls */
    k->shown = 0;
+   k->main_named = 1;              /* not known: no hint */
    for (i = 0; i < p->nthreads; i++)
       k->shown += p->threads[i].g.calls != 0;
    if (!pl_filter_active(f) || !p->nthreads)
@@ -498,8 +502,13 @@ int pl_kept_nothing(const char *prog, const pl_kept *k,
       return 1;
    }
    if (pl_filter_active(f) && !k->functions) {
+      const char *d = pl_filter_describe(f);
       fprintf(stderr, "%s: the filters (%s) match no function of the %zu "
-              "trace%s read\n", prog, pl_filter_describe(f), k->traces, s);
+              "trace%s read%s\n", prog, d, k->traces, s,
+              !k->main_named && strstr(d, "images=main")
+              ? " (no function of the main executable is named: a stripped "
+                "program without unwind tables, or traced with "
+                "--unwind-names=no)" : "");
       return 1;
    }
    if (pl_filter_active(f) && !k->shown) {

@@ -38,6 +38,9 @@ int  pl_usage_error(const char *prog, const char *what, const char *arg);
    { "library-objects", required_argument, NULL, (val) }, \
    { "only", required_argument, NULL, (val) },         \
    { "hide", required_argument, NULL, (val) },         \
+   { "only-object", required_argument, NULL, (val) },  \
+   { "hide-object", required_argument, NULL, (val) },  \
+   { "max-depth", required_argument, NULL, (val) },    \
    { "depth", required_argument, NULL, (val) },        \
    { "range", required_argument, NULL, (val) },        \
    { "from-mark", required_argument, NULL, (val) },    \
@@ -79,6 +82,7 @@ typedef struct {
    size_t threads;    /* threads the selection matched */
    size_t functions;  /* functions the filters matched */
    size_t shown;      /* threads with something to show (the range) */
+   size_t main_named; /* traces whose main executable has functions */
 } pl_kept;
 
 /* Count trace t into k (sel, f: the command's; demangle as the names

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Oracle of decoder/tests/test_filters.sh: the filters (--images, --only,
---hide, --depth, --range) as documented, applied by this model to events
+--hide, --only-object, --hide-object, --max-depth or --depth, --range) as
+documented, applied by this model to events
 it generated itself, and what every mode must then write.
 
   filters_oracle.py gen DIR SEED
@@ -114,14 +115,18 @@ def gen(d, seed):
 
 def parse_filters(args):
     f = {"main": False, "only": [], "hide": [], "depth": 0,
-         "first": 1, "last": None}
+         "objs": [], "hide_objs": [], "first": 1, "last": None}
     for a in args:
         key, _, val = a.lstrip("-").partition("=")
         if key == "images":
             f["main"] = val == "main"
         elif key in ("only", "hide"):
             f[key].append(val)
-        elif key == "depth":
+        elif key == "only-object":
+            f["objs"].append(val)
+        elif key == "hide-object":
+            f["hide_objs"].append(val)
+        elif key in ("depth", "max-depth"):
             f["depth"] = int(val)
         elif key == "range":
             lo, _, hi = val.partition("-")
@@ -134,7 +139,14 @@ def keep(f, name):
     names = [name, SHOWN[name]] + ALIASES.get(name, [])
     match = lambda pats: any(fnmatch.fnmatchcase(n, p)
                              for p in pats for n in names)
-    if f["main"] and OBJ[name] != MAIN:
+    obj = OBJ[name]
+    in_objs = lambda pats: any(fnmatch.fnmatchcase(o, p) for p in pats
+                               for o in (obj, os.path.basename(obj)))
+    if f["main"] and obj != MAIN:
+        return False
+    if f["objs"] and not in_objs(f["objs"]):
+        return False
+    if in_objs(f["hide_objs"]):
         return False
     if f["only"] and not match(f["only"]):
         return False

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The filters (--images, --only, --hide, --depth, --range) in every mode,
+# The filters (--images, --only, --hide, --only-object, --hide-object,
+# --max-depth or --depth, --range) in every mode,
 # patterns matching any of a function's names (aliases included):
 # parlot-decode --events, --folded, --paths, --xml, --callgrind and
 # parlot-annotate.
@@ -76,7 +77,9 @@ check_filter() {
    # --paths: the filter line, then "COUNT TAG PATH" rows (top 0 = all)
    # shellcheck disable=SC2086
    run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --paths --top=0 "$@" $T
-   desc=$(echo "$@" | sed 's/--//g')     # as the programs describe it
+   # as the programs describe it: --depth is --max-depth, --only-object
+   # adds to images=GLOB
+   desc=$(echo "$@" | sed 's/--//g; s/\(^\| \)depth=/\1max-depth=/g; s/only-object=/images=/g')
    first=$(head -1 "$tmp/out")
    want_first="# filter: $desc"
    [ -n "$desc" ] || want_first=$(printf '# calls\ttag\tpath')
@@ -154,16 +157,20 @@ check_filter none
 check_filter images-main --images=main
 check_filter only-mpi '--only=MPI_*'
 check_filter hide '--hide=MPIDI_*' --hide=memcpy
-check_filter depth --depth=3
+check_filter depth --max-depth=3
+check_filter depth-alias --depth=3
+check_filter hide-object '--hide-object=libmpi*'
+check_filter only-object --only-object=sim '--only-object=libc*'
+check_filter hide-object-path --hide-object=/lib/x86_64-linux-gnu/libc.so.6
 check_filter demangled '--only=sim::*' --only=kernel
 check_filter range --range=100-900
-check_filter mixed --images=main --depth=2 --range=50-
+check_filter mixed --images=main --max-depth=2 --range=50-
 check_filter only-hide '--only=*e*' --hide=kernel
 check_filter only-alias '--only=PMPI_*' --only=malloc
 check_filter hide-alias --hide=memmove
 
 # bad arguments: one line, exit 2, in both programs
-for args in --depth=0 --images=, --range=9-3 --only=; do
+for args in --depth=0 --max-depth=x --images=, --range=9-3 --only= --hide-object=; do
    for p in parlot-decode parlot-annotate; do
       if [ $p = parlot-decode ]; then
          run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --xml "$args" "$tmp/a.trace"

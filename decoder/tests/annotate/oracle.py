@@ -27,7 +27,9 @@ thread's events on a stack, independently of the decoder's code:
     of the stream counts up to the end);
   - an edge caller > callee (caller "(no caller)" at depth 1): its calls,
     the calls made within them (them included), the events from each
-    call to its return.
+    call to its return -- the last two for the edge's outermost calls
+    only, not again for the calls of the same edge nested in them
+    (recursion).
 Function names must be unique per object (make_trace --functions 33 or
 fewer), since the listing cannot tell apart two functions of the same
 object and name.
@@ -64,14 +66,17 @@ class Model:
     def thread(self, evs, inherited):
         stack = []      # [fn, edge key or None, ev0, calls before it]
         onstack = defaultdict(int)
+        onedge = defaultdict(int)
         ev = calls = 0
 
         def close(fr, span):
             fn, key, _, calls0 = fr
             if key is not None:
-                e = self.edges[key]
-                e[1] += calls - calls0
-                e[2] += span
+                onedge[key] -= 1
+                if onedge[key] == 0:
+                    e = self.edges[key]
+                    e[1] += calls - calls0
+                    e[2] += span
             onstack[fn] -= 1
             if onstack[fn] == 0:
                 self.fn_incl[fn] += span
@@ -86,6 +91,7 @@ class Model:
                 else:
                     key = (stack[-1][0] if stack else NO_CALLER, fn)
                     self.edges[key][0] += 1
+                    onedge[key] += 1
                     self.fn_calls[fn] += 1
                     calls += 1
                 stack.append([fn, key, ev, calls - (key is not None)])
@@ -213,8 +219,8 @@ def cycle_edges(edges):
 
 LEGEND = ["(cycle): a caller or callee line within a call cycle (recursion); "
           "its inclusive",
-          "figures count the calls nested in the cycle again, and may exceed "
-          "100%."]
+          "figures count each outermost call once, not the calls nested in it "
+          "again."]
 
 
 def num(c):

@@ -255,11 +255,18 @@ want="# recording stops
    pass "parlot-control: status, stop, mark, start, flush on a running process" ||
    fail "parlot-control" "$(head -3 "$work/ctl.status")" \
       "$(head -4 "$work/ctl.out")" "notes: $notes" "$(head -1 "$work/ctl.replay")"
-"$CONTROL" -p 1 status >/dev/null 2>&1; r1=$?
+"$CONTROL" -p 1 status >"$work/ctl.out1" 2>"$work/ctl.err1"; r1=$?
 "$CONTROL" bogus >/dev/null 2>"$work/ctl.err2"; r2=$?
-[ $r1 -eq 1 ] && [ $r2 -eq 2 ] && [ "$(wc -l <"$work/ctl.err2")" -eq 1 ] &&
-   pass "parlot-control: no such process exits 1, a bad command 2 (one line)" ||
-   fail "parlot-control errors" "exits $r1 and $r2" "$(cat "$work/ctl.err2")"
+[ $r1 -eq 1 ] && [ ! -s "$work/ctl.out1" ] && grep -q "^parlot-control: pid 1: " "$work/ctl.err1" &&
+   [ $r2 -eq 2 ] && [ "$(wc -l <"$work/ctl.err2")" -eq 1 ] &&
+   pass "parlot-control: no such process exits 1 (said on stderr), a bad command 2 (one line)" ||
+   fail "parlot-control errors" "exits $r1 and $r2" "$(cat "$work/ctl.out1" "$work/ctl.err1" "$work/ctl.err2")"
+# one version for the package: parlot-control's is parlot-decode's
+v_ctl=$("$CONTROL" --version | sed -n 's/^parlot-control (ParLoT) \([^ ,]*\)$/\1/p')
+v_dec=$("$PARLOT_DECODE" --version | sed -n 's/^parlot-decode (ParLoT) \([^,]*\),.*/\1/p')
+[ -n "$v_ctl" ] && [ "$v_ctl" = "$v_dec" ] &&
+   pass "parlot-control --version: $v_ctl, as parlot-decode's" ||
+   fail "parlot-control --version '$v_ctl', parlot-decode's '$v_dec'"
 
 # ---- Fortran -----------------------------------------------------------------
 if command -v "$FC" >/dev/null 2>&1; then
