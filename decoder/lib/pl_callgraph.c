@@ -4,11 +4,11 @@
    Per call: find the caller->callee edge (first in a one-entry cache per
    caller function: loops and recursion call the same callee again and
    again; then in an open-addressing hash table), count it, push a frame.
-   Per return: for the outermost activation of the edge, add the frame's
-   subtree to the edge, and for the outermost activation of the function,
-   to the function's inclusive events.  (Recursion nests activations of
-   one edge; counting the inner ones again would count the same events
-   many times over, as gprof's cycles and Callgrind avoid.) */
+   Per return: add the frame's subtree to its edge (and, for the
+   outermost activation of the edge, to its outer figures: recursion nests
+   activations of one edge, whose events would otherwise count many times
+   over), and for the outermost activation of the function to the
+   function's inclusive events. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +22,7 @@
 typedef struct {
    uint32_t caller, callee;
    uint32_t active;        /* activations on the stack */
-   uint64_t calls, incl_calls, incl_events;
+   uint64_t calls, incl_calls, incl_events, outer_calls, outer_events;
 } local_edge;
 
 typedef struct {
@@ -162,6 +162,7 @@ static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
    e->callee = callee;
    e->active = 0;
    e->calls = e->incl_calls = e->incl_events = 0;
+   e->outer_calls = e->outer_events = 0;
    return (uint32_t)b->nedges++;
 }
 
@@ -226,9 +227,11 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
          span = events - fr->ev0 + 1;
          if (fr->edge != NO_EDGE) {
             local_edge *le = &b->edges[fr->edge];
+            le->incl_calls += calls - fr->calls0;
+            le->incl_events += span;
             if (--le->active == 0) {
-               le->incl_calls += calls - fr->calls0;
-               le->incl_events += span;
+               le->outer_calls += calls - fr->calls0;
+               le->outer_events += span;
             }
          }
          if (--onstack[f] == 0)
@@ -268,9 +271,14 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
    for (d = b->depth; d >= 1; d--) {
       frame *fr = &b->frames[d];
       uint64_t span = b->events - fr->ev0;
-      if (fr->edge != NO_EDGE && --b->edges[fr->edge].active == 0) {
-         b->edges[fr->edge].incl_calls += b->calls - fr->calls0;
-         b->edges[fr->edge].incl_events += span;
+      if (fr->edge != NO_EDGE) {
+         local_edge *le = &b->edges[fr->edge];
+         le->incl_calls += b->calls - fr->calls0;
+         le->incl_events += span;
+         if (--le->active == 0) {
+            le->outer_calls += b->calls - fr->calls0;
+            le->outer_events += span;
+         }
       }
       if (--b->onstack[fr->fn] == 0)
          b->incl[fr->fn] += span;
@@ -291,6 +299,8 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
       e->calls = le->calls;
       e->incl_calls = le->incl_calls;
       e->incl_events = le->incl_events;
+      e->outer_calls = le->outer_calls;
+      e->outer_events = le->outer_events;
    }
    out->nedges = b->nedges;
    qsort(out->edges, out->nedges, sizeof *out->edges, by_edge);

@@ -646,6 +646,8 @@ int pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n)
          out->edges[k - 1].calls += out->edges[j].calls;
          out->edges[k - 1].incl_calls += out->edges[j].incl_calls;
          out->edges[k - 1].incl_events += out->edges[j].incl_events;
+         out->edges[k - 1].outer_calls += out->edges[j].outer_calls;
+         out->edges[k - 1].outer_events += out->edges[j].outer_events;
       } else {
          out->edges[k++] = out->edges[j];
       }

@@ -44,10 +44,14 @@ typedef struct {
    uint64_t incl_calls;    /* calls in these calls' subtrees, them included */
    uint64_t incl_events;   /* events from each call to its return,
                               inclusive (frames still open at the end of
-                              the stream count up to that end); both
-                              counted for the edge's outermost
-                              activations only, so that recursion does
-                              not count nested calls again (since 0.8) */
+                              the stream count up to that end); as
+                              Callgrind's call costs, a call nested in
+                              another of the same edge (recursion) is
+                              counted again */
+   uint64_t outer_calls;   /* incl_calls and incl_events of the edge's */
+   uint64_t outer_events;  /* outermost calls only: each event counted
+                              once however deep the edge recursed, so
+                              never more than the thread's (since 0.8) */
 } pl_edge;
 
 typedef struct {

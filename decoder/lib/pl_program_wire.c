@@ -3,21 +3,21 @@
    pl_program_pack, pl_program_unpack).
 
    Layout, every number little-endian:
-     "PLPROG" 2 (the layout's version) demangle  (8 bytes)
+     "PLPROG" WIRE_VERSION demangle  (8 bytes)
      u32 nfns, then per function 1..nfns:
         str object, str name, str shown, str label, u32 dup, u64 ident
      u64 nthreads (their records come after the processes')
      u64 nprocs, then per process:
         str path, pid, ppid, exe, cmd, rank, role, recording;
         u32 end; u64 first_thread, nthreads, nthreads_all;
-        u32 ending kind, status + 1, signal, signal_thread;
+        u32 ending kind, status + 1, signal, signal_thread, end_lost;
         str signal_name ("" if none)
      per thread:
         u64 proc; u32 number, parent, inherited, complete; u64 order;
         graph: u64 events, calls, max_depth, nfns, nedges;
                per fn (u32 fn, u64 calls, incl_events);
                per edge (u32 caller, callee, u64 calls, incl_calls,
-               incl_events)
+               incl_events, outer_calls, outer_events)
    A str is a u32 length and its bytes, or 0xFFFFFFFF for NULL; shown is
    NULL when it is the name, label when it is shown (pl_program_free
    relies on those pointers being shared). */
@@ -30,7 +30,7 @@
 #include "pl_wire.h"
 
 #define WIRE_MAGIC   "PLPROG"
-#define WIRE_VERSION 3
+#define WIRE_VERSION 4
 
 /* ---- writing -------------------------------------------------------- */
 
@@ -53,6 +53,8 @@ static void put_graph(pl_wbuf *w, const pl_graph *g)
       pl_wire_u64(w, g->edges[i].calls);
       pl_wire_u64(w, g->edges[i].incl_calls);
       pl_wire_u64(w, g->edges[i].incl_events);
+      pl_wire_u64(w, g->edges[i].outer_calls);
+      pl_wire_u64(w, g->edges[i].outer_events);
    }
 }
 
@@ -99,6 +101,7 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
       pl_wire_u32(&w, (uint32_t)(e.status + 1));
       pl_wire_u32(&w, (uint32_t)e.signal);
       pl_wire_u32(&w, e.signal_thread);
+      pl_wire_u32(&w, (uint32_t)e.end_lost);
       pl_wire_str(&w, e.signal_name);
    }
    for (k = 0; k < p->nthreads; k++) {
@@ -151,7 +154,7 @@ static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
    g->calls = pl_wire_get_u64(r);
    g->max_depth = pl_wire_get_u64(r);
    g->nfns = pl_wire_count(r, 20);
-   g->nedges = pl_wire_count(r, 32);
+   g->nedges = pl_wire_count(r, 48);
    if (r->bad)
       return -1;
    g->fns = calloc(g->nfns ? g->nfns : 1, sizeof *g->fns);
@@ -173,6 +176,8 @@ static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
       g->edges[i].calls = pl_wire_get_u64(r);
       g->edges[i].incl_calls = pl_wire_get_u64(r);
       g->edges[i].incl_events = pl_wire_get_u64(r);
+      g->edges[i].outer_calls = pl_wire_get_u64(r);
+      g->edges[i].outer_events = pl_wire_get_u64(r);
       if (g->edges[i].caller > nfns || g->edges[i].callee == 0
           || g->edges[i].callee > nfns)
          r->bad = 1;
@@ -211,7 +216,7 @@ static int get_functions(pl_rbuf *r, pl_program *p)
 
 static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
 {
-   size_t n = pl_wire_count(r, 60), k;
+   size_t n = pl_wire_count(r, 64), k;
    if (r->bad || pl_grow(&p->procs, &p->procs_cap, n, sizeof *p->procs) < 0) {
       r->oom = !r->bad;
       r->bad = 1;
@@ -239,6 +244,7 @@ static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
       e.status = (int)pl_wire_get_u32(r) - 1;
       e.signal = (int)pl_wire_get_u32(r);
       e.signal_thread = pl_wire_get_u32(r);
+      e.end_lost = (int)pl_wire_get_u32(r);
       signame = get_str(r);
       snprintf(e.signal_name, sizeof e.signal_name, "%s",
                signame ? signame : "");

@@ -84,11 +84,11 @@ static int tree_order(const void *a, const void *b)
 {
    const pl_edge *x = *(const pl_edge *const *)a;
    const pl_edge *y = *(const pl_edge *const *)b;
-   int c = tree_sort_incl ? report_cmp_u64_desc(x->incl_events, y->incl_events)
-                          : report_cmp_u64_desc(x->incl_calls, y->incl_calls);
+   int c = tree_sort_incl ? report_cmp_u64_desc(x->outer_events, y->outer_events)
+                          : report_cmp_u64_desc(x->outer_calls, y->outer_calls);
    if (c == 0)
-      c = tree_sort_incl ? report_cmp_u64_desc(x->incl_calls, y->incl_calls)
-                         : report_cmp_u64_desc(x->incl_events, y->incl_events);
+      c = tree_sort_incl ? report_cmp_u64_desc(x->outer_calls, y->outer_calls)
+                         : report_cmp_u64_desc(x->outer_events, y->outer_events);
    if (c == 0)
       c = report_cmp_u64_desc(x->calls, y->calls);
    if (c == 0)
@@ -240,7 +240,8 @@ static int tree_rows(report *r, outbuf *o, const pl_fstat *f, int callers)
    if (n < 0)
       return -1;
    for (k = 0; k < n; k++)
-      list_row(r, o, e[k]->incl_calls, e[k]->incl_events,
+      /* each outermost call once: recursion counts nothing twice */
+      list_row(r, o, e[k]->outer_calls, e[k]->outer_events,
                callers ? "< " : ">   ",
                callers ? e[k]->caller : e[k]->callee, e[k]->calls,
                on_cycle(r, e[k]));
