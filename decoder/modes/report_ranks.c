@@ -88,15 +88,21 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt)
    report_sort_context(p);
    qsort(fs, r.nfns, sizeof *fs, by_median);
    /* as the function lists: until those shown hold THRESHOLD% of the
-      medians' sum, at most --top */
+      medians' sum; and the functions some rank does not call, where ranks
+      differ most; at most --top */
    n = r.nfns;
    if (opt->threshold < PCT_SCALE) {
       uint64_t total = 0, sum = 0;
+      size_t within;
       for (i = 0; i < r.nfns; i++)
          total += fs[i]->median;
-      for (n = 0; n < r.nfns && report_scaled_cmp(sum, opt->threshold,
-                                                   total) < 0; n++)
-         sum += fs[n]->median;
+      for (within = 0; within < r.nfns
+                       && report_scaled_cmp(sum, opt->threshold, total) < 0;
+           within++)
+         sum += fs[within]->median;
+      for (i = n = within; i < r.nfns; i++)
+         if (fs[i]->nprocs < r.nprocs)
+            fs[n++] = fs[i];
    }
    if (opt->top && n > opt->top)
       n = (size_t)opt->top;
