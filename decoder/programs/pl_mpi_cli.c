@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -11,10 +13,58 @@
 
 int pl_mpi_rank;
 
+/* The MPI this program is built with, and its launcher's environment. */
+#if defined(OPEN_MPI)
+#define BUILT_MPI "Open MPI"
+#define BUILT_LAUNCHER "Open MPI's mpirun (mpirun.openmpi)"
+#elif defined(MPICH)
+#define BUILT_MPI "MPICH"
+#define BUILT_LAUNCHER "MPICH's mpiexec (mpirun.mpich)"
+#else
+#define BUILT_MPI "another MPI"
+#define BUILT_LAUNCHER "the mpirun of the MPI it was built with"
+#endif
+
+/* Started by another MPI's launcher, each process is a singleton: MPI
+   says 1 rank where the launcher's environment announces N (Hydra's
+   PMI_SIZE, Open MPI's OMPI_COMM_WORLD_SIZE), and each would write the
+   whole output.  Refused, said once (by the announced rank 0). */
+static int wrong_launcher(const char *prog)
+{
+   static const struct { const char *size, *rank, *mpi; } launchers[] = {
+      { "PMI_SIZE", "PMI_RANK", "MPICH" },
+      { "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "Open MPI" },
+   };
+   int size;
+
+   MPI_Comm_size(MPI_COMM_WORLD, &size);
+   if (size != 1)
+      return 0;
+   for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
+      const char *n = getenv(launchers[i].size), *r = getenv(launchers[i].rank);
+      long announced = n ? strtol(n, NULL, 10) : 0;
+      if (announced <= 1)
+         continue;
+      if (!r || strtol(r, NULL, 10) == 0) {
+         const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+         fprintf(stderr, "%s: started by %s's launcher for %ld ranks, but "
+                 "built with " BUILT_MPI ", so each process runs alone; "
+                 "start it with " BUILT_LAUNCHER "\n", base,
+                 launchers[i].mpi, announced);
+      }
+      return 1;
+   }
+   return 0;
+}
+
 int pl_mpi_main(int argc, char **argv, int (*run)(int, char **))
 {
    int status;
    MPI_Init(&argc, &argv);
+   if (wrong_launcher(argv[0])) {
+      MPI_Finalize();
+      return 2;
+   }
    MPI_Comm_rank(MPI_COMM_WORLD, &pl_mpi_rank);
    if (pl_mpi_rank != 0) {
       int null = open("/dev/null", O_WRONLY);

@@ -150,6 +150,7 @@ for impl in mpich openmpi; do
       continue
    fi
    impls=$((impls + 1))
+   eval "built_$impl=\$prog"
    run_mpi="$TIMEOUT $(launcher $impl)"
 
    # same NAME SERIAL MPI ARGS...: SERIAL ARGS TRACES, and MPI on 1..4 ranks
@@ -243,4 +244,26 @@ for impl in mpich openmpi; do
 done
 
 [ $impls = 0 ] && echo "# neither MPICH nor Open MPI: only check_wire ran"
+
+# started by the other MPI's launcher, a build would run as N singletons,
+# each writing the whole output: refused, in one line, exit 2
+if [ -n "${built_mpich:-}" ] && [ -n "${built_openmpi:-}" ]; then
+   for pair in "mpich openmpi MPICH" "openmpi mpich Open MPI"; do
+      set -- $pair
+      launch=$1 build=$2
+      shift 2
+      eval "prog=\$built_$build"
+      # shellcheck disable=SC2086
+      $TIMEOUT $(launcher $launch) -np 3 "$prog" --info "$tmp/t1.trace" \
+         >"$tmp/o" 2>"$tmp/e"
+      rc=$?
+      if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && [ "$(grep -c . "$tmp/e")" -eq 1 ] &&
+         grep -q "started by $*'s launcher for 3 ranks, but built with" "$tmp/e"; then
+         pass "the $build build under $launch's launcher: $(cat "$tmp/e")"
+      else
+         fail "the $build build under $launch's launcher: exit $rc" \
+            "$(head -c 400 "$tmp/e")" "$(head -c 200 "$tmp/o")"
+      fi
+   done
+fi
 finish
