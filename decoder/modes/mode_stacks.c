@@ -301,9 +301,15 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    long r, k;
    int ret = -1;
 
+   const pl_progress_hooks *hooks = opts->progress;
+   uint64_t done = 0;
+
    if (!v)
       return -1;
-   while ((r = pl_view_next(v, &ev, err)) > 0)
+   if (hooks && hooks->thread)
+      hooks->thread(hooks->ctx, i, pl_trace_nthreads(t),
+                    pl_trace_stream_bytes(t, i));
+   while ((r = pl_view_next(v, &ev, err)) > 0) {
       for (k = 0; k < r; k++)
          if (ev[k].kind == PL_EV_CALL)
             progress_call(&pg, ev[k].depth, ev[k].fn,
@@ -311,6 +317,10 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
                                                                ev[k].fn)));
          else
             progress_return(&pg, ev[k].depth);
+      done += (uint64_t)r;
+      if (hooks && hooks->update)       /* the status line, if one is due */
+         hooks->update(hooks->ctx, pl_view_position(v), done);
+   }
    if (r < 0)
       goto out;
    stack = pl_view_stack(v, &depth);
