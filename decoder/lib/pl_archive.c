@@ -24,7 +24,7 @@
 
 /* Read exactly n bytes at off: 0, or -1 (errno set; 0 if the file is
    shorter). */
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
+int pl_archive_read_at(int fd, void *buf, size_t n, uint64_t off)
 {
    size_t got = 0;
    while (got < n) {
@@ -88,7 +88,7 @@ int pl_is_archive(const char *path)
    if (fd < 0)
       return 0;
    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-       && read_at(fd, m, sizeof m, 0) == 0
+       && pl_archive_read_at(fd, m, sizeof m, 0) == 0
        && memcmp(m, PL_AR_MAGIC, PL_AR_MAGIC_LEN) == 0)
       r = 1;
    close(fd);
@@ -136,7 +136,7 @@ static int check_member_header(int fd, unsigned major, const pl_member *m,
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
-   if (read_at(fd, h, hs + nlen, hoff) < 0)
+   if (pl_archive_read_at(fd, h, hs + nlen, hoff) < 0)
       pl_error_set(err, hoff, "member '%s': cannot read its header: %s",
                 m->name, read_why());
    else if (memcmp(h, PL_AR_MEMBER_MAGIC, 4) != 0)
@@ -323,7 +323,7 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
                 "%llu present", PL_AR_HEADER_SIZE, ULL(a->size));
       goto fail;
    }
-   if (read_at(fd, h, sizeof h, 0) < 0) {
+   if (pl_archive_read_at(fd, h, sizeof h, 0) < 0) {
       pl_error_set(err, 0, "read error: %s", read_why());
       goto fail;
    }
@@ -348,7 +348,7 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
       goto fail;
    }
    toff = a->size - PL_AR_TRAILER_SIZE;
-   if (read_at(fd, tr, sizeof tr, toff) < 0) {
+   if (pl_archive_read_at(fd, tr, sizeof tr, toff) < 0) {
       pl_error_set(err, toff, "read error: %s", read_why());
       goto fail;
    }
@@ -380,7 +380,7 @@ pl_archive *pl_archive_open(const char *path, pl_error *err)
       pl_error_set(err, 0, "out of memory");
       goto fail;
    }
-   if (read_at(fd, ix, (size_t)ixsize, ixoff) < 0) {
+   if (pl_archive_read_at(fd, ix, (size_t)ixsize, ixoff) < 0) {
       pl_error_set(err, ixoff, "read error: %s", read_why());
       goto fail;
    }
@@ -416,17 +416,17 @@ int pl_archive_tables_at(int fd, uint64_t fsize, uint64_t *off,
    uint64_t ixoff;
 
    if (fsize < PL_AR_HEADER_SIZE + PL_AR_TRAILER_SIZE
-       || read_at(fd, h, sizeof h, 0) < 0
+       || pl_archive_read_at(fd, h, sizeof h, 0) < 0
        || memcmp(h, PL_AR_MAGIC, PL_AR_MAGIC_LEN) != 0
        || pl_get16(h + 8) != PL_AR_VERSION_MAJOR) {
       pl_error_set(err, 0, "not in an archive of version %u",
                    PL_AR_VERSION_MAJOR);
       return -1;
    }
-   if (read_at(fd, tr, sizeof tr, fsize - sizeof tr) < 0
+   if (pl_archive_read_at(fd, tr, sizeof tr, fsize - sizeof tr) < 0
        || memcmp(tr + 28, PL_AR_TRAILER_MAGIC, 4) != 0
        || (ixoff = pl_get64(tr)) > fsize - sizeof tr - sizeof ix
-       || read_at(fd, ix, sizeof ix, ixoff) < 0
+       || pl_archive_read_at(fd, ix, sizeof ix, ixoff) < 0
        || memcmp(ix, PL_AR_INDEX_MAGIC, 4) != 0) {
       pl_error_set(err, 0, "archive: cannot find its index");
       return -1;
@@ -715,8 +715,34 @@ int pl_inputs_add(pl_inputs *in, const char *path, pl_error *err)
       return 0;
    }
    a = pl_archive_open(path, err);
-   if (!a)
+   if (!a) {
+      /* damaged: what its member headers still give, said with the
+         damage */
+      pl_error why = *err, rerr;
+      size_t lost;
+      a = pl_archive_recover(path, &lost, &rerr);
+      if (!a || a->n == 0) {
+         *err = why;
+         if (a && lost)
+            snprintf(err->msg, sizeof err->msg, "%.180s; no member "
+                     "recovered", why.msg);
+         pl_archive_free(a);
+         return 1;
+      }
+      snprintf(err->msg, sizeof err->msg, "%.150s; %zu member%s recovered "
+               "from %s headers%s", why.msg, a->n, a->n == 1 ? "" : "s",
+               a->n == 1 ? "its" : "their",
+               lost ? ", the others lost" : "");
+      err->offset = why.offset;
+      for (k = 0; k < a->n; k++)
+         if (add_input(in, path, a->members[k].offset, a->members[k].size,
+                       a->members[k].name) < 0) {
+            pl_archive_free(a);
+            goto oom;
+         }
+      pl_archive_free(a);
       return 1;
+   }
    for (k = 0; k < a->n; k++)
       if (add_input(in, path, a->members[k].offset, a->members[k].size,
                     a->members[k].name) < 0) {

@@ -73,6 +73,17 @@ typedef struct {
                                                none */
 } pl_archive;
 
+/* The members of an archive that pl_archive_open() rejects (cut short:
+   no trailer or index; a damaged member header), found by walking the
+   member headers from the archive header on and resuming at the next
+   valid one after damage (since libparlot 0.8).  *lost: how many places
+   lost members (a damaged stretch, a member cut by the end of the file,
+   each member stored with shared tables when the index that locates them
+   is lost too).  NULL if path is no archive whose header can be read, or
+   out of memory (err says which). */
+pl_archive *pl_archive_recover(const char *path, size_t *lost,
+                               pl_error *err);
+
 /* Whether the file at path starts with the archive magic: 1 yes, 0 no
    (including a file that cannot be read: the trace reader says why). */
 int pl_is_archive(const char *path);
@@ -141,8 +152,10 @@ typedef struct {
 /* Append the inputs path stands for: an archive's members in archive
    order, anything else as a loose trace (a file that cannot be read is
    added too, so that opening it reports why, in order).  0; 1 if path is
-   an archive whose index is bad (nothing added; *err says why, with an
-   offset in the archive); -1 if out of memory (*err says so). */
+   an archive that pl_archive_open() rejects (*err says why, with an
+   offset in the archive): the members pl_archive_recover() finds are
+   added (since 0.8; *err then says how many); -1 if out of memory (*err
+   says so). */
 int  pl_inputs_add(pl_inputs *in, const char *path, pl_error *err);
 void pl_inputs_free(pl_inputs *in);
 

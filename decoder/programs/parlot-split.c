@@ -233,7 +233,7 @@ static int parse_options(int argc, char **argv, const char **dir,
 int main(int argc, char **argv)
 {
    const char *dir = ".";
-   int force = 0, listing = 0, status;
+   int force = 0, listing = 0, recovered = 0, status;
    pl_archive *a;
    pl_error err;
    struct stat st;
@@ -243,8 +243,22 @@ int main(int argc, char **argv)
       return status;
    a = pl_archive_open(argv[optind], &err);
    if (!a) {
-      pl_report(PROG, argv[optind], &err);
-      return PL_EXIT_DATA;
+      /* damaged: the members its headers still give are restored (or
+         listed), and the exit status says the archive was not whole */
+      pl_error rerr;
+      size_t lost;
+      a = pl_archive_recover(argv[optind], &lost, &rerr);
+      if (!a || a->n == 0) {
+         pl_report(PROG, argv[optind], &err);
+         pl_archive_free(a);
+         return PL_EXIT_DATA;
+      }
+      fprintf(stderr, PROG ": %s: offset %llu: %s; %zu member%s recovered "
+              "from %s headers%s\n", argv[optind],
+              (unsigned long long)err.offset, err.msg, a->n,
+              a->n == 1 ? "" : "s", a->n == 1 ? "its" : "their",
+              lost ? ", the others lost" : "");
+      recovered = 1;
    }
    if (listing) {
       status = list(a);
@@ -255,5 +269,5 @@ int main(int argc, char **argv)
       status = extract(a, dir, force);
    }
    pl_archive_free(a);
-   return status;
+   return status ? status : recovered ? PL_EXIT_DATA : 0;
 }
