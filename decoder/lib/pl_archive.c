@@ -708,6 +708,7 @@ int pl_inputs_add(pl_inputs *in, const char *path, pl_error *err)
 {
    pl_archive *a;
    size_t k;
+   int status = 0;
 
    if (!pl_is_archive(path)) {
       if (add_input(in, path, 0, PL_TRACE_WHOLE_FILE, NULL) < 0)
@@ -734,14 +735,7 @@ int pl_inputs_add(pl_inputs *in, const char *path, pl_error *err)
                a->n == 1 ? "its" : "their",
                lost ? ", the others lost" : "");
       err->offset = why.offset;
-      for (k = 0; k < a->n; k++)
-         if (add_input(in, path, a->members[k].offset, a->members[k].size,
-                       a->members[k].name) < 0) {
-            pl_archive_free(a);
-            goto oom;
-         }
-      pl_archive_free(a);
-      return 1;
+      status = 1;
    }
    for (k = 0; k < a->n; k++)
       if (add_input(in, path, a->members[k].offset, a->members[k].size,
@@ -750,7 +744,7 @@ int pl_inputs_add(pl_inputs *in, const char *path, pl_error *err)
          goto oom;
       }
    pl_archive_free(a);
-   return 0;
+   return status;
 oom:
    pl_error_set(err, 0, "out of memory");
    return -1;
