@@ -16,6 +16,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
 
+#include "pl_format.h"
 #include "pl_unwind.h"
 
 #define PT_GNU_EH_FRAME   0x6474e550u
@@ -40,14 +41,6 @@ static Bool read_at(Int fd, Off64T off, void *buf, Int len)
           && VG_(read)(fd, buf, len) == len;
 }
 
-static ULong get(const UChar *p, Int n)
-{
-   ULong v = 0;
-   for (Int i = n - 1; i >= 0; i--)
-      v = v << 8 | p[i];
-   return v;
-}
-
 /* Width of a DW_EH_PE value format (the low nibble), 0 if not fixed. */
 static Int enc_width(UChar enc)
 {
@@ -69,13 +62,14 @@ static Addr *parse_hdr(const UChar *hdr, SizeT len, Addr hdr_svma, UInt *n)
    Int wc = enc_width(hdr[2]);
    if ((hdr[1] != 0xff && !wp) || !wc || 4 + wp + wc > (Int)len)
       return NULL;
-   ULong count = get(hdr + 4 + wp, wc);
+   const UChar *c = hdr + 4 + wp;
+   ULong count = wc == 2 ? pl_get16(c) : wc == 4 ? pl_get32(c) : pl_get64(c);
    SizeT at = 4 + (SizeT)wp + (SizeT)wc;
    if (count == 0 || count > MAX_FDES || count > (len - at) / 8)
       return NULL;
    Addr *s = VG_(malloc)("pl.unwind.starts", count * sizeof *s);
    for (ULong i = 0; i < count; i++) {
-      Int rel = (Int)(UInt)get(hdr + at + 8 * i, 4);
+      Int rel = (Int)pl_get32(hdr + at + 8 * i);
       s[i] = hdr_svma + (Addr)(Long)rel;
       if (i && s[i] < s[i - 1]) {            /* not a search table */
          VG_(free)(s);
@@ -98,16 +92,16 @@ static Addr *read_starts(const HChar *path, UInt *n)
 
    if (read_at(fd, 0, eh, sizeof eh) && VG_(memcmp)(eh, "\177ELF", 4) == 0
        && eh[4] == 2 /* ELFCLASS64 */ && eh[5] == 1 /* little-endian */) {
-      ULong phoff = get(eh + 32, 8);
-      UInt phentsize = (UInt)get(eh + 54, 2), phnum = (UInt)get(eh + 56, 2);
+      ULong phoff = pl_get64(eh + 32);
+      UInt phentsize = pl_get16(eh + 54), phnum = pl_get16(eh + 56);
       for (UInt i = 0; phentsize >= sizeof ph && i < phnum && !starts; i++) {
          if (!read_at(fd, (Off64T)(phoff + (ULong)i * phentsize), ph,
                       sizeof ph))
             break;
-         if (get(ph, 4) != PT_GNU_EH_FRAME)
+         if (pl_get32(ph) != PT_GNU_EH_FRAME)
             continue;
-         ULong off = get(ph + 8, 8), vaddr = get(ph + 16, 8);
-         ULong size = get(ph + 32, 8);
+         ULong off = pl_get64(ph + 8), vaddr = pl_get64(ph + 16);
+         ULong size = pl_get64(ph + 32);
          if (size < 4 || size > 8ULL * MAX_FDES + 64)
             break;
          UChar *hdr = VG_(malloc)("pl.unwind.hdr", (SizeT)size);

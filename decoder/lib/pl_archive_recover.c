@@ -77,10 +77,11 @@ static int member_at(int fd, uint64_t fsize, unsigned major, uint64_t off,
    return 1;
 }
 
-/* The offset of the next "PLMB" at or after from, or fsize if none. */
-static uint64_t next_magic(int fd, uint64_t fsize, uint64_t from)
+/* The offset of the next "PLMB" at or after from, or fsize if none;
+   buf: SCAN_WINDOW bytes to read into. */
+static uint64_t next_magic(int fd, uint64_t fsize, uint64_t from,
+                           uint8_t *buf)
 {
-   static uint8_t buf[SCAN_WINDOW];
    while (from + 4 <= fsize) {
       size_t n = fsize - from < SCAN_WINDOW ? (size_t)(fsize - from)
                                             : SCAN_WINDOW;
@@ -156,6 +157,7 @@ pl_archive *pl_archive_recover(const char *path, size_t *lost, pl_error *err)
    size_t cap = 0;
    struct stat st;
    uint64_t off = PL_AR_HEADER_SIZE;
+   uint8_t *scan = NULL;           /* the window looking past damage */
    int fd = -1, in_damage = 0;
 
    *lost = 0;
@@ -189,7 +191,9 @@ pl_archive *pl_archive_recover(const char *path, size_t *lost, pl_error *err)
          in_damage = 1;
          if (cut)
             break;
-         off = next_magic(fd, a->size, off + 1);
+         if (!scan && !(scan = malloc(SCAN_WINDOW)))
+            goto oom;
+         off = next_magic(fd, a->size, off + 1, scan);
          continue;
       }
       in_damage = 0;
@@ -217,11 +221,13 @@ pl_archive *pl_archive_recover(const char *path, size_t *lost, pl_error *err)
       off = m.offset + m.size;
    }
    drop_unreadable_shared(a, fd, lost);
+   free(scan);
    close(fd);
    return a;
 oom:
    pl_error_set(err, 0, "out of memory");
 fail:
+   free(scan);
    if (fd >= 0)
       close(fd);
    pl_archive_free(a);

@@ -166,6 +166,19 @@ static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
    return (uint32_t)b->nedges++;
 }
 
+/* A frame of edge le returns: its subtree (calls made within it, events
+   spanned) counts for the edge, and for its outer figures when it is the
+   edge's outermost activation. */
+static inline void edge_return(local_edge *le, uint64_t calls, uint64_t span)
+{
+   le->incl_calls += calls;
+   le->incl_events += span;
+   if (--le->active == 0) {
+      le->outer_calls += calls;
+      le->outer_events += span;
+   }
+}
+
 /* The counters live in locals for the loop: through b, every store to an
    edge's counters could alias them and force a reload. */
 int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
@@ -225,15 +238,8 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
          uint64_t span;
          fr = &frames[d];
          span = events - fr->ev0 + 1;
-         if (fr->edge != NO_EDGE) {
-            local_edge *le = &b->edges[fr->edge];
-            le->incl_calls += calls - fr->calls0;
-            le->incl_events += span;
-            if (--le->active == 0) {
-               le->outer_calls += calls - fr->calls0;
-               le->outer_events += span;
-            }
-         }
+         if (fr->edge != NO_EDGE)
+            edge_return(&b->edges[fr->edge], calls - fr->calls0, span);
          if (--onstack[f] == 0)
             incl[f] += span;
          depth = d - 1;
@@ -271,15 +277,8 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
    for (d = b->depth; d >= 1; d--) {
       frame *fr = &b->frames[d];
       uint64_t span = b->events - fr->ev0;
-      if (fr->edge != NO_EDGE) {
-         local_edge *le = &b->edges[fr->edge];
-         le->incl_calls += b->calls - fr->calls0;
-         le->incl_events += span;
-         if (--le->active == 0) {
-            le->outer_calls += b->calls - fr->calls0;
-            le->outer_events += span;
-         }
-      }
+      if (fr->edge != NO_EDGE)
+         edge_return(&b->edges[fr->edge], b->calls - fr->calls0, span);
       if (--b->onstack[fr->fn] == 0)
          b->incl[fr->fn] += span;
    }

@@ -429,7 +429,12 @@ void pl_filter_thread_range(const pl_filter *f, const pl_trace *t,
       *first = UINT64_MAX;              /* a mark before any event */
 }
 
-
+/* A path's file name: what follows its last '/'. */
+static const char *base_name(const char *path)
+{
+   const char *slash = strrchr(path, '/');
+   return slash ? slash + 1 : path;
+}
 
 uint32_t pl_main_object(const pl_trace *t)
 {
@@ -443,13 +448,10 @@ uint32_t pl_main_object(const pl_trace *t)
    }
    if (!exe || !*exe)
       return 0;
-   base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-   for (id = 1; id <= nobj; id++) {
-      const char *path = pl_trace_object(t, id)->str;
-      const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-      if (strcmp(b, base) == 0)
+   base = base_name(exe);
+   for (id = 1; id <= nobj; id++)
+      if (strcmp(base_name(pl_trace_object(t, id)->str), base) == 0)
          return id;
-   }
    return 0;
 }
 
@@ -465,6 +467,7 @@ static int any_glob(char *const *pats, size_t n, const char *a,
 
 enum { MATCH_ONLY = 1, MATCH_HIDE = 2 };
 
+
 /* Whether object obj of t is one hide-object= leaves out. */
 static int hidden_object(const pl_filter *f, const pl_trace *t, uint32_t obj)
 {
@@ -472,7 +475,7 @@ static int hidden_object(const pl_filter *f, const pl_trace *t, uint32_t obj)
    if (!f->nhide_objs || !obj)
       return 0;
    path = pl_trace_object(t, obj)->str;
-   base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+   base = base_name(path);
    return any_glob(f->hide_objs, f->nhide_objs, base, path);
 }
 
@@ -512,7 +515,7 @@ static uint8_t *objects_in(const pl_filter *f, const pl_trace *t, int images)
    in[0] = images == IMAGES_PROGRAM ? PL_OBJECT_RUNTIME : 0;
    for (id = 1; id <= n; id++) {
       const char *path = pl_trace_object(t, id)->str;
-      const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+      const char *base = base_name(path);
       switch (images) {
       case IMAGES_MAIN:
          in[id] = id == main_obj;

@@ -309,7 +309,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    void *state = NULL;
    int status = 0;
    size_t i, opened = 0;
-   pl_kept kept = { 0, 0, 0, 0, 0 };
+   pl_kept kept = { 0 };
 
    if (mode->collect && !(state = mode->collect->create(opts))) {
       fprintf(stderr, PROG ": out of memory\n");

@@ -456,7 +456,6 @@ void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
    size_t i;
 
    k->traces++;
-   k->main_named += pl_main_object(t) != 0;
    for (i = 0; !k->threads && i < pl_trace_nthreads(t); i++)
       k->threads += pl_select_match(sel, pid ? pid : "",
                                     pl_trace_thread(t, i)->number);
@@ -472,6 +471,8 @@ void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
    if (!keep)
       k->functions++;              /* out of memory: say nothing */
    free(keep);
+   if (!k->functions)              /* for the line that says why */
+      k->main_named += pl_main_object(t) != 0;
 }
 
 void pl_kept_program(pl_kept *k, const pl_program *p, const pl_filter *f)
@@ -502,10 +503,9 @@ int pl_kept_nothing(const char *prog, const pl_kept *k,
       return 1;
    }
    if (pl_filter_active(f) && !k->functions) {
-      const char *d = pl_filter_describe(f);
       fprintf(stderr, "%s: the filters (%s) match no function of the %zu "
-              "trace%s read%s\n", prog, d, k->traces, s,
-              !k->main_named && strstr(d, "images=main")
+              "trace%s read%s\n", prog, pl_filter_describe(f), k->traces, s,
+              !k->main_named
               ? " (no function of the main executable is named: a stripped "
                 "program without unwind tables, or traced with "
                 "--unwind-names=no)" : "");

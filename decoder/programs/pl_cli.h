@@ -82,7 +82,8 @@ typedef struct {
    size_t threads;    /* threads the selection matched */
    size_t functions;  /* functions the filters matched */
    size_t shown;      /* threads with something to show (the range) */
-   size_t main_named; /* traces whose main executable has functions */
+   size_t main_named; /* of the traces where no function matched: those
+                         whose main executable has named functions */
 } pl_kept;
 
 /* Count trace t into k (sel, f: the command's; demangle as the names
