@@ -51,6 +51,11 @@ static int wrong_launcher(const char *prog)
                  "built with " BUILT_MPI ", so each process runs alone; "
                  "start it with " BUILT_LAUNCHER "\n", base,
                  launchers[i].mpi, announced);
+      } else {
+         /* Open MPI's mpirun kills the job at the first non-zero exit,
+            possibly before it has forwarded the announced rank 0's
+            line: the others leave after it. */
+         sleep(3);
       }
       return 1;
    }
