@@ -73,6 +73,12 @@ struct diff_report {
       a and b: pl_ending_text()'s). */
    void (*ending)(diff_report *r, const char *process, const char *a,
                   const char *b);
+   /* A run (side 0: A) of which unfinished of its processes did not
+      finish (killed by a signal, or cut short): its progress view, the
+      text of parlot-decode --progress's (len bytes, lines ending in
+      '\n'), written before the pairs. */
+   void (*progress)(diff_report *r, int side, size_t unfinished,
+                    size_t processes, const char *text, size_t len);
    /* The summary: pairs identical and different, threads only in A and
       B, the threads that differ (k[0..nk-1], sorted in place), then
       function() per function whose calls differ; lines: the lines

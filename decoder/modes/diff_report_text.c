@@ -167,6 +167,15 @@ static void t_ending(diff_report *r, const char *process, const char *a,
                  b);
 }
 
+static void t_progress(diff_report *r, int side, size_t unfinished,
+                       size_t processes, const char *text, size_t len)
+{
+   outbuf_printf(r->o, "== %s did not finish: %zu of its %zu process%s "
+                 "were killed or cut short\n", side ? "B" : "A", unfinished,
+                 processes, processes == 1 ? "" : "es");
+   outbuf_write(r->o, text, len);
+}
+
 static int t_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
                      size_t nk, size_t nfunctions, uint64_t lines,
@@ -234,6 +243,7 @@ int diff_report_text(diff_report *r, outbuf *o)
    r->pair_end = t_pair_end;
    r->only = t_only;
    r->ending = t_ending;
+   r->progress = t_progress;
    r->summary = t_summary;
    r->function = t_function;
    r->finish = t_finish;

@@ -163,6 +163,37 @@ static void x_ending(diff_report *r, const char *process, const char *a,
    xml_end(x);
 }
 
+/* The progress view's lines, each an element: the text is
+   parlot-decode --progress's. */
+static void x_progress(diff_report *r, int side, size_t unfinished,
+                       size_t processes, const char *text, size_t len)
+{
+   xml_out *x = X(r);
+   const char *end = text + len;
+   char *line;
+
+   xml_start(x, "progress");
+   xml_attr(x, "run", side ? "b" : "a");
+   xml_attr_u64(x, "unfinished", unfinished);
+   xml_attr_u64(x, "processes", processes);
+   while (text < end) {
+      const char *nl = memchr(text, '\n', (size_t)(end - text));
+      size_t n = (size_t)((nl ? nl : end) - text);
+      if (!(line = malloc(n + 1))) {
+         xml_check(x, -1);
+         break;
+      }
+      memcpy(line, text, n);
+      line[n] = '\0';
+      xml_start(x, "line");
+      xml_attr_text(x, "text", line);
+      xml_end(x);
+      free(line);
+      text += n + (nl != NULL);
+   }
+   xml_end(x);
+}
+
 static int x_summary(diff_report *r, size_t same, size_t differ,
                      size_t only_a, size_t only_b, thread_key *k,
                      size_t nk, size_t nfunctions, uint64_t lines,
@@ -223,6 +254,7 @@ int diff_report_xml(diff_report *r, outbuf *o, const char *creator)
    r->pair_end = x_pair_end;
    r->only = x_only;
    r->ending = x_ending;
+   r->progress = x_progress;
    r->summary = x_summary;
    r->function = x_function;
    r->finish = x_finish;

@@ -674,8 +674,9 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
 
 /* The threads that ran the program's code, in classes of one position,
    least progressed first; unless always, only where there is something
-   to compare (two such threads, one of them inside a call). */
-static int put_progress(outbuf *o, stacks *s, int always)
+   to compare (two such threads, one of them inside a call).  of names
+   the run in the title (parlot-diff's "B"), NULL for none. */
+static int put_progress(outbuf *o, stacks *s, int always, const char *of)
 {
    size_t *order = malloc((s->nthreads + 1) * sizeof *order);
    size_t *first = malloc((s->nthreads + 2) * sizeof *first);
@@ -716,8 +717,9 @@ static int put_progress(outbuf *o, stacks *s, int always)
       }
    }
    first[nclasses] = n;
-   outbuf_printf(o, "\n== progress: %zu thread%s in %zu position%s, least "
-                 "progressed first (#N: the Nth call from its caller)",
+   outbuf_printf(o, "%s== progress%s%s: %zu thread%s in %zu position%s, "
+                 "least progressed first (#N: the Nth call from its caller)",
+                 of ? "" : "\n", of ? " of " : "", of ? of : "",
                  n, n == 1 ? "" : "s", nclasses, nclasses == 1 ? "" : "s");
    if (n < s->nthreads)
       outbuf_printf(o, "; %zu thread%s that ran none of the program's code "
@@ -803,7 +805,7 @@ static int stacks_write(void *state, outbuf *o, const pl_decode_opts *opts)
                     s->nselective == 1 ? "s" : "");
    outbuf_str(o, "\n");
    if (put_tree(o, s) < 0 || put_classes(o, s) < 0 || put_endings(o, s) < 0
-       || put_progress(o, s, 0) < 0)
+       || put_progress(o, s, 0, NULL) < 0)
       return -1;
    return 0;
 }
@@ -821,7 +823,12 @@ static int progress_write(void *state, outbuf *o, const pl_decode_opts *opts)
    if (*filt)
       outbuf_printf(o, " [%s]", filt);
    outbuf_str(o, "\n");
-   return put_endings(o, s) < 0 || put_progress(o, s, 1) < 0 ? -1 : 0;
+   return put_endings(o, s) < 0 || put_progress(o, s, 1, NULL) < 0 ? -1 : 0;
+}
+
+int pl_mode_progress_view(void *state, outbuf *o, const char *of)
+{
+   return put_progress(o, state, 1, of);
 }
 
 const pl_collect_mode pl_mode_stacks = {

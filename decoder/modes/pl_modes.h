@@ -89,6 +89,10 @@ typedef struct {
 extern const pl_collect_mode pl_mode_stacks;     /* mode_stacks.c */
 extern const pl_collect_mode pl_mode_progress;   /* mode_stacks.c: its
                                                     endings and progress */
+/* parlot-diff: the progress view alone of a run that pl_mode_progress's
+   state has read, titled "progress of OF" (always written).  0, or -1 if
+   out of memory. */
+int pl_mode_progress_view(void *state, outbuf *o, const char *of);
 extern const pl_collect_mode pl_mode_info;       /* mode_info.c */
 
 extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */

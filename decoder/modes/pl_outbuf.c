@@ -32,6 +32,8 @@ void outbuf_free(outbuf *o)
 int outbuf_flush(outbuf *o)
 {
    size_t done = 0;
+   if (o->fd < 0)                 /* in memory: nothing to flush */
+      return o->err ? -1 : 0;
    while (done < o->len && !o->err) {
       ssize_t k = write(o->fd, o->buf + done, o->len - done);
       if (k < 0) {
@@ -45,12 +47,33 @@ int outbuf_flush(outbuf *o)
    return o->err ? -1 : 0;
 }
 
+/* Room for n more bytes at least (a memory buffer grows to hold them),
+   else the buffer emptied: -1 once failed. */
+static int make_room(outbuf *o, size_t n)
+{
+   char *b;
+   size_t cap = o->cap;
+   if (o->fd >= 0)
+      return outbuf_flush(o);
+   if (o->err)
+      return -1;
+   while (cap - o->len < n)
+      cap *= 2;
+   if (!(b = realloc(o->buf, cap + OUTBUF_SLACK))) {
+      o->err = ENOMEM;
+      return -1;
+   }
+   o->buf = b;
+   o->cap = cap;
+   return 0;
+}
+
 void outbuf_write(outbuf *o, const void *p, size_t n)
 {
    const char *s = p;
    while (n > 0) {
       size_t k;
-      if (o->len == o->cap && outbuf_flush(o) < 0)
+      if (o->len == o->cap && make_room(o, n) < 0)
          return;
       k = o->cap - o->len < n ? o->cap - o->len : n;
       memcpy(o->buf + o->len, s, k);
@@ -94,9 +117,9 @@ void outbuf_printf(outbuf *o, const char *fmt, ...)
 
 char *outbuf_reserve(outbuf *o, size_t n)
 {
-   if (o->err || n > o->cap)
+   if (o->err || (n > o->cap && o->fd >= 0))
       return NULL;
-   if (o->cap - o->len < n && outbuf_flush(o) < 0)
+   if (o->cap - o->len < n && make_room(o, n) < 0)
       return NULL;
    return o->buf + o->len;
 }

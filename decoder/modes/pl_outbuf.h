@@ -22,7 +22,8 @@ typedef struct {
    int         err;      /* errno of the first failed write, sticky */
 } outbuf;
 
-/* Set up o for fd (named name in messages); -1 if out of memory. */
+/* Set up o for fd (named name in messages); fd -1: the output stays in
+   memory (buf, len), the buffer growing as needed.  -1 if out of memory. */
 int  outbuf_init(outbuf *o, int fd, const char *name);
 void outbuf_free(outbuf *o);
 int  outbuf_flush(outbuf *o);                      /* -1 once failed */

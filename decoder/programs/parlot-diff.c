@@ -27,6 +27,7 @@
 #include "pl_archive.h"
 #include "pl_cli.h"
 #include "pl_hash.h"
+#include "pl_modes.h"
 #include "pl_outbuf.h"
 #include "pl_outliers.h"
 #include "pl_program.h"
@@ -655,6 +656,72 @@ out:
    return ret;
 }
 
+/* A run whose processes did not all finish (a hang ended by a signal, a
+   crash, a trace cut short): where its threads got to, least progressed
+   first, leads the report, so that its first screen names the rank that
+   is behind (parlot-decode --progress's view).  0, or -1 after reporting
+   an error. */
+static int lead_with_progress(run *r, int side, const options *o,
+                              diff_report *rep)
+{
+   pl_decode_opts d;
+   size_t i, unfinished = 0;
+   outbuf text;
+   pl_error err;
+   pl_ending e;
+   void *state;
+   int ret = -1;
+
+   for (i = 0; i < r->in.n; i++) {
+      pl_trace *t = pl_input_open(&r->in.v[i], &err);
+      if (!t)
+         continue;         /* reported when the threads were read */
+      pl_trace_ending(t, &e);
+      unfinished += e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
+      pl_trace_close(t);
+   }
+   if (!unfinished)
+      return 0;
+   memset(&d, 0, sizeof d);
+   d.select = o->select;
+   d.filter = o->filter;
+   d.demangle = o->demangle;
+   d.prog = PROG;
+   if (!(state = pl_mode_progress.create(&d)))
+      goto oom;
+   /* the block is small (a line per class): kept in memory, up to the
+      buffer, so that either report can place it */
+   if (outbuf_init(&text, -1, "progress") < 0) {
+      pl_mode_progress.destroy(state);
+      goto oom;
+   }
+   for (i = 0; i < r->in.n; i++) {
+      pl_trace *t = pl_input_open(&r->in.v[i], &err);
+      int k = t ? pl_mode_progress.file(state, t, &err, &d) : -1;
+      pl_trace_close(t);
+      if (k < 0 && t) {
+         report(r->in.v[i].name, &err);
+         goto out;
+      }
+   }
+   if (pl_mode_progress_view(state, &text, side ? "B" : "A") < 0)
+      goto oom_out;
+   if (text.err)
+      goto oom_out;
+   rep->progress(rep, side, unfinished, r->in.n, text.buf, text.len);
+   ret = 0;
+   goto out;
+oom_out:
+   fprintf(stderr, PROG ": out of memory\n");
+out:
+   outbuf_free(&text);
+   pl_mode_progress.destroy(state);
+   return ret;
+oom:
+   fprintf(stderr, PROG ": out of memory\n");
+   return -1;
+}
+
 static int compare_runs(run *ra, run *rb, const options *o,
                         diff_report *rep, tally *ty, fn_totals *tt)
 {
@@ -675,6 +742,9 @@ static int compare_runs(run *ra, run *rb, const options *o,
                       o->diff.align_marks, note };
       rep->start(rep, &u);
    }
+   if (!o->within && (lead_with_progress(ra, 0, o, rep) < 0
+                      || lead_with_progress(rb, 1, o, rep) < 0))
+      ty->trouble = 1;
    for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {
