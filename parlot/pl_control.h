@@ -6,6 +6,7 @@
 
 #include "pub_tool_basics.h"
 #include "pl_output.h"
+#include "pl_threads.h"
 
 /* A selective-tracing option: True if arg was one (bad values exit with
    a one-line error). */
@@ -22,6 +23,9 @@ void pl_control_describe_end(pl_buf *process_end);
    longer string is cut).  False if a is NULL or its bytes could not be
    read to the end or the cut (out holds what could). */
 Bool pl_client_string(Addr a, HChar *out, SizeT n);
+/* Whether thread t records now, from the process state, its own state
+   and --toggle-trace. */
+Bool pl_thread_should_record(const pl_thread *t);
 /* <valgrind/parlot.h> requests. */
 Bool pl_control_client_request(ThreadId tid, UWord *args, UWord *ret);
 

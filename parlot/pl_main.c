@@ -4,8 +4,11 @@
 
    This file holds the tool's life cycle: options, instrumentation, thread,
    fork and exec events, and the summary at exit.  Tracing state lives in
-   pl_threads.c, function identities in pl_functions.c, the file in
-   pl_output.c, and the codec (shared with the decoder) in common/. */
+   pl_threads.c, function identities in pl_functions.c (names for stripped
+   code: pl_unwind.c), selective tracing in pl_control.c, how a process
+   ended in pl_ending.c, its place in an MPI job in pl_mpi_info.c, which
+   system calls may block in pl_syscalls.c, the file in pl_output.c, and
+   the codec (shared with the decoder) in common/. */
 #include "config.h"              /* VERSION of the Valgrind tree */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
@@ -30,7 +33,8 @@
 #include "pl_format.h"
 #include "pl_output.h"
 #include "pl_functions.h"
-#include "pl_grow.h"
+#include "pl_mpi_info.h"
+#include "pl_syscalls.h"
 #include "pl_threads.h"
 
 #define PARLOT_VERSION "0.1"
@@ -138,46 +142,6 @@ static void pl_print_debug_usage(void)
 
 /* ---- threads ---------------------------------------------------------- */
 
-/* Indexed by Valgrind ThreadId.  A slot is cleared at thread exit, so a
-   new thread in a reused slot gets a new stream. */
-static pl_thread **threads;
-static UInt        n_thread_slots;
-
-pl_thread *pl_thread_of(ThreadId tid)
-{
-   return tid < n_thread_slots ? threads[tid] : NULL;
-}
-
-UInt pl_thread_slots(void)
-{
-   return n_thread_slots;
-}
-
-pl_thread *pl_thread_at(UInt slot)
-{
-   return threads[slot];
-}
-
-static void set_thread(ThreadId tid, pl_thread *t)
-{
-   if (tid >= n_thread_slots) {
-      UInt n = (UInt)pl_grow_cap(n_thread_slots, (SizeT)tid + 1, 16,
-                                 sizeof *threads);
-      threads = VG_(realloc)("pl.threads", threads, n * sizeof *threads);
-      VG_(memset)(threads + n_thread_slots, 0,
-                  (n - n_thread_slots) * sizeof *threads);
-      n_thread_slots = n;
-   }
-   threads[tid] = t;
-}
-
-void pl_sync_all_threads(void)
-{
-   for (UInt i = 0; i < n_thread_slots; i++)
-      if (threads[i])
-         pl_thread_sync(threads[i]);
-}
-
 /* Whether the periodic flush reads the clock now.  The clock is a system
    call in Valgrind's code (no vDSO), and client code starts after every
    translation and system call: 33,000 times in the first second of an
@@ -206,7 +170,7 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
    pl_thread *t = pl_thread_of(tid);
    if (t == NULL) {                      /* the initial thread */
       t = pl_thread_new(tid, 0);
-      set_thread(tid, t);
+      pl_thread_set(tid, t);
    }
    if (t->lwp == 0)
       t->lwp = VG_(gettid)();
@@ -234,7 +198,7 @@ static void pl_thread_created(ThreadId parent, ThreadId child)
       pl_thread_end(old, PL_END_THREAD_EXIT);
       pl_thread_free(old);
    }
-   set_thread(child, pl_thread_new(child, p ? p->number : 0));
+   pl_thread_set(child, pl_thread_new(child, p ? p->number : 0));
 }
 
 static void pl_thread_first_insn(ThreadId tid)
@@ -259,7 +223,7 @@ static void pl_thread_exited(ThreadId tid)
       signal_thread = t->number;
    pl_thread_end(t, reason);
    pl_thread_free(t);
-   set_thread(tid, NULL);
+   pl_thread_set(tid, NULL);
 }
 
 /* A handler's frames live on the alternate stack, or below the SP it
@@ -282,118 +246,6 @@ static void pl_post_deliver_signal(ThreadId tid, Int sigNo)
    pl_thread *t = pl_thread_of(tid);
    if (t)
       pl_thread_signal_return(t);
-}
-
-/* ---- MPI labels ----------------------------------------------------------- */
-
-/* Executables of MPI launchers and their daemons (MPICH hydra, Open MPI
-   ORTE and PRRTE).  Debian installs them also as NAME.mpich / NAME.openmpi
-   (the alternatives' targets), so a name also matches with one dotted
-   suffix, and symbolic links are followed. */
-static const HChar *const mpi_launchers[] = {
-   "mpirun", "mpiexec", "mpiexec.hydra", "hydra_pmi_proxy", "orterun",
-   "orted", "prterun", "prted", "prte", NULL
-};
-
-static Bool is_launcher_name(const HChar *path)
-{
-   const HChar *base = VG_(strrchr)(path, '/');
-   base = base ? base + 1 : path;
-   for (Int i = 0; mpi_launchers[i]; i++) {
-      SizeT n = VG_(strlen)(mpi_launchers[i]);
-      if (VG_(strncmp)(base, mpi_launchers[i], n) == 0
-          && (base[n] == 0
-              || (base[n] == '.' && base[n + 1] != 0
-                  && !VG_(strchr)(base + n + 1, '.'))))
-         return True;
-   }
-   return False;
-}
-
-static Bool is_mpi_launcher(const HChar *exe)
-{
-   HChar path[2][VKI_PATH_MAX];
-   Int cur = 0;
-
-   if (!exe || !*exe)
-      return False;
-   VG_(strncpy)(path[0], exe, VKI_PATH_MAX - 1);
-   path[0][VKI_PATH_MAX - 1] = 0;
-   for (Int depth = 0; depth < 8; depth++) {       /* 8 links at most */
-      HChar *p = path[cur], *q = path[1 - cur];
-      SSizeT n;
-      if (is_launcher_name(p))
-         return True;
-      n = VG_(readlink)(p, q, VKI_PATH_MAX - 1);
-      if (n <= 0)
-         return False;
-      q[n] = 0;
-      if (q[0] != '/') {                 /* relative to the link's folder */
-         const HChar *slash = VG_(strrchr)(p, '/');
-         if (slash) {
-            SizeT dir = slash - p + 1;
-            HChar tmp[VKI_PATH_MAX];
-            if (dir + n >= VKI_PATH_MAX)
-               return False;
-            VG_(strcpy)(tmp, q);
-            VG_(memcpy)(q, p, dir);
-            VG_(strcpy)(q + dir, tmp);
-         }
-      }
-      cur = 1 - cur;
-   }
-   return False;
-}
-
-/* A decimal number from the environment, as the format wants it (no sign,
-   no leading zeros); False if VAR is unset or not a number. */
-static Bool env_number(const HChar *var, ULong *out)
-{
-   const HChar *s = VG_(getenv)(var);
-   ULong v = 0;
-
-   if (!s || !*s)
-      return False;
-   for (; *s; s++) {
-      if (*s < '0' || *s > '9' || v > 0xFFFFFFFFULL)
-         return False;
-      v = v * 10 + (*s - '0');
-   }
-   *out = v;
-   return True;
-}
-
-/* role, and for a program its MPI rank and world size as its launcher
-   gave them.  VG_(getenv) reads the client's environment (the envp of the
-   client's initial stack, i.e. what was passed to the exec that started
-   it, under --trace-children=yes as well). */
-static void write_mpi_info(pl_buf *b)
-{
-   static const struct { const HChar *rank, *size; } src[] = {
-      { "PMI_RANK",              "PMI_SIZE" },              /* MPICH hydra */
-      { "OMPI_COMM_WORLD_RANK",  "OMPI_COMM_WORLD_SIZE" },  /* Open MPI */
-      { "PMIX_RANK",             "PMIX_SIZE" },             /* PMIx */
-      { "MV2_COMM_WORLD_RANK",   "MV2_COMM_WORLD_SIZE" },   /* MVAPICH2 */
-      { "SLURM_PROCID",          "SLURM_NTASKS" },          /* srun */
-   };
-   ULong rank, size;
-
-   if (is_mpi_launcher(VG_(args_the_exename))) {
-      pl_buf_kv(b, "role", "launcher");
-      return;
-   }
-   pl_buf_kv(b, "role", "program");
-   for (UInt i = 0; i < sizeof src / sizeof src[0]; i++) {
-      if (!env_number(src[i].rank, &rank))
-         continue;
-      pl_buf_kv_num(b, "mpi_rank", rank);
-      /* PMIx has no size variable of its own: Open MPI's beside it */
-      if (env_number(src[i].size, &size)
-          || (i == 2 && env_number("OMPI_COMM_WORLD_SIZE", &size)))
-         pl_buf_kv_num(b, "mpi_size", size);
-      pl_buf_kv(b, "mpi_rank_source", src[i].rank);
-      return;
-   }
 }
 
 /* ---- the trace file ---------------------------------------------------- */
@@ -423,7 +275,7 @@ static void write_process_info(Int forked_from)
    pl_buf_kv(&b, "codec", pl_codec_name(clo_codec));
    pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
    pl_control_describe(&b);
-   write_mpi_info(&b);
+   pl_mpi_describe(&b);
    pl_out_chunk(PL_CHUNK_PROCESS, 0, b.data, b.len);
    pl_buf_free(&b);
 }
@@ -476,10 +328,10 @@ static void pl_fork_child(ThreadId tid)
    Int parent_pid = VG_(getppid)();
    pl_out_abandon();
    pl_threads_new_process();
-   for (UInt i = 0; i < n_thread_slots; i++)
-      if (threads[i] && i != tid) {
-         pl_thread_free(threads[i]);
-         threads[i] = NULL;
+   for (UInt i = 0; i < pl_thread_slots(); i++)
+      if (pl_thread_at(i) && i != tid) {
+         pl_thread_free(pl_thread_at(i));
+         pl_thread_set(i, NULL);
       }
    open_trace(parent_pid);
    pl_fn_requeue_all();
@@ -503,85 +355,13 @@ static Bool is_exec(UInt sysno)
    return sysno == __NR_execve;
 }
 
-#define PL_MSG_DONTWAIT 0x40        /* Linux's; the VKI headers lack it */
-
-/* Whether reading fd can wait for another thread or process: not for a
-   regular file or a block device (MPI_Init's hwloc reads hundreds of
-   /sys files; syncing before each wrote most of a short MPI rank's
-   trace as chunk headers). */
-static Bool read_may_wait(UWord fd)
-{
-   struct vg_stat st;
-   if (VG_(fstat)((Int)fd, &st) != 0)
-      return True;                       /* let the call say what it is */
-   return !VKI_S_ISREG(st.mode) && !VKI_S_ISBLK(st.mode);
-}
-
-/* Whether a system call may wait for another thread or process (a lock,
-   a message, a child, time): a thread blocked in one forever runs no more
-   client code, so the periodic flush (pl_start_client_code) would never
-   write its last events.  Calls that cannot wait are left out: reads of
-   files, polls with a zero timeout, receives with MSG_DONTWAIT. */
-static Bool may_block(UInt sysno, const UWord *args)
-{
-   switch (sysno) {
-   case __NR_futex: {
-      UWord op = args[1] & 0x7f;     /* without FUTEX_PRIVATE_FLAG and
-                                        FUTEX_CLOCK_REALTIME */
-      return op == 0 /* WAIT */ || op == 6 /* LOCK_PI */
-             || op == 9 /* WAIT_BITSET */ || op == 11 /* WAIT_REQUEUE_PI */
-             || op == 13 /* LOCK_PI2 */;
-   }
-   case __NR_read: case __NR_readv: case __NR_pread64:
-      return read_may_wait(args[0]);
-   case __NR_poll:
-      return (Int)args[2] != 0;
-#if defined(__NR_epoll_wait)
-   case __NR_epoll_wait:
-#endif
-   case __NR_epoll_pwait:
-      return (Int)args[3] != 0;
-#if defined(__NR_recvfrom)
-   case __NR_recvfrom:
-      return !(args[3] & PL_MSG_DONTWAIT);
-   case __NR_recvmsg:
-      return !(args[2] & PL_MSG_DONTWAIT);
-   case __NR_accept: case __NR_connect:
-      return True;
-#endif
-   case __NR_ppoll: case __NR_pselect6:
-   case __NR_nanosleep: case __NR_clock_nanosleep:
-   case __NR_wait4: case __NR_waitid:
-   case __NR_rt_sigsuspend: case __NR_rt_sigtimedwait:
-   case __NR_flock:
-#if defined(__NR_select)
-   case __NR_select:
-#endif
-#if defined(__NR_pause)
-   case __NR_pause:
-#endif
-#if defined(__NR_recvmmsg)
-   case __NR_recvmmsg:
-#endif
-#if defined(__NR_accept4)
-   case __NR_accept4:
-#endif
-#if defined(__NR_msgrcv)
-   case __NR_msgrcv: case __NR_semop: case __NR_semtimedop:
-#endif
-      return True;
-   default:
-      return False;
-   }
-}
-
 /* Before a call that may block, put the thread's events in the file.
    Before exec, put every event so far in the file: if the exec succeeds,
    nothing of this process image runs again.  If it fails (execvp tries
    each directory of PATH), the streams simply go on. */
 static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 {
-   if (clo_flush_on_block && may_block(sysno, args)) {
+   if (clo_flush_on_block && pl_syscall_may_block(sysno, args)) {
       pl_thread *t = pl_thread_of(tid);
       if (t)
          pl_thread_sync(t);
@@ -752,12 +532,12 @@ static void pl_fini(Int exitcode_always_0)
    pl_ending e;
 
    pl_ending_of_process(&e);
-   for (UInt i = 0; i < n_thread_slots; i++)
-      if (threads[i]) {
-         pl_thread_end(threads[i], e.by_signal ? PL_END_SIGNAL
-                                               : PL_END_PROCESS_EXIT);
-         pl_thread_free(threads[i]);
-         threads[i] = NULL;
+   for (UInt i = 0; i < pl_thread_slots(); i++)
+      if (pl_thread_at(i)) {
+         pl_thread_end(pl_thread_at(i), e.by_signal ? PL_END_SIGNAL
+                                                    : PL_END_PROCESS_EXIT);
+         pl_thread_free(pl_thread_at(i));
+         pl_thread_set(i, NULL);
       }
    write_process_end(&e, e.by_signal ? signal_thread : 0);
    pl_out_close();

@@ -26,6 +26,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_stacktrace.h"
 
+#include "pl_control.h"
 #include "pl_enc_fast.h"
 #include "pl_ending.h"
 #include "pl_format.h"
@@ -559,4 +560,46 @@ void pl_thread_free(pl_thread *t)
    VG_(free)(t->buf);
    SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);
    tl_assert(!sr_isError(r));
+}
+
+/* ---- the threads by Valgrind slot ------------------------------------ */
+
+/* Indexed by Valgrind ThreadId.  A slot is cleared at thread exit, so a
+   new thread in a reused slot gets a new stream. */
+static pl_thread **threads;
+static UInt        n_thread_slots;
+
+pl_thread *pl_thread_of(ThreadId tid)
+{
+   return tid < n_thread_slots ? threads[tid] : NULL;
+}
+
+UInt pl_thread_slots(void)
+{
+   return n_thread_slots;
+}
+
+pl_thread *pl_thread_at(UInt slot)
+{
+   return threads[slot];
+}
+
+void pl_thread_set(ThreadId tid, pl_thread *t)
+{
+   if (tid >= n_thread_slots) {
+      UInt n = (UInt)pl_grow_cap(n_thread_slots, (SizeT)tid + 1, 16,
+                                 sizeof *threads);
+      threads = VG_(realloc)("pl.threads", threads, n * sizeof *threads);
+      VG_(memset)(threads + n_thread_slots, 0,
+                  (n - n_thread_slots) * sizeof *threads);
+      n_thread_slots = n;
+   }
+   threads[tid] = t;
+}
+
+void pl_sync_all_threads(void)
+{
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i])
+         pl_thread_sync(threads[i]);
 }

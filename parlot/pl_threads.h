@@ -70,10 +70,6 @@ extern Bool  pl_instrumenting;
    frames are unwound. */
 void pl_thread_reconcile(pl_thread *t);
 
-/* Whether thread t records now, from the process state, its own state
-   and --toggle-trace (pl_control.c). */
-Bool pl_thread_should_record(const pl_thread *t);
-
 /* Make t record or not, per pl_thread_should_record().  Starting records
    the open frames that pass the filters and are not recorded yet, as
    entries re-creating the stack, and writes a TRACING chunk if it
@@ -126,11 +122,14 @@ VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
 VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
 
-/* The threads by Valgrind slot (pl_main.c): the thread in slot tid, or
-   NULL; the number of slots, and slot i's thread (NULL if free). */
+/* The threads by Valgrind slot: the thread in slot tid, or NULL; the
+   number of slots, and slot i's thread (NULL if free); put t (NULL: none)
+   in slot tid.  A slot is cleared at thread exit, so a new thread in a
+   reused slot gets a new stream. */
 pl_thread *pl_thread_of(ThreadId tid);
 UInt       pl_thread_slots(void);
 pl_thread *pl_thread_at(UInt slot);
+void       pl_thread_set(ThreadId tid, pl_thread *t);
 /* pl_thread_sync() every thread. */
 void       pl_sync_all_threads(void);
 

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Which system calls may block (pl_syscalls.c). */
+#ifndef PL_SYSCALLS_H
+#define PL_SYSCALLS_H
+
+#include "pub_tool_basics.h"
+
+/* Whether system call sysno with args may wait for another thread or
+   process (a lock, a message, a child, time): a thread blocked in one
+   forever runs no more client code, so the periodic flush would never
+   write its last events, and the tool writes them before the call.
+   Calls that cannot wait are left out: reads of files, polls with a zero
+   timeout, receives with MSG_DONTWAIT. */
+Bool pl_syscall_may_block(UInt sysno, const UWord *args);
+
+#endif
