@@ -16,6 +16,7 @@
 
 #include "pl_archive.h"
 #include "pl_archive_member.h"
+#include "pl_archive_private.h"
 #include "pl_format.h"
 #include "pl_alloc.h"
 

@@ -28,14 +28,4 @@ int pl_member_copy(int src_fd, const char *src_path, uint64_t src_off,
                    pl_tables *tables, pl_member_sums *sums, int *in_src,
                    pl_error *err);
 
-/* Read n bytes at off of fd, whatever pread returns short (a read past
-   the end: errno 0).  0, or -1. */
-int pl_archive_read_at(int fd, void *buf, size_t n, uint64_t off);
-
-/* Where the archive open on fd (of fsize bytes) keeps its tables section
-   (read from its header, trailer and index head).  0, or -1 with *err
-   filled. */
-int pl_archive_tables_at(int fd, uint64_t fsize, uint64_t *off,
-                         uint64_t *size, pl_error *err);
-
 #endif

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "pl_archive.h"
-#include "pl_archive_member.h"
+#include "pl_archive_private.h"
 #include "pl_format.h"
 
 #define ULL(x) ((unsigned long long)(x))

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pl_archive_member.h"
+#include "pl_archive_private.h"
 #include "pl_format.h"
 #include "pl_hash.h"
 #include "pl_tables.h"
