@@ -25,8 +25,8 @@
    report of what could be read, exit 1; a usage error is one line, exit 2.
    The exact meaning of every column is in docs/parlot-annotate.1.
 
-   Built with PL_MPI defined it is parlot-annotate-mpi: every rank of an
-   MPI job reads a share of the traces (pl_mpi_read.h), rank 0 writes the
+   Linked with the MPI back-end (pl_backend.h) it is parlot-annotate-mpi:
+   every rank of an MPI job reads a share of the traces, rank 0 writes the
    report. */
 
 #ifdef HAVE_CONFIG_H
@@ -43,17 +43,16 @@
 #include <string.h>
 
 #include "pl_archive.h"
+#include "pl_backend.h"
 #include "pl_cli.h"
 #include "pl_parallel.h"
 #include "pl_program.h"
 #include "pl_progress.h"
 #include "pl_select.h"
+#include "pl_wire.h"
 #include "report.h"
-#ifdef PL_MPI
-#  include "pl_mpi_cli.h"
-#  include "pl_wire.h"
-#  define PROG "parlot-annotate-mpi"
-#else
+
+#ifndef PROG                     /* the MPI build's is parlot-annotate-mpi */
 #  define PROG "parlot-annotate"
 #endif
 
@@ -80,18 +79,12 @@ static int count_returns(void *ctx, const pl_event *ev, size_t n)
 
 static void usage(FILE *f)
 {
-   fprintf(f,
-#ifdef PL_MPI
-      "usage: mpirun -np N " PROG " [OPTION]... TRACE...\n"
-      "parlot-annotate as an MPI job: each rank reads a share of the\n"
-      "traces, rank 0 writes the report parlot-annotate writes.\n"
-      "\n"
-#else
-      "usage: " PROG " [OPTION]... TRACE...\n"
-#endif
+   fprintf(f, "%s" PROG " [OPTION]... TRACE...\n"
       "Report on ParLoT traces (valgrind --tool=parlot) in the manner of\n"
       "callgrind_annotate: program totals, calls per object, and the\n"
-      "functions by calls and by inclusive events.\n"
+      "functions by calls and by inclusive events.\n", pl_backend_usage);
+   pl_backend_help_intro(f, "parlot-annotate");
+   fprintf(f,
       "\n"
       "options:\n"
       "  -o, --output=FILE    write to FILE instead of standard output\n"
@@ -112,16 +105,9 @@ static void usage(FILE *f)
       "      --no-demangle    print C++ function names as recorded (mangled)\n"
       "      --ranks=WHEN     the program across its ranks (processes):\n"
       "                       calls per rank and the outlier ranks; auto\n"
-      "                       (default: with 2 or more), yes, no\n"
-#ifdef PL_MPI
-      "  -j, --jobs=N         read traces with N threads per rank (default:\n"
-      "                       one; 0 = one per core); the report is the same\n"
-      "      --mpi-stats      print on standard error what each step of the\n"
-      "                       job took: shares, time, bytes merged\n"
-#else
-      "  -j, --jobs=N         read traces with N threads (default: one per\n"
-      "                       core); the report is the same\n"
-#endif
+      "                       (default: with 2 or more), yes, no\n");
+   pl_backend_help_jobs(f, "the report", "");
+   fprintf(f,
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -222,7 +208,7 @@ static void free_options(report_opts *opt)
    pl_filter_free(opt->filter);
 }
 
-/* pl_program_read_files's hooks: returns are counted per file (files
+/* The reading hooks (pl_backend_read): returns are counted per file (files
    may be read at once by several threads), then added up in order. */
 typedef struct {
    read_info *ri;
@@ -254,9 +240,6 @@ static void read_done(void *ctx, size_t i, const char *path, int r,
          rs->ri->damaged++;
    }
 }
-
-#ifdef PL_MPI
-static int opt_mpi_stats;          /* --mpi-stats */
 
 /* The returns counted on a rank travel up the tree as (file, count)
    pairs for the files that have any: u64 pairs, then u64 file, u64
@@ -295,7 +278,6 @@ static int returns_merge(void *state, const unsigned char *buf, size_t len,
    }
    return r.bad || r.p != r.end ? 1 : 0;
 }
-#endif
 
 /* Read every trace into p; the exit status so far (0 or 1). */
 static int read_traces(pl_program *p, const report_opts *opt,
@@ -307,25 +289,16 @@ static int read_traces(pl_program *p, const report_opts *opt,
    memset(&rs, 0, sizeof rs);
    rs.ri = ri;
    rs.returns = calloc((size_t)n + 1, sizeof *rs.returns);
-#ifndef PL_MPI                   /* ranks would draw over each other */
-   rs.progress = pl_progress_new(PROG, (size_t)n);
+   rs.progress = pl_backend_progress(PROG, (size_t)n);
    p->progress = pl_progress_hooks_of(rs.progress);
-#endif
    h.ctx = &rs;
    h.visitor = read_visitor;
    h.done = read_done;
-#ifdef PL_MPI
-   pl_mpi_state ms = { &rs, returns_pack, returns_merge };
+   pl_backend_state st = { &rs, returns_pack, returns_merge };
    nfiles_read = n;
    if (!rs.returns
-       || pl_mpi_read(PROG, p, in, n, &opt->select, opt->jobs, &h, &ms,
-                      opt_mpi_stats) < 0) {
-#else
-   if (!rs.returns
-       || pl_program_read_files(p, in, n, &opt->select,
-                                opt->jobs ? opt->jobs : pl_jobs_default(),
-                                &h) < 0) {
-#endif
+       || pl_backend_read(PROG, p, in, n, &opt->select, opt->jobs, &h,
+                          &st) < 0) {
       pl_progress_clear(rs.progress);
       fprintf(stderr, PROG ": out of memory\n");
       rs.status = PL_EXIT_DATA;
@@ -342,8 +315,8 @@ static int parse_options(int argc, char **argv, report_opts *opt,
                          const char **out_path)
 {
    enum { OPT_TREE = 0x100, OPT_THRESHOLD, OPT_TOP, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS, OPT_FILTER, OPT_MPI_STATS };
-   static const struct option longopts[] = {
+          OPT_GROUP, OPT_NO_DEMANGLE, OPT_RANKS, OPT_FILTER };
+   static const struct option own[] = {
       { "output", required_argument, NULL, 'o' },
       { "help", no_argument, NULL, 'h' },
       { "version", no_argument, NULL, 'V' },
@@ -356,12 +329,11 @@ static int parse_options(int argc, char **argv, report_opts *opt,
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
       { "jobs", required_argument, NULL, 'j' },
       { "ranks", required_argument, NULL, OPT_RANKS },
-#ifdef PL_MPI
-      { "mpi-stats", no_argument, NULL, OPT_MPI_STATS },
-#endif
-      PL_CLI_FILTER_OPTIONS(OPT_FILTER),
-      { NULL, 0, NULL, 0 }
+      PL_CLI_FILTER_OPTIONS(OPT_FILTER)
    };
+   /* the program's, the back-end's (at most 1) and the end marker */
+   struct option longopts[sizeof own / sizeof own[0] + 1 + 1];
+   size_t m = sizeof own / sizeof own[0];
    int group_by_given = 0, c, index;
    char why[256];
 
@@ -374,7 +346,13 @@ static int parse_options(int argc, char **argv, report_opts *opt,
       return PL_EXIT_DATA;
    }
    opterr = 0;
+   memcpy(longopts, own, sizeof own);
+   for (size_t k = 0; k < pl_backend_noptions; k++)
+      longopts[m++] = pl_backend_options[k];
+   longopts[m] = (struct option){ NULL, 0, NULL, 0 };
    while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, &index)) != -1) {
+      if (pl_backend_option(c))
+         continue;
       switch (c) {
       case 'o':
          *out_path = optarg;
@@ -434,11 +412,6 @@ static int parse_options(int argc, char **argv, report_opts *opt,
                               sizeof why) < 0)
             return pl_usage_error(PROG, why, NULL);
          break;
-#ifdef PL_MPI
-      case OPT_MPI_STATS:
-         opt_mpi_stats = 1;
-         break;
-#endif
       case 'j':
          if (pl_jobs_parse(optarg, &opt->jobs) < 0) {
             return pl_usage_error(PROG, "--jobs wants a number from 0 (one job per "
@@ -486,10 +459,8 @@ static int annotate(int argc, char **argv)
       free_options(&opt);
       return status;
    }
-#ifdef PL_MPI
-   if (pl_mpi_rank != 0)
+   if (!pl_backend_speaks())
       out_path = NULL;               /* rank 0 alone writes */
-#endif
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0) {
@@ -502,10 +473,9 @@ static int annotate(int argc, char **argv)
    memset(&inputs, 0, sizeof inputs);
    bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
    names = malloc((inputs.n ? inputs.n : 1) * sizeof *names);
-#ifdef PL_MPI
-   if (!pl_mpi_all_ok(bad >= 0 && names && inputs.n <= INT_MAX) && bad >= 0)
+   if (!pl_backend_all_ok(bad >= 0 && names && inputs.n <= INT_MAX)
+       && bad >= 0)
       bad = -1;
-#endif
    if (bad < 0 || !names || inputs.n > INT_MAX) {
       if (bad >= 0)
          fprintf(stderr, PROG ": out of memory\n");
@@ -534,16 +504,10 @@ static int annotate(int argc, char **argv)
       the errors said why, no empty report */
    pl_kept kept;
    pl_kept_program(&kept, &prog, opt.filter);
-#ifdef PL_MPI
-   int empty = pl_mpi_rank == 0
+   int empty = pl_backend_speaks()
                && pl_kept_nothing(PROG, &kept, opt.select_text, opt.filter);
-   w = pl_mpi_rank == 0 && (prog.nprocs || !status) && !empty
+   w = pl_backend_speaks() && (prog.nprocs || !status) && !empty
        ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
-#else
-   int empty = pl_kept_nothing(PROG, &kept, opt.select_text, opt.filter);
-   w = (prog.nprocs || !status) && !empty
-       ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
-#endif
    if (empty)
       status = PL_EXIT_DATA;
    if (w < 0) {
@@ -563,9 +527,5 @@ static int annotate(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-#ifdef PL_MPI
-   return pl_mpi_main(argc, argv, annotate);
-#else
-   return annotate(argc, argv);
-#endif
+   return pl_backend_main(argc, argv, annotate);
 }

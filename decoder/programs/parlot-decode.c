@@ -7,11 +7,11 @@
    file, "parlot-decode: FILE: offset N: message", after everything that
    could be decoded from that file has been written.
 
-   Built with PL_MPI defined it is parlot-decode-mpi: the same program run
-   by every rank of an MPI job, each reading a share of the traces
-   (pl_mpi_read.h), rank 0 writing the output the serial program would.
-   It has the whole-program modes (--xml, --callgrind, --paths,
-   --path-of, --folded). */
+   Linked with the MPI back-end (pl_backend.h) it is parlot-decode-mpi:
+   the same program run by every rank of an MPI job, each reading a share
+   of the traces, rank 0 writing the output the serial program would.  It
+   has the whole-program modes (--xml, --callgrind, --paths, --path-of,
+   --folded). */
 
 #ifdef HAVE_CONFIG_H
 #  include "config.h"
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "pl_archive.h"
+#include "pl_backend.h"
 #include "pl_cli.h"
 #include "pl_format.h"
 #include "pl_modes.h"
@@ -38,28 +39,19 @@
 #include "pl_parallel.h"
 #include "pl_progress.h"
 #include "pl_trace.h"
-#ifdef PL_MPI
-#  include "pl_mpi_cli.h"
-#endif
 
 #ifndef PACKAGE_VERSION
 #  define PACKAGE_VERSION "dev"
 #endif
 
-#ifdef PL_MPI
-#  define PROG "parlot-decode-mpi"
-#else
+#ifndef PROG                     /* the MPI build's is parlot-decode-mpi */
 #  define PROG "parlot-decode"
 #endif
 
 enum { EXIT_DATA = PL_EXIT_DATA, EXIT_USAGE = PL_EXIT_USAGE };
 
-static unsigned opt_jobs;        /* -j: threads reading traces; 0 = all
-                                    cores (pl_jobs_default); under MPI,
-                                    per rank, 0 = 1 */
-#ifdef PL_MPI
-static int opt_mpi_stats;        /* --mpi-stats */
-#endif
+static unsigned opt_jobs;        /* -j: threads reading traces; 0 = the
+                                    back-end's default */
 
 /* ---- Driver ------------------------------------------------------------- */
 
@@ -128,32 +120,19 @@ static const struct mode modes[] = {
    program's. */
 static int mode_available(const struct mode *m)
 {
-#ifdef PL_MPI
-   return m->program && (!m->program->visitor || m->program->pack);
-#else
-   (void)m;
-   return 1;
-#endif
+   return !pl_backend_is_mpi
+          || (m->program && (!m->program->visitor || m->program->pack));
 }
 
 static void usage(FILE *f)
 {
    size_t i;
-#ifdef PL_MPI
-   fprintf(f,
-      "usage: mpirun -np N " PROG " MODE [OPTION]... TRACE...\n"
-      "Decode ParLoT traces (valgrind --tool=parlot) with the ranks of an\n"
-      "MPI job: each rank reads a share of the traces, rank 0 writes what\n"
-      "parlot-decode writes.\n"
-      "\n"
-      "modes (the others are parlot-decode's alone):\n");
-#else
-   fprintf(f,
-      "usage: " PROG " MODE [OPTION]... TRACE...\n"
-      "Decode ParLoT traces (valgrind --tool=parlot).\n"
-      "\n"
-      "modes:\n");
-#endif
+   fprintf(f, "%s" PROG " MODE [OPTION]... TRACE...\n"
+           "Decode ParLoT traces (valgrind --tool=parlot).\n",
+           pl_backend_usage);
+   pl_backend_help_intro(f, "parlot-decode");
+   fprintf(f, "\nmodes%s:\n", pl_backend_is_mpi
+           ? " (the others are parlot-decode's alone)" : "");
    for (i = 0; i < NMODES; i++)
       if (mode_available(&modes[i]))
          fprintf(f, "  --%-*s%s\n", modes[i].has_arg ? 7 : 19,
@@ -172,18 +151,11 @@ static void usage(FILE *f)
       "                       selects; may be repeated\n"
       "      --top=N          --paths: print the N most frequent (default\n"
       "                       20; 0 = all)\n"
-      "      --no-demangle    print C++ function names as recorded (mangled)\n"
-#ifdef PL_MPI
-      "  -j, --jobs=N         read traces with N threads per rank (default:\n"
-      "                       one; 0 = one per core); the output is the same\n"
-      "      --mpi-stats      print on standard error what each step of the\n"
-      "                       job took: shares, time, bytes merged\n"
-#else
-      "  -j, --jobs=N         read traces with N threads (default: one per\n"
-      "                       core; --paths, --path-of, --folded, --events,\n"
-      "                       --replay and --stacks use one); the output is\n"
-      "                       the same\n"
-#endif
+      "      --no-demangle    print C++ function names as recorded (mangled)\n");
+   pl_backend_help_jobs(f, "the output", "; --paths, --path-of, --folded, "
+                        "--events,\n                       --replay and "
+                        "--stacks use one");
+   fprintf(f,
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -368,7 +340,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    return status;
 }
 
-/* pl_program_read_files's hooks for run_program. */
+/* The reading hooks (pl_backend_read) for run_program. */
 typedef struct {
    const pl_visitor *v;
    pl_progress      *progress;
@@ -397,17 +369,6 @@ static void read_done(void *ctx, size_t i, const char *path, int r,
    }
 }
 
-#ifdef PL_MPI
-static int read_mpi(pl_program *prog, const pl_input *in, size_t n,
-                    const pl_select *sel, const pl_read_hooks *hooks,
-                    const pl_program_mode *pm, void *state)
-{
-   pl_mpi_state ms = { state, pm->pack, pm->merge };
-   return pl_mpi_read(PROG, prog, in, n, sel, opt_jobs, hooks,
-                      pm->visitor ? &ms : NULL, opt_mpi_stats);
-}
-#endif
-
 /* Whole-program modes: read every file, then write. */
 static int run_program(const pl_program_mode *pm, const pl_input *in,
                        size_t n,
@@ -418,6 +379,7 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    pl_read_hooks hooks;
    read_state rs;
    void *state = pm->create(opts);
+   pl_backend_state st = { state, pm->pack, pm->merge };
    int status = 0, w, written;
 
    if (!state) {
@@ -430,11 +392,7 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
       pm->destroy(state);
       return EXIT_DATA;
    }
-#ifdef PL_MPI
-   rs.progress = NULL;       /* ranks would draw over each other */
-#else
-   rs.progress = pl_progress_new(PROG, (size_t)n);
-#endif
+   rs.progress = pl_backend_progress(PROG, (size_t)n);
    prog.progress = pl_progress_hooks_of(rs.progress);
    if (pm->visitor) {
       memset(&v, 0, sizeof v);
@@ -447,13 +405,8 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    hooks.done = read_done;
    rs.v = vp;
    rs.status = 0;
-#ifdef PL_MPI
-   if (read_mpi(&prog, in, n, &opts->select, &hooks, pm, state) < 0) {
-#else
-   if (pl_program_read_files(&prog, in, n, &opts->select,
-                             vp ? 1 : opt_jobs ? opt_jobs : pl_jobs_default(),
-                             &hooks) < 0) {
-#endif
+   if (pl_backend_read(PROG, &prog, in, n, &opts->select, vp ? 1 : opt_jobs,
+                       &hooks, vp ? &st : NULL) < 0) {
       pl_progress_clear(rs.progress);
       fprintf(stderr, PROG ": out of memory\n");
       rs.status = EXIT_DATA;
@@ -464,22 +417,15 @@ static int run_program(const pl_program_mode *pm, const pl_input *in,
    {
       pl_kept kept;
       pl_kept_program(&kept, &prog, opts->filter);
-#ifdef PL_MPI
-      if (pl_mpi_rank == 0
+      if (pl_backend_speaks()
           && pl_kept_nothing(PROG, &kept, opt_select_text, opts->filter))
-#else
-      if (pl_kept_nothing(PROG, &kept, opt_select_text, opts->filter))
-#endif
          status = EXIT_DATA;
    }
    /* nothing could be read: the errors said why, no empty report (a
       document stays one: --xml) */
    written = prog.nprocs || !status || pm == &pl_mode_xml;
-#ifdef PL_MPI
-   w = pl_mpi_rank == 0 && written ? pm->write(state, &prog, out, opts) : 0;
-#else
-   w = written ? pm->write(state, &prog, out, opts) : 0;
-#endif
+   w = pl_backend_speaks() && written ? pm->write(state, &prog, out, opts)
+                                      : 0;
    if (w < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_DATA;
@@ -498,14 +444,13 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                          const char **out_path, pl_decode_opts *o)
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT,
-          OPT_MPI_STATS };
+          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT };
    static const struct option filters[] = {
       PL_CLI_FILTER_OPTIONS(OPT_FILTER)
    };
    /* the modes, the options below, the filters and the end marker */
-   struct option longopts[NMODES + 14 + sizeof filters / sizeof filters[0]
-                          + 1];
+   struct option longopts[NMODES + 13 + sizeof filters / sizeof filters[0]
+                          + 1 + 1];     /* + the back-end's (at most 1) */
    const char *loops_given = NULL, *group_given = NULL;
    int top_given = 0;
    uint64_t window = 256;
@@ -537,16 +482,16 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    longopts[m++] = (struct option){ "window", required_argument, NULL,
                                     OPT_WINDOW };
    longopts[m++] = (struct option){ "dot", no_argument, NULL, OPT_DOT };
-#ifdef PL_MPI
-   longopts[m++] = (struct option){ "mpi-stats", no_argument, NULL,
-                                    OPT_MPI_STATS };
-#endif
+   for (size_t k = 0; k < pl_backend_noptions; k++)
+      longopts[m++] = pl_backend_options[k];
    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++)
       longopts[m++] = filters[k];
    longopts[m] = (struct option){ NULL, 0, NULL, 0 };
 
    opterr = 0;
    while ((c = getopt_long(argc, argv, ":o:j:hV", longopts, &index)) != -1) {
+      if (pl_backend_option(c))
+         continue;
       switch (c) {
       case OPT_FILTER:
          if (pl_filter_option(o->filter, longopts[index].name, optarg, why,
@@ -567,11 +512,6 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       case OPT_DOT:
          o->dot = 1;
          break;
-#ifdef PL_MPI
-      case OPT_MPI_STATS:
-         opt_mpi_stats = 1;
-         break;
-#endif
       case 'o':
          *out_path = optarg;
          break;
@@ -705,10 +645,8 @@ static int decode(int argc, char **argv)
    status = parse_options(argc, argv, &mode, &out_path, &opts);
    if (status >= 0)
       return status;
-#ifdef PL_MPI
-   if (pl_mpi_rank != 0)
+   if (!pl_backend_speaks())
       out_path = NULL;               /* rank 0 alone writes */
-#endif
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0)
@@ -717,10 +655,8 @@ static int decode(int argc, char **argv)
    /* archives stand for their members */
    memset(&inputs, 0, sizeof inputs);
    bad = pl_cli_inputs(PROG, &inputs, argv + optind, argc - optind);
-#ifdef PL_MPI
-   if (!pl_mpi_all_ok(bad >= 0) && bad >= 0)   /* every rank reads, or none */
+   if (!pl_backend_all_ok(bad >= 0) && bad >= 0)  /* all read, or none */
       bad = -1;
-#endif
    if (bad < 0 || (bad > 0 && inputs.n == 0))   /* nothing to read */
       status = EXIT_DATA;
    else if (mode->file || mode->collect)
@@ -739,9 +675,5 @@ static int decode(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-#ifdef PL_MPI
-   return pl_mpi_main(argc, argv, decode);
-#else
-   return decode(argc, argv);
-#endif
+   return pl_backend_main(argc, argv, decode);
 }

@@ -9,7 +9,7 @@
      u8 1 if what was read follows (0: the rank could not keep it, its
         files' results say why), then
      u64 length, the packed program (pl_program_pack), and the rest of the
-     message: the packed state, if there is one (pl_mpi_state). */
+     message: the packed state, if there is one (pl_backend_state). */
 #define _FILE_OFFSET_BITS 64
 #define _XOPEN_SOURCE 700
 
@@ -127,7 +127,7 @@ static void cut_shares(const pl_input *in, size_t n, int ranks, int rank,
 /* The message for results rs and, if p is not NULL, p and the state.  0,
    or -1 if out of memory. */
 static int make_message(pl_wbuf *m, const results *rs, const pl_program *p,
-                        const pl_mpi_state *ms)
+                        const pl_backend_state *ms)
 {
    unsigned char *b = NULL;
    size_t blen = 0;
@@ -205,7 +205,7 @@ static void recv_bytes(unsigned char **b, uint64_t *len, int from,
 
 /* Merge the program and state of a message (at..end) into p and ms: 0;
    1 if they are not such bytes, -1 if out of memory. */
-static int merge_data(pl_program *p, const pl_mpi_state *ms,
+static int merge_data(pl_program *p, const pl_backend_state *ms,
                       const unsigned char *at, const unsigned char *end)
 {
    pl_rbuf r = { at, end, 0, 0 };
@@ -234,7 +234,7 @@ static int merge_data(pl_program *p, const pl_mpi_state *ms,
 
 /* Append the child's message (for `files` files) to rs, p and ms.  A
    message that cannot be taken makes its files fail. */
-static int take_message(results *rs, pl_program *p, const pl_mpi_state *ms,
+static int take_message(results *rs, pl_program *p, const pl_backend_state *ms,
                         const unsigned char *b, uint64_t len, size_t files,
                         int child)
 {
@@ -287,7 +287,7 @@ static void empty(pl_program *p)
 
 int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
                       const pl_select *sel, unsigned jobs,
-                      const pl_read_hooks *hooks, const pl_mpi_state *ms,
+                      const pl_read_hooks *hooks, const pl_backend_state *ms,
                       MPI_Comm comm, pl_mpi_stats *st)
 {
    int rank, ranks, ret = 0, failed = 0;

@@ -29,6 +29,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "pl_backend.h"
 #include "pl_parallel.h"
 
 typedef struct {
@@ -40,21 +41,13 @@ typedef struct {
    uint64_t bytes_received; /* from its children */
 } pl_mpi_stats;
 
-/* What a visitor builds, to merge as the programs are (the pack and merge
-   of pl_program_mode, pl_modes.h). */
-typedef struct {
-   void *state;
-   int (*pack)(void *state, unsigned char **buf, size_t *len);
-   int (*merge)(void *state, const unsigned char *buf, size_t len,
-                const uint32_t *map, uint32_t nmap);
-} pl_mpi_state;
 
 /* 0; -1 if out of memory on this rank (rank 0 reports the files it
    concerns).  ms: NULL if there is no state.  st (may be NULL) gets this
    rank's figures. */
 int pl_mpi_read_files(pl_program *p, const pl_input *in, size_t n,
                       const pl_select *sel, unsigned jobs,
-                      const pl_read_hooks *hooks, const pl_mpi_state *ms,
+                      const pl_read_hooks *hooks, const pl_backend_state *ms,
                       MPI_Comm comm, pl_mpi_stats *st);
 
 /* Wait for req to complete, testing it every 0.2 ms in between: MPI

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer target for the trace-file reader (decoder/pl_trace.[ch]), the
+/* libFuzzer target for the trace-file reader (decoder/lib/pl_trace.h), the
    --events output of parlot-decode and the call graphs of its reports
-   (decoder/pl_program.c).
+   (decoder/lib/pl_program.c).
 
    Build (from the repository root; SRCS = the .c files of decoder/lib,
-   decoder/modes and common, which must carry the fuzzer's
+   the folders of decoder/modes and common, which must carry the fuzzer's
    instrumentation too):
      clang -g -O1 -fsanitize=fuzzer,address,undefined \
-         -fno-sanitize-recover=all -Icommon -Idecoder/lib -Idecoder/modes \
+         -fno-sanitize-recover=all -Icommon -Idecoder/lib \
+         -Idecoder/modes/decode -Idecoder/modes/annotate \
+         -Idecoder/modes/diff -Idecoder/modes/shared \
          $(pkg-config --cflags libxml-2.0) decoder/tests/fuzz_trace.c $SRCS \
          $(pkg-config --libs libxml-2.0) -lstdc++ -o fuzz_trace
      mkdir -p corpus && ./fuzz_trace -max_total_time=180 corpus SEEDS...

@@ -61,9 +61,12 @@ if [ -z "${MAKE_TRACE:-}" ]; then
 fi
 # fuzz_trace.c links the library and the modes (built here with the
 # fuzzer's instrumentation) and the codec
-DEC_SRCS=$(echo "$top"/decoder/lib/*.c "$top"/decoder/modes/*.c \
+DEC_SRCS=$(echo "$top"/decoder/lib/*.c "$top"/decoder/modes/*/*.c \
            "$top"/common/*.c)
-DEC_INC="-I$top/common -I$top/decoder/lib -I$top/decoder/modes"
+DEC_INC="-I$top/common -I$top/decoder/lib"
+for d in "$top"/decoder/modes/*/; do
+   DEC_INC="$DEC_INC -I$d"
+done
 XML_CFLAGS=$(pkg-config --cflags libxml-2.0)
 XML_LIBS=$(pkg-config --libs libxml-2.0)
 REPLAY=${FUZZ_TRACE_REPLAY:-}

@@ -62,9 +62,11 @@ mpi_build() {
    # the serial program's version, which the outputs name
    v=$("$PARLOT_DECODE" --version | sed -n 's/^[^ ]* (ParLoT) \([^,]*\),.*/\1/p')
    # shellcheck disable=SC2046
-   CC="mpicc.$2" cc_build "$tmp/$1-$2" -DPL_MPI -DPACKAGE_VERSION="\"$v\"" \
-      $(tool_sources "$1") "$top/decoder/programs/pl_mpi_read.c" \
-      "$top/decoder/programs/pl_mpi_cli.c" \
+   # the program with the MPI back-end instead of the serial one
+   CC="mpicc.$2" cc_build "$tmp/$1-$2" -DPROG="\"$1-mpi\"" \
+      -DPACKAGE_VERSION="\"$v\"" \
+      $(tool_sources "$1" | sed 's/pl_backend_serial\.c/pl_backend_mpi.c/') \
+      "$top/decoder/programs/pl_mpi_read.c" \
       >"$tmp/build-$1-$2.log" 2>&1 && echo "$tmp/$1-$2"
 }
 

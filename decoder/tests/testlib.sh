@@ -77,19 +77,27 @@ cc_build() {
    tl_xl=$(pkg-config --libs libxml-2.0 2>/dev/null || echo -lxml2)
    # shellcheck disable=SC2086
    $CC -O2 -g -Wall -Wextra -std=c99 -pthread -I"$top/common" \
-      -I"$top/decoder/lib" -I"$top/decoder/modes" -I"$top/decoder/programs" \
+      -I"$top/decoder/lib" -I"$top/decoder/modes/decode" \
+      -I"$top/decoder/modes/annotate" -I"$top/decoder/modes/diff" \
+      -I"$top/decoder/modes/shared" -I"$top/decoder/programs" \
       $tl_xc -o "$tl_out" "$@" "$top"/common/*.c $tl_xl -lstdc++
 }
 
 # tool_sources NAME: the sources of NAME (but the codec's), one per word:
-# a program is its main file, the programs' helpers (but pl_mpi_read.c,
-# parlot-decode-mpi's), the modes and the library.
+# a program is its main file, the programs' helpers (with the serial
+# back-end for parlot-decode and parlot-annotate), the modes and the
+# library.
 tool_sources() {
    case $1 in
-   parlot-decode|parlot-annotate|parlot-merge|parlot-split|parlot-diff)
+   parlot-decode|parlot-annotate)     # the serial reading back-end
       echo "$top/decoder/programs/$1.c" "$top/decoder/programs/pl_cli.c" \
          "$top/decoder/programs/pl_progress.c" \
-         "$top"/decoder/modes/*.c "$top"/decoder/lib/*.c ;;
+         "$top/decoder/programs/pl_backend_serial.c" \
+         "$top"/decoder/modes/*/*.c "$top"/decoder/lib/*.c ;;
+   parlot-merge|parlot-split|parlot-diff)
+      echo "$top/decoder/programs/$1.c" "$top/decoder/programs/pl_cli.c" \
+         "$top/decoder/programs/pl_progress.c" \
+         "$top"/decoder/modes/*/*.c "$top"/decoder/lib/*.c ;;
    make_trace|script_trace)
       echo "$here/$1.c" ;;
    *) echo "testlib.sh: unknown tool $1" >&2; return 1 ;;

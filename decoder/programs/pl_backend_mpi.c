@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* What the decoder's MPI programs share (pl_mpi_cli.h). */
+/* The readers' MPI back-end (pl_backend.h): parlot-decode-mpi and
+   parlot-annotate-mpi.  Every rank runs the same command line; rank 0
+   alone speaks and writes, and its exit status is the job's. */
 #define _XOPEN_SOURCE 700
 
 #include <fcntl.h>
@@ -9,9 +11,21 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "pl_mpi_cli.h"
+#include "pl_backend.h"
+#include "pl_mpi_read.h"
 
-int pl_mpi_rank;
+static int rank;        /* in MPI_COMM_WORLD */
+
+const int pl_backend_is_mpi = 1;
+const char pl_backend_usage[] = "usage: mpirun -np N ";
+
+enum { OPT_MPI_STATS = PL_BACKEND_OPT };
+const struct option pl_backend_options[] = {
+   { "mpi-stats", no_argument, NULL, OPT_MPI_STATS },
+   { NULL, 0, NULL, 0 }
+};
+const size_t pl_backend_noptions = 1;
+static int opt_mpi_stats;     /* --mpi-stats */
 
 /* The MPI this program is built with, and its launcher's environment. */
 #if defined(OPEN_MPI)
@@ -62,7 +76,7 @@ static int wrong_launcher(const char *prog)
    return 0;
 }
 
-int pl_mpi_main(int argc, char **argv, int (*run)(int, char **))
+int pl_backend_main(int argc, char **argv, int (*run)(int, char **))
 {
    int status;
    MPI_Init(&argc, &argv);
@@ -70,8 +84,8 @@ int pl_mpi_main(int argc, char **argv, int (*run)(int, char **))
       MPI_Finalize();
       return 2;
    }
-   MPI_Comm_rank(MPI_COMM_WORLD, &pl_mpi_rank);
-   if (pl_mpi_rank != 0) {
+   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+   if (rank != 0) {
       int null = open("/dev/null", O_WRONLY);
       if (null >= 0) {
          dup2(null, STDOUT_FILENO);
@@ -88,7 +102,7 @@ int pl_mpi_main(int argc, char **argv, int (*run)(int, char **))
    return status;
 }
 
-int pl_mpi_all_ok(int ok)
+int pl_backend_all_ok(int ok)
 {
    int all;
    ok = ok != 0;
@@ -115,7 +129,7 @@ static void print_stats(const char *prog, const pl_mpi_stats *st,
    MPI_Reduce(t, tmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
    MPI_Reduce(b, bsum, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
    MPI_Reduce(b, bmax, 4, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-   if (pl_mpi_rank != 0)
+   if (rank != 0)
       return;
    fprintf(stderr,
            "%s: ranks %d, files %llu (most on one rank %llu), trace bytes "
@@ -133,16 +147,51 @@ static void print_stats(const char *prog, const pl_mpi_stats *st,
            (unsigned long long)bmax[3], (unsigned long long)rss);
 }
 
-int pl_mpi_read(const char *prog, pl_program *p, const pl_input *in,
-                size_t n, const pl_select *sel, unsigned jobs,
-                const pl_read_hooks *hooks, const pl_mpi_state *ms,
-                int stats)
+int pl_backend_read(const char *prog, pl_program *p, const pl_input *in,
+                    size_t n, const pl_select *sel, unsigned jobs,
+                    const pl_read_hooks *hooks, const pl_backend_state *st)
 {
-   pl_mpi_stats st;
+   pl_mpi_stats stats;
    double t0 = MPI_Wtime();
-   int r = pl_mpi_read_files(p, in, n, sel, jobs ? jobs : 1, hooks, ms,
-                             MPI_COMM_WORLD, &st);
-   if (stats)
-      print_stats(prog, &st, MPI_Wtime() - t0);
+   int r = pl_mpi_read_files(p, in, n, sel, jobs ? jobs : 1, hooks, st,
+                             MPI_COMM_WORLD, &stats);
+   if (opt_mpi_stats)
+      print_stats(prog, &stats, MPI_Wtime() - t0);
    return r;
+}
+
+int pl_backend_speaks(void)
+{
+   return rank == 0;
+}
+
+pl_progress *pl_backend_progress(const char *prog, size_t n)
+{
+   (void)prog;
+   (void)n;
+   return NULL;
+}
+
+void pl_backend_help_intro(FILE *f, const char *serial_prog)
+{
+   fprintf(f, "Run by every rank of an MPI job: each rank reads a share of "
+           "the traces,\nrank 0 writes what %s writes.\n", serial_prog);
+}
+
+void pl_backend_help_jobs(FILE *f, const char *what, const char *serial_note)
+{
+   (void)serial_note;
+   fprintf(f,
+      "  -j, --jobs=N         read traces with N threads per rank (default:\n"
+      "                       one; 0 = one per core); %s is the same\n"
+      "      --mpi-stats      print on standard error what each step of the\n"
+      "                       job took: shares, time, bytes merged\n", what);
+}
+
+int pl_backend_option(int c)
+{
+   if (c != OPT_MPI_STATS)
+      return 0;
+   opt_mpi_stats = 1;
+   return 1;
 }
