@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* ParLoT stream codecs, run incrementally so that every trace event costs a
-   bounded amount of work: LZRC (word-level LZ racing several candidates,
-   its decisions coded by an adaptive binary range coder; the default),
-   LZZE (word-level LZ followed by byte-level zero elimination) and RAW.
-   The stream encodings are specified in docs/codec.md.
+   bounded amount of work: CCM (a call-context model whose decisions are
+   coded by an adaptive binary range coder; the default), LZRC (word-level
+   LZ racing several candidates, coded by the same range coder), LZZE
+   (word-level LZ followed by byte-level zero elimination) and RAW.  The
+   stream encodings are specified in docs/codec.md.
 
    This file and pl_codec.c are compiled both into the Valgrind tool (which
    has no libc) and into the decoder, so they use nothing but <stdint.h> and
@@ -304,7 +305,7 @@ typedef struct {
       pl_rc_model rc;      /* LZRC */
       pl_ccm_model ccm;    /* CCM */
    };
-   /* LZRC: range decoder and token state (see pl_codec_lzrc.c) */
+   /* LZRC and CCM: range decoder and token state (see pl_rc.h) */
    uint32_t rc_low, rc_range, rc_code;
    unsigned rc_init_left;  /* bytes of the chunk's initial code to read */
    int      rc_step;       /* where in a token the decoder is */
@@ -338,8 +339,9 @@ void pl_dec_init(pl_decoder *d, int kind);
 /* Begin a STREAM chunk: stop decoding after raw_bytes raw bytes in total
    (the chunk's raw_end), so that the missing bytes of a short final LZZE
    group are not read as data and an LZRC decoder knows how many words the
-   chunk holds.  LZRC: also restarts the range decoder, which every chunk
-   starts afresh; it must be called before each chunk's bytes. */
+   chunk holds.  LZRC and CCM: also restarts the range decoder, which
+   every chunk starts afresh; it must be called before each chunk's
+   bytes. */
 void pl_dec_set_raw_limit(pl_decoder *d, uint64_t raw_bytes);
 
 /* Decode from *in (advanced past what was used, at most in_end) into

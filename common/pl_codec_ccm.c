@@ -523,8 +523,7 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
 void pl_ccm_enc_init(pl_encoder *e, int zeroed)
 {
    model_init(&e->ccm, zeroed, e->kind == PL_CODEC_CCM);
-   e->rc_low = 0;
-   e->rc_range = 0xFFFFFFFFu;
+   pl_rc_enc_start(e);
    e->sync_at = 0;
    e->sync_raw = 0;
 }
@@ -695,8 +694,8 @@ void pl_ccm_sync(pl_encoder *e)
    normalisation the encoder did after the previous one, so the decoder
    can stop for input before any decision without undoing it. */
 enum {
-   D_IDLE = 0,  /* between chunks */
-   D_INIT,      /* reading the chunk's first 4 bytes into code */
+   D_IDLE = PL_RC_DEC_IDLE,  /* between chunks */
+   D_INIT = PL_RC_DEC_INIT,  /* reading the chunk's first 4 bytes */
    D_EVENT,     /* an event starts */
    D_RL_UNARY,  /* run length: rc_bits ones read so far */
    D_RL_MANT,   /* run length: tree bits, rc_node so far, rc_rank bits left */
@@ -721,16 +720,11 @@ static const char err_big[]     = "CCM run reaches a value it cannot copy";
 void pl_ccm_dec_init(pl_decoder *d)
 {
    model_init(&d->ccm, 0, d->kind == PL_CODEC_CCM);
-   d->rc_step = D_IDLE;
-   d->rc_low = 0;
-   d->rc_range = 0xFFFFFFFFu;
-   d->rc_code = 0;
-   d->rc_init_left = 0;
+   pl_rc_dec_init(d);
 }
 
 void pl_ccm_begin_chunk(pl_decoder *d)
 {
-   d->rc_step = D_INIT;
    pl_rc_dec_start(d);
 }
 
@@ -981,8 +975,7 @@ int pl_ccm_end_chunk(pl_decoder *d)
       d->error = pl_codec_err_short;
       return PL_DEC_CORRUPT;
    }
-   /* The flush wrote low's 4 bytes, which now fill code. */
-   if (d->rc_code != d->rc_low) {
+   if (!pl_rc_dec_flushed(d)) {
       d->error = err_final;
       return PL_DEC_CORRUPT;
    }

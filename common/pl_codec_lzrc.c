@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* LZRC, the default ParLoT stream codec (docs/codec.md, section 5): LZ over
+/* LZRC, a ParLoT stream codec (docs/codec.md, section 5): LZ over
    16-bit words whose decisions (which candidate a match copies from, how
    long it is, a literal's value) are coded by an adaptive binary range
    coder.  Each new position has up to PL_RC_WAYS candidates, the latest
@@ -168,8 +168,7 @@ void pl_lzrc_enc_init(pl_encoder *e)
    e->alive = 0;
    e->far = 0;
    e->checked = 0;
-   e->rc_low = 0;
-   e->rc_range = 0xFFFFFFFFu;
+   pl_rc_enc_start(e);
    e->sync_at = 0;
    e->sync_raw = 0;
 }
@@ -320,8 +319,8 @@ void pl_lzrc_sync(pl_encoder *e)
    normalisation that the encoder did after the previous one, so the
    decoder can stop for input before any decision without undoing it. */
 enum {
-   D_IDLE = 0,  /* between chunks */
-   D_INIT,      /* reading the chunk's first 4 bytes into code */
+   D_IDLE = PL_RC_DEC_IDLE,  /* between chunks */
+   D_INIT = PL_RC_DEC_INIT,  /* reading the chunk's first 4 bytes */
    D_NEW,       /* a new position: lookup not done */
    D_PICK,      /* deciding whether candidate rc_rank is the one */
    D_UNARY,     /* length: rc_bits ones read so far */
@@ -346,17 +345,12 @@ static const char err_split[]   = "LZRC chunk ends inside an escaped ID";
 void pl_lzrc_dec_init(pl_decoder *d)
 {
    model_init(&d->rc);
-   d->rc_step = D_IDLE;
-   d->rc_low = 0;
-   d->rc_range = 0xFFFFFFFFu;
-   d->rc_code = 0;
-   d->rc_init_left = 0;
+   pl_rc_dec_init(d);
    d->ncand = 0;
 }
 
 void pl_lzrc_begin_chunk(pl_decoder *d)
 {
-   d->rc_step = D_INIT;
    pl_rc_dec_start(d);
    d->rc.excl = 0;   /* a chunk starts after a sync */
 }
@@ -604,8 +598,7 @@ int pl_lzrc_end_chunk(pl_decoder *d)
       d->error = pl_codec_err_short;
       return PL_DEC_CORRUPT;
    }
-   /* The flush wrote low's 4 bytes, which now fill code. */
-   if (d->rc_code != d->rc_low) {
+   if (!pl_rc_dec_flushed(d)) {
       d->error = err_final;
       return PL_DEC_CORRUPT;
    }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* LZRC, the default codec (docs/codec.md, section 5).  Internal interface
-   between pl_codec.c (the API, which dispatches on the codec kind) and
-   pl_codec_lzrc.c; the encoder's per-word path is inline, as the tool
-   calls it for every event. */
+/* LZRC (docs/codec.md, section 5).  Internal interface between pl_codec.c
+   (the API, which dispatches on the codec kind) and pl_codec_lzrc.c; the
+   encoder's per-word path is inline, as the tool calls it for every
+   event. */
 #ifndef PL_CODEC_LZRC_H
 #define PL_CODEC_LZRC_H
 

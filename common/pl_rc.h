@@ -3,7 +3,9 @@
    (docs/codec.md 5.3): 32-bit low and range, 12-bit probabilities, every
    byte final as soon as it is written.  A stream chunk starts it afresh
    and a sync flushes it (4 bytes), so a reader can start at any chunk.
-   Internal to the codecs (pl_codec_lzrc.c, pl_codec_ccm.c). */
+   Internal to the codecs (pl_codec_lzrc.c, pl_codec_ccm.c): the coder's
+   state, its start, its end and the decoder's first steps are here, so
+   that the two codecs cannot drift apart on the bytes they share. */
 #ifndef PL_RC_H
 #define PL_RC_H
 
@@ -53,6 +55,13 @@ static inline void pl_rc_enc_direct(pl_encoder *e, unsigned bit)
    pl_rc_enc_norm(e);
 }
 
+/* The coder at the start of a stream and of each chunk. */
+static inline void pl_rc_enc_start(pl_encoder *e)
+{
+   e->rc_low = 0;
+   e->rc_range = 0xFFFFFFFFu;
+}
+
 /* The end of a chunk: low's 4 bytes, then a fresh coder. */
 static inline void pl_rc_enc_flush(pl_encoder *e)
 {
@@ -61,18 +70,33 @@ static inline void pl_rc_enc_flush(pl_encoder *e)
       e->out[e->out_len++] = (uint8_t)(e->rc_low >> 24);
       e->rc_low <<= 8;
    }
-   e->rc_low = 0;
-   e->rc_range = 0xFFFFFFFFu;
+   pl_rc_enc_start(e);
 }
 
+/* The decoders' first steps (rc_step); each codec numbers its own after
+   PL_RC_DEC_INIT. */
+enum {
+   PL_RC_DEC_IDLE = 0,  /* between chunks: input is an error */
+   PL_RC_DEC_INIT = 1   /* reading the chunk's first 4 bytes into code */
+};
+
 /* The decoder starts a chunk: its first 4 bytes go into code (read by
-   the caller, before the first normalisation). */
+   pl_rc_dec_fill, before the first normalisation). */
 static inline void pl_rc_dec_start(pl_decoder *d)
 {
+   d->rc_step = PL_RC_DEC_INIT;
    d->rc_low = 0;
    d->rc_range = 0xFFFFFFFFu;
    d->rc_code = 0;
    d->rc_init_left = 4;
+}
+
+/* The decoder before its first chunk. */
+static inline void pl_rc_dec_init(pl_decoder *d)
+{
+   pl_rc_dec_start(d);
+   d->rc_step = PL_RC_DEC_IDLE;
+   d->rc_init_left = 0;
 }
 
 /* Read the rest of the chunk's first 4 bytes into code: 0 if input ran
@@ -128,6 +152,13 @@ static inline unsigned pl_rc_dec_direct(pl_decoder *d)
       return 0;
    d->rc_low += d->rc_range;
    return 1;
+}
+
+/* Whether the chunk ends as flushed, after its last normalisation: the
+   flush wrote low's 4 bytes, which now fill code. */
+static inline int pl_rc_dec_flushed(const pl_decoder *d)
+{
+   return d->rc_code == d->rc_low;
 }
 
 #endif

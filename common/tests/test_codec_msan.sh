@@ -1,19 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The codec under MemorySanitizer: test_codec built with clang
-# -fsanitize=memory and run whole.  Its encoders and decoders live in
-# malloc'd, uninitialised memory, so a read of codec state that was never
-# written (history, context tables, probabilities: pl_enc_init and
-# pl_dec_init set only what the codec reads before writing, so that a
-# stream's first events do not pay for clearing a 256 KiB history) is
-# reported: no output may depend on what the memory held before.
-# test_table_pack (packed tables, whose models are malloc'd too) and
-# test_ccm (the CCM codec) likewise.
+# The codecs under MemorySanitizer: their tests (test_codec, test_lzze,
+# test_lzrc, test_ccm) built with clang -fsanitize=memory and run whole.
+# Their encoders and decoders live in malloc'd, uninitialised memory, so a
+# read of codec state that was never written (history, context tables,
+# probabilities: pl_enc_init and pl_dec_init set only what the codec reads
+# before writing, so that a stream's first events do not pay for clearing
+# a 256 KiB history) is reported: no output may depend on what the memory
+# held before.  test_format (the container's helpers) and test_table_pack
+# (packed tables, whose models are malloc'd too) likewise.
 #
 #   common/tests/test_codec_msan.sh
 #
 # CLANG: the compiler (default clang, else clang-14).  Exit status: 0 if
-# test_codec passes without a report, 1 otherwise, 77 (skip) if clang
+# every test passes without a report, 1 otherwise, 77 (skip) if clang
 # cannot build with -fsanitize=memory.
 
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}   # MemorySanitizer: about 9x slower
@@ -46,6 +46,9 @@ msan_test() {
    fi
 }
 msan_test test_codec codec
-msan_test test_table_pack "table pack"
+msan_test test_lzze lzze
+msan_test test_lzrc lzrc
 msan_test test_ccm ccm
+msan_test test_format format
+msan_test test_table_pack "table pack"
 finish

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Growable vectors of the codec tests (test_codec.c, test_ccm.c). */
+/* Growable vectors of the codec and table tests. */
 #ifndef TEST_VEC_H
 #define TEST_VEC_H
 
