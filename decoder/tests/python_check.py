@@ -16,12 +16,14 @@ Each CASE is KIND:PATH[:ARG]:
                  parlot-decode --events' output
   missing:PATH   open() raises ParlotError naming PATH
   select:PATH    select="PID:1" keeps only thread 1 of that process
+  graph:PATH     Run.call_graph() against the call lines replayed
   example:PATH:FUNCTION:SCRIPT   the example rank_calls.py's counts of
                  FUNCTION per rank = parlot-decode's call lines
 Prints TAP lines; exit 1 if any failed.
 """
 
 import functools
+import re
 import subprocess
 import sys
 
@@ -146,6 +148,60 @@ def check_events(path):
            % path, detail)
 
 
+def check_graph(path):
+    """Run.call_graph() against the call lines of parlot-decode --events,
+    replayed with a stack (unfiltered: the inherited entries are the
+    first lines of a forked thread's stream): per
+    thread, each function's calls and each (caller, callee) edge's; the
+    program's calls, the sum of the threads'."""
+    rc, text, err = decode("--events", path)
+    with parlot.open(path) as run:
+        graph = run.call_graph()
+        # a forked child's first entries re-create its parent's stack
+        inherited = {(th.pid, th.number): th.inherited for th in run.threads}
+    want, stacks = {}, {}
+    for line in text.splitlines():
+        pid, num, kind, depth, _o, fn = line.split("\t")
+        key, depth = (pid, int(num)), int(depth)
+        st = stacks.setdefault(key, [])
+        g = want.setdefault(key, ({}, {}))
+        if kind == "call":
+            del st[depth - 1:]
+            caller = st[-1] if st else None
+            st.append(fn)
+            if inherited[key]:
+                inherited[key] -= 1
+                g[0].setdefault(fn, 0)
+                continue
+            g[0][fn] = g[0].get(fn, 0) + 1
+            g[1][(caller, fn)] = g[1].get((caller, fn), 0) + 1
+        else:
+            del st[depth - 1:]
+    # the graph's labels tell apart same-named functions of two objects
+    # ("strcmp #2"); the lines do not: sum over the name
+    def name(label):
+        return label and escaped(re.sub(r" #[0-9]+$", "", label))
+    got = {}
+    for key, g in graph["threads"].items():
+        fns, edges = {}, {}
+        for n, v in g["functions"].items():
+            fns[name(n)] = fns.get(name(n), 0) + v["calls"]
+        for (c, e), v in g["edges"].items():
+            k = (name(c), name(e))
+            edges[k] = edges.get(k, 0) + v["calls"]
+        if fns or edges:
+            got[key] = (fns, edges)
+    total = sum(v["calls"] for g in graph["threads"].values()
+                for v in g["functions"].values())
+    bad = [k for k in set(got) | set(want) if got.get(k) != want.get(k)]
+    ok(rc == 0 and not bad and want and graph["program"]["calls"] == total,
+       "%s: call_graph(): per thread the functions' and the edges' calls "
+       "of parlot-decode --events; the program's calls "
+       "%d" % (path, graph["program"]["calls"]),
+       "%s differ: %s" % (bad[:2], [(got.get(k), want.get(k))
+                                    for k in bad[:1]]) if bad else err)
+
+
 def check_exit(path, statuses):
     with parlot.open(path) as run:
         got = sorted(t.exit_status for t in run.traces)
@@ -236,6 +292,7 @@ for case in sys.argv[2:]:
         check_example(path, function, script)
     else:
         {"events": check_events, "damaged": check_damaged,
+         "graph": check_graph,
          "missing": check_missing, "select": check_select}[kind](rest)
 print("# %d tests, %d failed" % (count, failures))
 sys.exit(1 if failures else 0)

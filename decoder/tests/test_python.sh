@@ -92,7 +92,7 @@ mkdir -p "$tmp/tf.d"
 "$VALGRIND" --tool=parlot -q --parlot-out-file="$tmp/tf.d/parlot.out.%p" \
    "$tmp/tf" 0 || fail "valgrind --tool=parlot tf"
 # the child exits with 3, the parent with 0 once it has seen that
-cases="events:$tmp/tf.d select:$tmp/tf.d exit:$tmp/tf.d:0,3"
+cases="events:$tmp/tf.d graph:$tmp/tf.d select:$tmp/tf.d exit:$tmp/tf.d:0,3"
 one=$(ls "$tmp/tf.d" | head -1)
 
 if command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1; then
@@ -127,7 +127,7 @@ PROG
       HWLOC_COMPONENTS=-x86 $TIMEOUT mpirun.mpich -np 2 "$VALGRIND" --tool=parlot -q \
          --parlot-out-file="$tmp/mpi.d/parlot.out.%p" "$tmp/mpi" &&
       "$PARLOT_MERGE" -o "$tmp/mpi.parlot" "$tmp/mpi.d" >/dev/null; then
-      cases="$cases events:$tmp/mpi.d events:$tmp/mpi.parlot"
+      cases="$cases events:$tmp/mpi.d graph:$tmp/mpi.d events:$tmp/mpi.parlot"
       cases="$cases example:$tmp/mpi.d:MPI_Allreduce:$example"
    else
       fail "the MPI run (mpirun.mpich -np 2)"
@@ -149,17 +149,15 @@ rc=$?
 # its TAP lines as this script's (a failure's "#" lines follow it)
 pending= detail=
 flush() {
-   if [ -n "$pending" ]; then
-      # shellcheck disable=SC2086
-      fail "$pending" $detail
-   fi
+   [ -z "$pending" ] || fail "$pending" "$detail"
    pending= detail=
 }
 while IFS= read -r line; do
    case $line in
    "ok "*) flush; pass "${line#ok [0-9]* - }" ;;
    "not ok "*) flush; pending=${line#not ok [0-9]* - } ;;
-   "#   "*) detail="$detail ${line#\#   }" ;;
+   "#   "*) detail="$detail${detail:+
+#   }${line#\#   }" ;;
    esac
 done < "$tmp/check.out"
 flush

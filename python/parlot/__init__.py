@@ -138,6 +138,7 @@ class Run:
             paths = [paths]
         self.traces = []
         self._open = None            # (trace, handle): one trace at a time
+        self._select = select
         sel = _Select(select) if select else None
         try:
             for p in paths:
@@ -178,6 +179,56 @@ class Run:
         self._open = (trace, h)
         return h
 
+    def call_graph(self, demangle=True, **filters):
+        """The call graphs libparlot builds for the reports (parlot-decode
+        --xml, parlot-annotate), through the filters, as plain dicts:
+        {"threads": {(pid, number): graph}, "program": graph}.  A graph
+        is {"events", "calls", "max_depth",
+            "functions": {name: {"calls", "inclusive_events"}},
+            "edges": {(caller, callee): {"calls", "inclusive_calls",
+                                          "inclusive_events"}}}
+        with caller None for a thread's outermost calls.  Functions are
+        named as the reports label them; where two objects define one name
+        (strcmp in ld.so and in libc) their counts add up."""
+        prog = _c.Program()
+        _c.lib.pl_program_init(ctypes.byref(prog), int(demangle))
+        f = _filter(filters)
+        sel = _Select(self._select)      # empty: every thread
+        try:
+            if f and _c.lib.pl_program_set_filter(ctypes.byref(prog), f) < 0:
+                raise MemoryError("parlot: out of memory")
+            for t in self.traces:
+                path, off, size, name, member = t._input
+                inp = _c.Input(path, off, size, name, member)
+                err = _c.Error()
+                r = _c.lib.pl_program_read_input(
+                    ctypes.byref(prog), ctypes.byref(inp),
+                    ctypes.byref(sel.c), None, ctypes.byref(err))
+                if r < 0 or (r > 0 and t.damage is None):
+                    raise _error(t.name, err)
+            names = [None] + [prog.fns[i].label.decode("utf-8",
+                                                       "surrogateescape")
+                              for i in range(1, prog.nfns + 1)]
+            threads = {}
+            for i in range(prog.nthreads):
+                th = prog.threads[i]
+                pid = prog.procs[th.proc].pid.decode()
+                threads[(pid, th.number)] = _graph(th.g, names)
+            total = _c.Graph()
+            if _c.lib.pl_program_total(ctypes.byref(prog),
+                                       ctypes.byref(total)) < 0:
+                raise MemoryError("parlot: out of memory")
+            try:
+                program = _graph(total, names)
+            finally:
+                _c.lib.pl_graph_free(ctypes.byref(total))
+            return {"threads": threads, "program": program}
+        finally:
+            sel.free()
+            _c.lib.pl_program_free(ctypes.byref(prog))
+            if f:
+                _c.lib.pl_filter_free(f)
+
     def close(self):
         if self._open:
             self._open[0]._labels = None
@@ -194,6 +245,31 @@ class Run:
     def __repr__(self):
         return "<parlot.Run: %d traces, %d threads>" % (len(self.traces),
                                                         len(self.threads))
+
+
+def _add(d, key, values):
+    """Add values (a dict of counts) to d[key]."""
+    cur = d.setdefault(key, dict.fromkeys(values, 0))
+    for k, v in values.items():
+        cur[k] += v
+
+
+def _graph(g, names):
+    """A pl_graph as plain dicts, functions by their labels (functions of
+    one label in several objects, strcmp in ld.so and libc, add up)."""
+    fns = {}
+    for i in range(g.nfns):
+        fs = g.fns[i]
+        _add(fns, names[fs.fn], {"calls": fs.calls,
+                                 "inclusive_events": fs.incl_events})
+    edges = {}
+    for i in range(g.nedges):
+        e = g.edges[i]
+        _add(edges, (names[e.caller], names[e.callee]),
+             {"calls": e.calls, "inclusive_calls": e.incl_calls,
+              "inclusive_events": e.incl_events})
+    return {"events": g.events, "calls": g.calls, "max_depth": g.max_depth,
+            "functions": fns, "edges": edges}
 
 
 class Trace:
@@ -278,6 +354,30 @@ class Trace:
             len(self.threads))
 
 
+def _filter(filters):
+    """A pl_filter for the keyword filters, or None if none is given; the
+    caller frees it."""
+    active = {k: v for k, v in filters.items() if v is not None}
+    for k in active:
+        if k not in _FILTERS:
+            raise TypeError("unknown filter %r (filters: %s)"
+                            % (k, ", ".join(_FILTERS)))
+    if not active:
+        return None
+    f = _c.lib.pl_filter_new()
+    if not f:
+        raise MemoryError("parlot: out of memory")
+    why = ctypes.create_string_buffer(256)
+    for k, vals in active.items():
+        vals = vals if isinstance(vals, (list, tuple)) else [vals]
+        for val in vals:
+            if _c.lib.pl_filter_option(f, k.replace("_", "-").encode(),
+                                       str(val).encode(), why, 256) < 0:
+                _c.lib.pl_filter_free(f)
+                raise ValueError(why.value.decode())
+    return f
+
+
 class _View:
     """A thread's events through the filters (pl_view.h); a context
     manager owning the filter, the keep array and the view."""
@@ -285,24 +385,8 @@ class _View:
     def __init__(self, thread, filters, demangle):
         self.f = self.keep = self.v = None
         h = thread.trace._handle()
-        active = {k: v for k, v in filters.items() if v is not None}
-        for k in active:
-            if k not in _FILTERS:
-                raise TypeError("unknown filter %r (filters: %s)"
-                                % (k, ", ".join(_FILTERS)))
-        if active:
-            self.f = _c.lib.pl_filter_new()
-            if not self.f:
-                raise MemoryError("parlot: out of memory")
-            why = ctypes.create_string_buffer(256)
-            for k, vals in active.items():
-                vals = vals if isinstance(vals, (list, tuple)) else [vals]
-                for val in vals:
-                    if _c.lib.pl_filter_option(self.f, k.replace("_", "-")
-                                               .encode(), str(val).encode(),
-                                               why, 256) < 0:
-                        self.close()
-                        raise ValueError(why.value.decode())
+        self.f = _filter(filters)
+        if self.f:
             self.keep = _c.lib.pl_filter_functions(self.f, h, int(demangle))
             if not self.keep:
                 self.close()
@@ -349,13 +433,16 @@ class Thread:
     """A thread of a trace: trace, index (in its trace), number (ParLoT's,
     1 = the initial thread), parent, lwp (the OS thread id, 0 unknown),
     pid and rank (its process's), label ("rank 2", "rank 2 thread 3",
-    "pid 1234 thread 1"), nevents (calls and returns recorded)."""
+    "pid 1234 thread 1"), nevents (calls and returns recorded),
+    inherited (a forked child's thread: its first entries re-create the
+    calls open in the parent, and are not calls of its own)."""
 
     def __init__(self, trace, index, info):
         self.trace, self.index = trace, index
         self.number, self.parent, self.lwp = info.number, info.parent, \
             info.lwp
         self.nevents = info.events
+        self.inherited = info.inherited_depth
         self.pid, self.rank = trace.pid, trace.rank
         if self.rank is None:
             self.label = "pid %s thread %d" % (self.pid, self.number)

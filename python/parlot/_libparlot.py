@@ -2,8 +2,8 @@
 """libparlot through ctypes: the library, its structures and prototypes.
 
 Internal to the parlot package.  The structures mirror libparlot's
-installed headers (pl_trace.h, pl_view.h, pl_ending.h, pl_archive.h) and
-must change with them; the library is found as _config.LIBDIR says (the
+installed headers (pl_trace.h, pl_view.h, pl_ending.h, pl_archive.h,
+pl_program.h) and must change with them; the library is found as _config.LIBDIR says (the
 prefix it was installed to), else through $PARLOT_LIBRARY or the
 system's search path.
 """
@@ -59,6 +59,51 @@ class Inputs(ctypes.Structure):         # pl_inputs
     _fields_ = [("v", ctypes.POINTER(Input)), ("n", c_size), ("cap", c_size)]
 
 
+class GFunc(ctypes.Structure):          # pl_gfunc
+    _fields_ = [("object", c_char_p), ("name", c_char_p),
+                ("shown", c_char_p), ("label", c_char_p), ("dup", c_u32),
+                ("ident", c_u64)]
+
+
+class Edge(ctypes.Structure):           # pl_edge
+    _fields_ = [("caller", c_u32), ("callee", c_u32), ("calls", c_u64),
+                ("incl_calls", c_u64), ("incl_events", c_u64),
+                ("outer_calls", c_u64), ("outer_events", c_u64)]
+
+
+class FStat(ctypes.Structure):          # pl_fstat
+    _fields_ = [("fn", c_u32), ("calls", c_u64), ("incl_events", c_u64)]
+
+
+class Graph(ctypes.Structure):          # pl_graph
+    _fields_ = [("events", c_u64), ("calls", c_u64), ("max_depth", c_u64),
+                ("fns", ctypes.POINTER(FStat)), ("nfns", c_size),
+                ("edges", ctypes.POINTER(Edge)), ("nedges", c_size)]
+
+
+class PThread(ctypes.Structure):        # pl_thread (pl_program.h)
+    _fields_ = [("proc", c_size), ("number", c_u32), ("parent", c_u32),
+                ("inherited", c_u32), ("complete", ctypes.c_int),
+                ("order", c_u64), ("g", Graph)]
+
+
+class Process(ctypes.Structure):        # pl_process
+    _fields_ = [("path", c_char_p), ("pid", c_char_p), ("ppid", c_char_p),
+                ("exe", c_char_p), ("cmd", c_char_p), ("rank", c_char_p),
+                ("role", c_char_p), ("end", ctypes.c_int),
+                ("first_thread", c_size), ("nthreads", c_size),
+                ("nthreads_all", c_size)]
+
+
+class Program(ctypes.Structure):        # struct pl_program
+    _fields_ = [("fns", ctypes.POINTER(GFunc)), ("nfns", c_u32),
+                ("procs", ctypes.POINTER(Process)), ("nprocs", c_size),
+                ("threads", ctypes.POINTER(PThread)), ("nthreads", c_size),
+                ("demangle", ctypes.c_int), ("fns_cap", c_size),
+                ("procs_cap", c_size), ("threads_cap", c_size),
+                ("internal", ctypes.c_void_p), ("progress", ctypes.c_void_p)]
+
+
 def _load():
     names = []
     if os.environ.get("PARLOT_LIBRARY"):
@@ -112,6 +157,13 @@ _protos = {
     "pl_view_close": (None, [VP]),
     "pl_view_next": (ctypes.c_long, [VP, P(P(VEvent)), P(Error)]),
     "pl_lib_version": (c_char_p, []),
+    "pl_program_init": (None, [P(Program), ctypes.c_int]),
+    "pl_program_free": (None, [P(Program)]),
+    "pl_program_set_filter": (ctypes.c_int, [P(Program), VP]),
+    "pl_program_read_input": (ctypes.c_int, [P(Program), P(Input), VP, VP,
+                                             P(Error)]),
+    "pl_program_total": (ctypes.c_int, [P(Program), P(Graph)]),
+    "pl_graph_free": (None, [P(Graph)]),
 }
 for _name, (_res, _args) in _protos.items():
     _f = getattr(lib, _name)
