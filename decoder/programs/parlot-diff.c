@@ -31,6 +31,7 @@
 #include "pl_outbuf.h"
 #include "pl_outliers.h"
 #include "pl_program.h"
+#include "pl_progress.h"
 #include "pl_view.h"
 #include "run_threads.h"
 #include "trace_labels.h"
@@ -54,8 +55,13 @@ typedef struct {
    const char *out_path;
 } options;
 
+/* The status line on a terminal while pairs are compared (the pairs
+   are its "files"); NULL when not shown. */
+static pl_progress *progress;
+
 static void report(const char *name, const pl_error *e)
 {
+   pl_progress_clear(progress);
    pl_report(PROG, name, e);
 }
 
@@ -309,6 +315,11 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
       thread_lines_close(&la);
       return -1;
    }
+   /* the status line follows A's side */
+   pl_progress_file(progress, ta->label);
+   pl_progress_thread(progress, 0, 1,
+                      pl_trace_stream_bytes(ra->t, ta->index));
+   la.progress = pl_progress_hooks_of(progress);
    if (o->diff.align_marks) {
       thread_lines_marks(&la, ra->t, ta->index, o->filter);
       thread_lines_marks(&lb, rb->t, tb->index, o->filter);
@@ -745,6 +756,7 @@ static int compare_runs(run *ra, run *rb, const options *o,
    if (!o->within && (lead_with_progress(ra, 0, o, rep) < 0
                       || lead_with_progress(rb, 1, o, rep) < 0))
       ty->trouble = 1;
+   progress = pl_progress_new(PROG, np);
    for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {
@@ -770,6 +782,8 @@ static int compare_runs(run *ra, run *rb, const options *o,
                        o, tt, rep, ty) < 0)
          ty->trouble = 1;
    }
+   pl_progress_free(progress);
+   progress = NULL;
    free(pairs);
    if (flush_calls(ra, 0, tt) < 0 || flush_calls(rb, 1, tt) < 0)
       return -1;

@@ -39,7 +39,7 @@
 
 TEST_TIMEOUT=${TEST_TIMEOUT:-60}    # per decoder run
 . "$(dirname "$0")/testlib.sh"
-need_tool parlot-decode make_trace
+need_tool parlot-decode parlot-diff make_trace
 
 # The decoder for damaged input: sanitized if the compiler can.
 san_builds parlot-decode
@@ -417,7 +417,7 @@ fi
 
 # script(1) gives the decoder a terminal; a zero delay shows the line at once.
 if command -v script >/dev/null 2>&1; then
-   for mode in --xml --events; do
+   for mode in --xml --events --replay; do
       PARLOT_PROGRESS_DELAY_MS=0 script -qec \
          "'$PARLOT_DECODE' $mode -o '$tmp/p.out' '$long.trace'" \
          "$tmp/p.tty" >/dev/null 2>&1
@@ -431,6 +431,18 @@ if command -v script >/dev/null 2>&1; then
          fail "$mode: progress on a terminal (exit $rc)" "$(tr '\r\033' '|~' <"$tmp/p.tty" | head -c 300)"
       fi
    done
+   # parlot-diff's: the pairs are its "files"; it exits 0 (the same run)
+   PARLOT_PROGRESS_DELAY_MS=0 script -qec \
+      "'$PARLOT_DIFF' --images=all -o '$tmp/p.out' '$long.trace' '$long.trace'" \
+      "$tmp/p.tty" >/dev/null 2>&1
+   rc=$?
+   if [ $rc -eq 0 ] \
+      && grep -Eq 'parlot-diff: \[1/2\] pid [0-9]+ thread 1: thread 1/1: [0-9]+%, [0-9]+ M events' "$tmp/p.tty" \
+      && tr '\r\033' '|~' <"$tmp/p.tty" | grep -q 'M events|~\[K$'; then
+      pass "parlot-diff: progress line on a terminal, erased at the end"
+   else
+      fail "parlot-diff: progress on a terminal (exit $rc)" "$(tr '\r\033' '|~' <"$tmp/p.tty" | head -c 300)"
+   fi
    PARLOT_PROGRESS_DELAY_MS=0 "$PARLOT_DECODE" --xml -o "$tmp/p.out" \
       "$long.trace" 2>"$tmp/p.err"
    if [ $? -eq 0 ] && [ ! -s "$tmp/p.err" ]; then

@@ -114,7 +114,6 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
    const char *pid = pl_trace_process_get(t, "pid");
    const pl_progress_hooks *pg = opts->progress;
    size_t i, nthreads = pl_trace_nthreads(t);
-   uint64_t lines = 0;
    trace_labels nm;
    uint8_t *keep;
    int ret = 0;
@@ -146,10 +145,8 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
       memset(&nums, 0, sizeof nums);
       if (pg && pg->thread)
          pg->thread(pg->ctx, i, nthreads, pl_trace_stream_bytes(t, i));
+      src.progress = pg;
       while ((r = thread_lines_next(&src, &l, err)) > 0 && !o->err) {
-         /* the status line, if one is due: checked every 4096 lines */
-         if (pg && pg->update && (++lines & 4095) == 0)
-            pg->update(pg->ctx, pl_view_position(src.view), lines);
          if (l->kind != PL_LINE_LOOP_END && l->kind != PL_LINE_VARIANT_END)
             put_notes(o, &notes, l->number);
          /* unfolded, each call says which of its caller's calls of it it

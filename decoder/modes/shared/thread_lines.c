@@ -79,6 +79,9 @@ int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
       n = pl_view_next(s->view, &ev, err);
       if (n < 0)
          return -1;
+      if (s->progress && s->progress->update)
+         s->progress->update(s->progress->ctx, pl_view_position(s->view),
+                             pl_view_events(s->view));
       if (s->calls)
          for (i = 0; i < n; i++)
             if (ev[i].kind == PL_EV_CALL)

@@ -9,6 +9,7 @@
 
 #include "pl_fold.h"
 #include "pl_outbuf.h"
+#include "pl_program.h"
 #include "thread_notes.h"
 #include "pl_view.h"
 #include "trace_labels.h"
@@ -23,6 +24,9 @@ typedef struct {
    int            marks;    /* MARK lines too (thread_lines_marks) */
    thread_notes   notes;
    pl_line        mark;     /* the MARK line returned last */
+   /* if set after opening: its update hook after each batch read (the
+      status line of a long read, pl_program.h) */
+   const pl_progress_hooks *progress;
 } thread_lines;
 
 /* Open thread `index` of t; window as pl_fold_new() (0: no loops).
