@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff_pair.h"
 #include "diff_report.h"
@@ -676,7 +677,7 @@ static int lead_with_progress(run *r, int side, const options *o,
                               diff_report *rep)
 {
    pl_decode_opts d;
-   size_t i, unfinished = 0;
+   size_t i, unfinished = 0, nprocs = 0;
    outbuf text;
    pl_error err;
    pl_ending e;
@@ -687,8 +688,13 @@ static int lead_with_progress(run *r, int side, const options *o,
       pl_trace *t = pl_input_open(&r->in.v[i], &err);
       if (!t)
          continue;         /* reported when the threads were read */
-      pl_trace_ending(t, &e);
-      unfinished += e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
+      if (pl_select_match_process(&o->select,
+                                  pl_trace_process_get(t, "pid"))) {
+         nprocs++;
+         pl_trace_ending(t, &e);
+         unfinished += e.kind == PL_ENDING_SIGNAL
+                       || e.kind == PL_ENDING_CUT_SHORT;
+      }
       pl_trace_close(t);
    }
    if (!unfinished)
@@ -700,26 +706,26 @@ static int lead_with_progress(run *r, int side, const options *o,
    d.prog = PROG;
    if (!(state = pl_mode_progress.create(&d)))
       goto oom;
-   /* the block is small (a line per class): kept in memory, up to the
-      buffer, so that either report can place it */
+   /* the block (a line per class) is kept in memory, so that either
+      report can place it */
    if (outbuf_init(&text, -1, "progress") < 0) {
       pl_mode_progress.destroy(state);
       goto oom;
    }
+   /* a trace that cannot be read to its end was reported with the
+      threads; the view shows the others and what it could read */
    for (i = 0; i < r->in.n; i++) {
       pl_trace *t = pl_input_open(&r->in.v[i], &err);
-      int k = t ? pl_mode_progress.file(state, t, &err, &d) : -1;
+      int k = t ? pl_mode_progress.file(state, t, &err, &d) : 0;
       pl_trace_close(t);
-      if (k < 0 && t) {
-         report(r->in.v[i].name, &err);
-         goto out;
-      }
+      if (k < 0 && strcmp(err.msg, "out of memory") == 0)
+         goto oom_out;
    }
    if (pl_mode_progress_view(state, &text, side ? "B" : "A") < 0)
       goto oom_out;
    if (text.err)
       goto oom_out;
-   rep->progress(rep, side, unfinished, r->in.n, text.buf, text.len);
+   rep->progress(rep, side, unfinished, nprocs, text.buf, text.len);
    ret = 0;
    goto out;
 oom_out:
@@ -756,7 +762,8 @@ static int compare_runs(run *ra, run *rb, const options *o,
    if (!o->within && (lead_with_progress(ra, 0, o, rep) < 0
                       || lead_with_progress(rb, 1, o, rep) < 0))
       ty->trouble = 1;
-   progress = pl_progress_new(PROG, np);
+   /* no status line among a report written to the terminal */
+   progress = isatty(rep->o->fd) ? NULL : pl_progress_new(PROG, np);
    for (i = 0; i < np && !rep->o->err; i++) {
       const run_pair *p = &pairs[i];
       if (p->ia == (size_t)-1 || p->ib == (size_t)-1) {

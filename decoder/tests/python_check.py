@@ -106,6 +106,20 @@ def check_events(path):
                "%s %s: %d threads' events = parlot-decode --events %s"
                % (path, filt or "unfiltered", nthreads, " ".join(opts)),
                err or first_difference(got, want))
+        # iterators over threads of two traces, interleaved, and one
+        # that goes on after the run is closed
+        if len(run.traces) >= 2:
+            ta, tb = run.traces[0].threads[0], run.traces[-1].threads[0]
+            want_ab = list(zip(list(ta.events()), list(tb.events())))
+            late = tb.events()
+            first = next(late)
+            got_ab = list(zip(ta.events(), tb.events()))
+            run.close()
+            rest = list(late)
+            ok(got_ab == want_ab and [first] + rest == list(tb.events()),
+               "%s: events() of two traces interleaved (%d pairs), and "
+               "an iterator read on after close()" % (path, len(got_ab)))
+    with parlot.open(path) as run:
         # call counts: the "call" lines of each thread
         rc, want, _ = decode("--events", "--images=main", path)
         per = {}
@@ -182,7 +196,8 @@ def check_graph(path):
     def name(label):
         return label and escaped(re.sub(r" #[0-9]+$", "", label))
     got = {}
-    for key, g in graph["threads"].items():
+    for th, g in graph["threads"].items():
+        key = (th.pid, th.number)
         fns, edges = {}, {}
         for n, v in g["functions"].items():
             fns[name(n)] = fns.get(name(n), 0) + v["calls"]

@@ -9,7 +9,7 @@
                 print(ev.kind, ev.depth, ev.function)
 
 open() reads each trace's index and metadata; the events are decoded
-when asked for, one trace open at a time.  Functions are named as
+when asked for, each iterator with the trace it reads open.  Functions are named as
 parlot-decode names them (C++ demangled, MPI's Fortran bindings as the
 standard's names, libc's variants as the function called).  The filters
 are the programs' (images=, only=, hide=, only_object=, hide_object=,
@@ -137,7 +137,8 @@ class Run:
         if isinstance(paths, (str, bytes, _os.PathLike)):
             paths = [paths]
         self.traces = []
-        self._open = None            # (trace, handle): one trace at a time
+        self._open = None            # (trace, handle): the trace whose
+                                     # function table is read
         self._select = select
         sel = _Select(select) if select else None
         try:
@@ -182,7 +183,7 @@ class Run:
     def call_graph(self, demangle=True, **filters):
         """The call graphs libparlot builds for the reports (parlot-decode
         --xml, parlot-annotate), through the filters, as plain dicts:
-        {"threads": {(pid, number): graph}, "program": graph}.  A graph
+        {"threads": {Thread: graph}, "program": graph}.  A graph
         is {"events", "calls", "max_depth",
             "functions": {name: {"calls", "inclusive_events"}},
             "edges": {(caller, callee): {"calls", "inclusive_calls",
@@ -209,11 +210,13 @@ class Run:
             names = [None] + [prog.fns[i].label.decode("utf-8",
                                                        "surrogateescape")
                               for i in range(1, prog.nfns + 1)]
+            # one process per trace, in order
             threads = {}
             for i in range(prog.nthreads):
                 th = prog.threads[i]
-                pid = prog.procs[th.proc].pid.decode()
-                threads[(pid, th.number)] = _graph(th.g, names)
+                mine = [x for x in self.traces[th.proc].threads
+                        if x.number == th.number]
+                threads[mine[0]] = _graph(th.g, names)
             total = _c.Graph()
             if _c.lib.pl_program_total(ctypes.byref(prog),
                                        ctypes.byref(total)) < 0:
@@ -241,6 +244,10 @@ class Run:
     def __exit__(self, *exc):
         self.close()
         return False
+
+    def __del__(self):
+        if getattr(self, "_open", None):
+            self.close()
 
     def __repr__(self):
         return "<parlot.Run: %d traces, %d threads>" % (len(self.traces),
@@ -380,12 +387,18 @@ def _filter(filters):
 
 class _View:
     """A thread's events through the filters (pl_view.h); a context
-    manager owning the filter, the keep array and the view."""
+    manager owning the trace it reads (its own: iterators may be
+    interleaved, or outlive Run.close()), the filter, the keep array and
+    the view."""
 
     def __init__(self, thread, filters, demangle):
-        self.f = self.keep = self.v = None
-        h = thread.trace._handle()
-        self.f = _filter(filters)
+        self.h = self.f = self.keep = self.v = None
+        self.h = h = thread.trace._open_handle()
+        try:
+            self.f = _filter(filters)
+        except BaseException:
+            self.close()
+            raise
         if self.f:
             self.keep = _c.lib.pl_filter_functions(self.f, h, int(demangle))
             if not self.keep:
@@ -419,7 +432,9 @@ class _View:
             _c.libc.free(self.keep)
         if self.f:
             _c.lib.pl_filter_free(self.f)
-        self.f = self.keep = self.v = None
+        if self.h:
+            _c.lib.pl_trace_close(self.h)
+        self.h = self.f = self.keep = self.v = None
 
     def __enter__(self):
         return self
