@@ -23,7 +23,10 @@ typedef struct {
 } outbuf;
 
 /* Set up o for fd (named name in messages); fd -1: the output stays in
-   memory (buf, len), the buffer growing as needed.  -1 if out of memory. */
+   memory (buf, len), the buffer growing as needed, and outbuf_flush()
+   keeps it (so code that counts on a flush emptying the buffer, as
+   --events' fast path does, writes to a file only).  -1 if out of
+   memory. */
 int  outbuf_init(outbuf *o, int fd, const char *name);
 void outbuf_free(outbuf *o);
 int  outbuf_flush(outbuf *o);                      /* -1 once failed */
