@@ -677,27 +677,13 @@ static int lead_with_progress(run *r, int side, const options *o,
                               diff_report *rep)
 {
    pl_decode_opts d;
-   size_t i, unfinished = 0, nprocs = 0;
+   size_t i;
    outbuf text;
    pl_error err;
-   pl_ending e;
    void *state;
    int ret = -1;
 
-   for (i = 0; i < r->in.n; i++) {
-      pl_trace *t = pl_input_open(&r->in.v[i], &err);
-      if (!t)
-         continue;         /* reported when the threads were read */
-      if (pl_select_match_process(&o->select,
-                                  pl_trace_process_get(t, "pid"))) {
-         nprocs++;
-         pl_trace_ending(t, &e);
-         unfinished += e.kind == PL_ENDING_SIGNAL
-                       || e.kind == PL_ENDING_CUT_SHORT;
-      }
-      pl_trace_close(t);
-   }
-   if (!unfinished)
+   if (!r->threads.unfinished)
       return 0;
    memset(&d, 0, sizeof d);
    d.select = o->select;
@@ -725,7 +711,8 @@ static int lead_with_progress(run *r, int side, const options *o,
       goto oom_out;
    if (text.err)
       goto oom_out;
-   rep->progress(rep, side, unfinished, nprocs, text.buf, text.len);
+   rep->progress(rep, side, r->threads.unfinished, r->threads.processes,
+                 text.buf, text.len);
    ret = 0;
    goto out;
 oom_out:

@@ -415,34 +415,29 @@ fi
 
 # ---- Progress on a terminal ------------------------------------------------------
 
-# script(1) gives the decoder a terminal; a zero delay shows the line at once.
+# script(1) gives the program a terminal; a zero delay shows the line at
+# once.  tty_progress LABEL REGEX COMMAND: COMMAND exits 0 having drawn
+# status lines matching REGEX, then the erase sequence ending the line.
+tty_progress() {
+   PARLOT_PROGRESS_DELAY_MS=0 script -qec "$3" "$tmp/p.tty" >/dev/null 2>&1
+   rc=$?
+   if [ $rc -eq 0 ] && grep -Eq "$2" "$tmp/p.tty" \
+      && tr '\r\033' '|~' <"$tmp/p.tty" | grep -q 'M events|~\[K$'; then
+      pass "$1: progress line on a terminal, erased at the end"
+   else
+      fail "$1: progress on a terminal (exit $rc)" "$(tr '\r\033' '|~' <"$tmp/p.tty" | head -c 300)"
+   fi
+}
 if command -v script >/dev/null 2>&1; then
    for mode in --xml --events --replay; do
-      PARLOT_PROGRESS_DELAY_MS=0 script -qec \
-         "'$PARLOT_DECODE' $mode -o '$tmp/p.out' '$long.trace'" \
-         "$tmp/p.tty" >/dev/null 2>&1
-      rc=$?
-      # the status lines, then the erase sequence ending the line
-      if [ $rc -eq 0 ] \
-         && grep -Eq 'parlot-decode: \[1/1\] [^:]*long.trace: thread [12]/2: [0-9]+%, [0-9]+ M events' "$tmp/p.tty" \
-         && tr '\r\033' '|~' <"$tmp/p.tty" | grep -q 'M events|~\[K$'; then
-         pass "$mode: progress line on a terminal, erased at the end"
-      else
-         fail "$mode: progress on a terminal (exit $rc)" "$(tr '\r\033' '|~' <"$tmp/p.tty" | head -c 300)"
-      fi
+      tty_progress "$mode" \
+         'parlot-decode: \[1/1\] [^:]*long.trace: thread [12]/2: [0-9]+%, [0-9]+ M events' \
+         "'$PARLOT_DECODE' $mode -o '$tmp/p.out' '$long.trace'"
    done
    # parlot-diff's: the pairs are its "files"; it exits 0 (the same run)
-   PARLOT_PROGRESS_DELAY_MS=0 script -qec \
-      "'$PARLOT_DIFF' --images=all -o '$tmp/p.out' '$long.trace' '$long.trace'" \
-      "$tmp/p.tty" >/dev/null 2>&1
-   rc=$?
-   if [ $rc -eq 0 ] \
-      && grep -Eq 'parlot-diff: \[1/2\] pid [0-9]+ thread 1: thread 1/1: [0-9]+%, [0-9]+ M events' "$tmp/p.tty" \
-      && tr '\r\033' '|~' <"$tmp/p.tty" | grep -q 'M events|~\[K$'; then
-      pass "parlot-diff: progress line on a terminal, erased at the end"
-   else
-      fail "parlot-diff: progress on a terminal (exit $rc)" "$(tr '\r\033' '|~' <"$tmp/p.tty" | head -c 300)"
-   fi
+   tty_progress parlot-diff \
+      'parlot-diff: \[1/2\] pid [0-9]+ thread 1: thread 1/1: [0-9]+%, [0-9]+ M events' \
+      "'$PARLOT_DIFF' --images=all -o '$tmp/p.out' '$long.trace' '$long.trace'"
    PARLOT_PROGRESS_DELAY_MS=0 "$PARLOT_DECODE" --xml -o "$tmp/p.out" \
       "$long.trace" 2>"$tmp/p.err"
    if [ $? -eq 0 ] && [ ! -s "$tmp/p.err" ]; then

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pl_alloc.h"
+#include "pl_ending.h"
 #include "run_threads.h"
 #include "trace_labels.h"
 
@@ -98,6 +99,13 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
          if (!th->pid || (rank && !th->rank))
             goto oom;
          thread_label(th->label, sizeof th->label, pid, rank, number);
+      }
+      if (pl_select_match_process(sel, pid)) {
+         pl_ending e;
+         pl_trace_ending(t, &e);
+         r->processes++;
+         r->unfinished += e.kind == PL_ENDING_SIGNAL
+                          || e.kind == PL_ENDING_CUT_SHORT;
       }
       procs[nprocs].n = r->n - procs[nprocs].first;
       /* ranked processes are matched by rank: no order needed */

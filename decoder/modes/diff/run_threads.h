@@ -33,6 +33,9 @@ typedef struct {
                                others (order, thread) */
    size_t           n, cap;
    int              damaged;  /* some input could not be read */
+   size_t           processes;   /* selected processes read */
+   size_t           unfinished;  /* of them, killed by a signal or cut
+                                    short (pl_ending.h) */
 } run_threads;
 
 /* Read the threads of every input that sel selects; an input that cannot
