@@ -18,7 +18,7 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  2     /* what the tool writes, and the newest read */
-#define PL_VERSION_MINOR  4
+#define PL_VERSION_MINOR  5
 /* What the tool writes with --pack-tables=no: the newest version without
    PACKED_TABLE chunks, which 1.x readers read. */
 #define PL_VERSION_PLAIN_MAJOR 1
@@ -48,8 +48,11 @@ enum pl_chunk_type {
    PL_CHUNK_TRACING      = 10, /* 1.2: struct below */
    PL_CHUNK_ALIASES      = 11, /* 1.4: { u32 fn_id; name\0 } ...: a defined
                                   function's other names */
-   PL_CHUNK_PACKED_TABLE = 12  /* 2.0: an OBJECTS, FUNCTIONS or ALIASES
+   PL_CHUNK_PACKED_TABLE = 12, /* 2.0: an OBJECTS, FUNCTIONS or ALIASES
                                   payload, coded (pl_table_pack.h) */
+   /* 13 is an archive member's TABLE_REF (decoder/lib/pl_tables.h) */
+   PL_CHUNK_COSTS        = 14  /* 2.5: the costs of a run of a thread's
+                                  events (pl_cost_codec.h) */
 };
 
 /* PACKED_TABLE (2.0):

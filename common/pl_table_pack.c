@@ -16,9 +16,9 @@
 #include "pl_cm.h"
 #include "pl_format.h"
 #include "pl_hash.h"
+#include "pl_rc_carry.h"
 
 #define PROB_BITS   12
-#define RC_TOP      (1u << 24)
 #define COUNT_LIMIT 255u       /* a context's adaptation rate: 1/(n + 1.5) */
 #define MIX_SHIFT   16         /* weights are 16.16 fixed point */
 /* Probabilities stay in P_MIN..4096-P_MIN: no bit costs more than 8 bits,
@@ -275,31 +275,6 @@ static void byte_end(pl_tpack *m, unsigned b)
       m->pos++;
 }
 
-/* ---- Range coder (carries propagate through a pending byte) -------------- */
-
-typedef struct {
-   uint64_t low;
-   uint32_t range;
-   uint8_t  cache;
-   uint64_t pending;    /* the cache byte and the 0xFF bytes after it */
-   uint8_t *out;
-   size_t   len;
-} rc_enc;
-
-static void shift_low(rc_enc *e)
-{
-   if ((uint32_t)e->low < 0xFF000000u || (e->low >> 32) != 0) {
-      uint8_t carry = (uint8_t)(e->low >> 32), b = e->cache;
-      do {
-         e->out[e->len++] = (uint8_t)(b + carry);
-         b = 0xFF;
-      } while (--e->pending != 0);
-      e->cache = (uint8_t)(e->low >> 24);
-   }
-   e->pending++;
-   e->low = (e->low & 0x00FFFFFFu) << 8;
-}
-
 /* The encoder knows the byte b it starts: the buckets of its second
    nibble, and of the next byte's first nibble as far as b foretells the
    next contexts (in a name or not, and the name so far), start coming into
@@ -325,10 +300,11 @@ static void prefetch_buckets(pl_tpack *m, unsigned b)
 size_t pl_tpack_encode(pl_tpack *m, unsigned type, const uint8_t *in,
                        size_t n, uint8_t *out)
 {
-   rc_enc e = { 0, 0xFFFFFFFFu, 0, 1, out, 0 };
+   pl_rcc_enc e;
    size_t i;
    int k;
 
+   pl_rcc_enc_init(&e, out);
    chunk_start(m, type);
    for (i = 0; i < n; i++) {
       unsigned c0 = 1;
@@ -336,71 +312,41 @@ size_t pl_tpack_encode(pl_tpack *m, unsigned type, const uint8_t *in,
       prefetch_buckets(m, in[i]);
       for (k = 7; k >= 0; k--) {
          unsigned bit = (in[i] >> k) & 1u;
-         uint32_t bound = (e.range >> PROB_BITS) * (uint32_t)predict(m, c0, k);
-         if (bit) {
-            e.range = bound;
-         } else {
-            e.low += bound;
-            e.range -= bound;
-         }
-         while (e.range < RC_TOP) {
-            e.range <<= 8;
-            shift_low(&e);
-         }
+         pl_rcc_enc_bit(&e, (uint32_t)predict(m, c0, k), bit);
          update(m, bit);
          c0 = c0 * 2 + bit;
       }
       byte_end(m, in[i]);
    }
-   for (k = 0; k < 5; k++)
-      shift_low(&e);
-   return e.len;
+   return pl_rcc_enc_finish(&e);
 }
 
 int pl_tpack_decode(pl_tpack *m, unsigned type, const uint8_t *in, size_t n,
                     uint8_t *out, size_t raw_len, const char **error)
 {
-   uint32_t range = 0xFFFFFFFFu, code = 0;
-   size_t used, i;
+   pl_rcc_dec d;
+   size_t i;
    int k;
 
-   if (n < 5 || in[0] != 0) {
-      *error = n < 5 ? "fewer than 5 coded bytes"
-                     : "the first coded byte is not 0";
+   if ((*error = pl_rcc_dec_init(&d, in, n)) != NULL)
       return -1;
-   }
-   for (used = 1; used < 5; used++)
-      code = code << 8 | in[used];
    chunk_start(m, type);
    for (i = 0; i < raw_len; i++) {
       unsigned c0 = 1;
       byte_start(m);
       for (k = 7; k >= 0; k--) {
-         uint32_t bound = (range >> PROB_BITS) * (uint32_t)predict(m, c0, k);
-         unsigned bit;
-         if (code < bound) {
-            range = bound;
-            bit = 1;
-         } else {
-            code -= bound;
-            range -= bound;
-            bit = 0;
-         }
-         while (range < RC_TOP) {
-            if (used == n) {
-               *error = "the coded bytes end before the table does";
-               return -1;
-            }
-            range <<= 8;
-            code = code << 8 | in[used++];
-         }
+         unsigned bit = pl_rcc_dec_bit(&d, (uint32_t)predict(m, c0, k));
          update(m, bit);
          c0 = c0 * 2 + bit;
+      }
+      if (d.short_input) {
+         *error = "the coded bytes end before the table does";
+         return -1;
       }
       out[i] = (uint8_t)(c0 & 0xFFu);
       byte_end(m, out[i]);
    }
-   if (used != n) {
+   if (d.used != n) {
       *error = "coded bytes left after the table";
       return -1;
    }

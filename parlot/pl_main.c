@@ -29,6 +29,7 @@
 
 #include "pl_codec.h"
 #include "pl_control.h"
+#include "pl_costs.h"
 #include "pl_ending.h"
 #include "pl_format.h"
 #include "pl_output.h"
@@ -96,6 +97,7 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
       pl_out_set_pack_tables(pack);
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
    else if VG_BOOL_CLO(arg, "--flush-on-block", clo_flush_on_block) {}
+   else if VG_BOOL_CLO(arg, "--collect-insns", pl_collect_insns) {}
    else if (!pl_control_option(arg))
       return False;
 
@@ -118,7 +120,7 @@ static void pl_print_usage(void)
 "                              elimination, or raw 16-bit words [ccm]\n"
 "    --compress=yes|no         same as --codec=ccm or --codec=raw [yes]\n"
 "    --pack-tables=yes|no      compress the object and function tables\n"
-"                              (trace format 2.4); no writes format 1.8,\n"
+"                              (trace format 2.5); no writes format 1.8,\n"
 "                              which older decoders read [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --unwind-names=main|all|no  name functions no symbol names (stripped\n"
@@ -131,6 +133,9 @@ static void pl_print_usage(void)
 "                              call that may block (a hung run killed with\n"
 "                              SIGKILL then shows where each thread\n"
 "                              waits) [yes]\n"
+"    --collect-insns=no|yes    record with each event the instructions the\n"
+"                              thread executed since its previous event\n"
+"                              (Callgrind's Ir; COSTS chunks) [no]\n"
    );
    pl_control_usage();
 }
@@ -174,10 +179,11 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
    }
    if (t->lwp == 0)
       t->lwp = VG_(gettid)();
-   if (pl_cur != t) {                    /* each thread its own last jump */
+   if (pl_cur != t) {     /* each thread its own last jump and count */
       if (pl_cur)
          pl_cur->jump_sp = pl_jump_sp;
       pl_jump_sp = t->jump_sp;
+      pl_costs_switch(pl_cur ? pl_cur->costs : NULL, t->costs);
    }
    pl_cur = t;
 
@@ -273,6 +279,8 @@ static void write_process_info(Int forked_from)
                                  (HChar *)tool_options.data : "");
    pl_buf_kv(&b, "images", clo_images_main ? "main" : "all");
    pl_buf_kv(&b, "codec", pl_codec_name(clo_codec));
+   if (pl_collect_insns)
+      pl_buf_kv(&b, "costs", "insns");
    pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
    pl_control_describe(&b);
    pl_mpi_describe(&b);
@@ -482,9 +490,15 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
    if (!pl_instrumenting)          /* nothing records: as --tool=none */
       return sb_in;
 
+   /* --collect-insns: instructions not yet added to pl_insns */
+   UInt uncounted = 0;
    IRSB *sb = deepCopyIRSBExceptStmts(sb_in);
    for (Int i = 0; i < sb_in->stmts_used; i++) {
       IRStmt *st = sb_in->stmts[i];
+      if (st->tag == Ist_Exit && pl_collect_insns) {
+         pl_costs_add_insns(sb, uncounted);
+         uncounted = 0;
+      }
       if (st->tag == Ist_Exit && st->Ist.Exit.jk == Ijk_Boring
           && enters_function(st->Ist.Exit.dst))
          add_jump_note(sb, layout, gWordTy);
@@ -499,6 +513,11 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
          if (!pl_fn_range(a, &sym_lo, &sym_hi))
             sym_lo = sym_hi = 0;
       }
+      if (fn && pl_collect_insns) {    /* what ran before is the caller's */
+         pl_costs_add_insns(sb, uncounted);
+         uncounted = 0;
+      }
+      uncounted++;
       if (fn) {
          Bool by_call = prev_imark >= 0 && is_call_insn(sb_in, prev_imark, i);
          if (prev_imark >= 0 && !by_call)     /* a jump or fall-through */
@@ -507,6 +526,8 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
       }
       prev_imark = i;
    }
+   if (pl_collect_insns)               /* the ret is the callee's */
+      pl_costs_add_insns(sb, uncounted);
    if (sb_in->jumpkind == Ijk_Ret)
       add_return_call(sb, layout, gWordTy);
    else if (sb_in->jumpkind == Ijk_Boring

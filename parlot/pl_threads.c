@@ -85,6 +85,8 @@ void pl_thread_flush(pl_thread *t)
 
 void pl_thread_sync(pl_thread *t)
 {
+   if (t->costs)
+      pl_costs_flush(t->costs, t->number);
    if (t->enc.events == t->events_at_sync)
       return;
    t->events_at_sync = t->enc.events;
@@ -120,6 +122,8 @@ void encode(pl_thread *t, UInt x)
 {
    if (!pl_enc_fast_event(&t->enc, x))
       encode_slow(t, x);
+   if (UNLIKELY(t->costs != NULL))
+      pl_costs_event(t->costs, t->number, x);
 }
 
 static __attribute__((noinline)) void grow_stack(pl_thread *t)
@@ -366,6 +370,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
    t->parent = parent_number;
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
    begin_stream(t, 0, True);
+   t->costs = pl_costs_new();
    t->active = pl_thread_should_record(t);
    return t;
 }
@@ -378,6 +383,8 @@ void pl_thread_end(pl_thread *t, UInt reason)
       pop(t);
    pl_enc_sync(&t->enc);
    pl_thread_flush(t);
+   if (t->costs)
+      pl_costs_flush(t->costs, t->number);
 
    UChar p[PL_THREAD_END_WRITTEN];
    pl_put64(p + 0, t->enc.events);
@@ -405,6 +412,8 @@ void pl_thread_restart(pl_thread *t)
    t->n_marks = 0;
    t->max_depth = t->rec_depth;
    begin_stream(t, (UInt)t->rec_depth, False);
+   if (t->costs)
+      pl_costs_restart(t->costs);
    for (UWord i = 0; i < t->depth; i++)
       if (t->stack[i].recorded) {
          encode(t, pl_fn_trace_id[t->stack[i].fn]);
@@ -558,6 +567,7 @@ void pl_thread_free(pl_thread *t)
       VG_(free)(t->marks);
    VG_(free)(t->stack);
    VG_(free)(t->buf);
+   pl_costs_free(t->costs);
    SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);
    tl_assert(!sr_isError(r));
 }

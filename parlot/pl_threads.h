@@ -5,6 +5,7 @@
 
 #include "pub_tool_basics.h"
 #include "pl_codec.h"
+#include "pl_costs.h"
 
 typedef struct {
    Addr sp;       /* stack pointer at the entry: the frame's identity */
@@ -45,6 +46,7 @@ typedef struct {
    UWord     toggle_inside; /* open frames of --toggle-trace functions */
    struct pl_mark_count *marks;   /* occurrences per label */
    UInt      n_marks, cap_marks;
+   pl_costs *costs;         /* --collect-insns, else NULL */
    pl_encoder enc;
 } pl_thread;
 

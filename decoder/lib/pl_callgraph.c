@@ -23,6 +23,7 @@ typedef struct {
    uint32_t caller, callee;
    uint32_t active;        /* activations on the stack */
    uint64_t calls, incl_calls, incl_events, outer_calls, outer_events;
+   uint64_t incl_cost, outer_cost;
 } local_edge;
 
 typedef struct {
@@ -30,12 +31,15 @@ typedef struct {
    uint32_t edge;          /* NO_EDGE for an inherited frame */
    uint64_t ev0;           /* index of the call event */
    uint64_t calls0;        /* calls before it */
+   uint64_t cost0;         /* the thread's cost up to it */
 } frame;
 
 struct pl_cg_builder {
    uint32_t    nfns;
    uint32_t   *onstack;    /* [fn]: activations on the stack */
    uint64_t   *incl;       /* [fn]: inclusive events */
+   uint64_t   *self_cost;  /* [fn]: cost while on top, with costs */
+   uint64_t   *incl_cost;  /* [fn]: cost while on the stack */
    uint32_t   *last_callee;   /* [caller fn]: its last callee ... */
    uint32_t   *last_edge;     /* ... and the edge to it, or NO_EDGE */
    uint64_t   *keys;       /* edge table: caller << 32 | callee, or EMPTY */
@@ -46,6 +50,8 @@ struct pl_cg_builder {
    frame      *frames;     /* [depth]; [0] stands for "no caller" */
    size_t      frames_cap;
    uint64_t    depth, max_depth, events, calls;
+   uint64_t    cost;       /* of the thread's events so far */
+   int         costs;      /* events came with costs */
    uint32_t    inherited;  /* inherited calls still to come */
 };
 
@@ -57,6 +63,8 @@ pl_cg_builder *pl_cg_new(uint32_t nfns)
    b->nfns = nfns;
    b->onstack = calloc((size_t)nfns + 1, sizeof *b->onstack);
    b->incl = calloc((size_t)nfns + 1, sizeof *b->incl);
+   b->self_cost = calloc((size_t)nfns + 1, sizeof *b->self_cost);
+   b->incl_cost = calloc((size_t)nfns + 1, sizeof *b->incl_cost);
    b->last_callee = calloc((size_t)nfns + 1, sizeof *b->last_callee);
    b->last_edge = malloc(((size_t)nfns + 1) * sizeof *b->last_edge);
    b->bits = 10;
@@ -64,7 +72,8 @@ pl_cg_builder *pl_cg_new(uint32_t nfns)
    b->slots = malloc(sizeof *b->slots << b->bits);
    b->frames_cap = 256;
    b->frames = malloc(b->frames_cap * sizeof *b->frames);
-   if (!b->onstack || !b->incl || !b->last_callee || !b->last_edge || !b->keys || !b->slots || !b->frames) {
+   if (!b->onstack || !b->incl || !b->self_cost || !b->incl_cost
+       || !b->last_callee || !b->last_edge || !b->keys || !b->slots || !b->frames) {
       pl_cg_free(b);
       return NULL;
    }
@@ -77,6 +86,8 @@ void pl_cg_free(pl_cg_builder *b)
       return;
    free(b->onstack);
    free(b->incl);
+   free(b->self_cost);
+   free(b->incl_cost);
    free(b->last_callee);
    free(b->last_edge);
    free(b->keys);
@@ -90,7 +101,8 @@ void pl_cg_begin(pl_cg_builder *b, uint32_t inherited)
 {
    memset(b->keys, 0xff, sizeof *b->keys << b->bits);
    b->nedges = 0;
-   b->depth = b->max_depth = b->events = b->calls = 0;
+   b->depth = b->max_depth = b->events = b->calls = b->cost = 0;
+   b->costs = 0;
    b->inherited = inherited;
    b->frames[0].fn = 0;
    b->frames[0].edge = NO_EDGE;
@@ -163,28 +175,40 @@ static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
    e->active = 0;
    e->calls = e->incl_calls = e->incl_events = 0;
    e->outer_calls = e->outer_events = 0;
+   e->incl_cost = e->outer_cost = 0;
    return (uint32_t)b->nedges++;
 }
 
 /* A frame of edge le returns: its subtree (calls made within it, events
    spanned) counts for the edge, and for its outer figures when it is the
    edge's outermost activation. */
-static inline void edge_return(local_edge *le, uint64_t calls, uint64_t span)
+static inline void edge_return(local_edge *le, uint64_t calls, uint64_t span,
+                               uint64_t cost)
 {
    le->incl_calls += calls;
    le->incl_events += span;
+   le->incl_cost += cost;
    if (--le->active == 0) {
       le->outer_calls += calls;
       le->outer_events += span;
+      le->outer_cost += cost;
    }
 }
 
-/* The counters live in locals for the loop: through b, every store to an
-   edge's counters could alias them and force a reload. */
 int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
 {
+   return pl_cg_events_costs(b, ev, NULL, n);
+}
+
+/* The counters live in locals for the loop: through b, every store to an
+   edge's counters could alias them and force a reload.  An event's cost
+   is the frame's on top before it, and counts in the span of every frame
+   open after it. */
+int pl_cg_events_costs(pl_cg_builder *b, const pl_event *ev,
+                       const uint64_t *cost, size_t n)
+{
    uint64_t events = b->events, calls = b->calls, max_depth = b->max_depth;
-   uint64_t depth = b->depth;
+   uint64_t depth = b->depth, total = b->cost;
    uint32_t *onstack = b->onstack, *last_callee = b->last_callee;
    uint32_t *last_edge = b->last_edge;
    uint64_t *incl = b->incl;
@@ -192,10 +216,16 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
    size_t i;
    int ret = 0;
 
+   if (cost)
+      b->costs = 1;
    for (i = 0; i < n; i++, events++) {
       uint32_t f = ev[i].fn, d = ev[i].depth;
       frame *fr;
 
+      if (cost) {
+         b->self_cost[frames[depth].fn] += cost[i];
+         total += cost[i];
+      }
       if (ev[i].kind == PL_EV_CALL) {
          uint32_t e = NO_EDGE, caller;
          if (d >= b->frames_cap) {
@@ -230,6 +260,7 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
          fr->fn = f;
          fr->edge = e;
          fr->ev0 = events;
+         fr->cost0 = total;
          onstack[f]++;
          depth = d;
          if (d > max_depth)
@@ -239,9 +270,12 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
          fr = &frames[d];
          span = events - fr->ev0 + 1;
          if (fr->edge != NO_EDGE)
-            edge_return(&b->edges[fr->edge], calls - fr->calls0, span);
-         if (--onstack[f] == 0)
+            edge_return(&b->edges[fr->edge], calls - fr->calls0, span,
+                        total - fr->cost0);
+         if (--onstack[f] == 0) {
             incl[f] += span;
+            b->incl_cost[f] += total - fr->cost0;
+         }
          depth = d - 1;
       }
    }
@@ -249,6 +283,7 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
    b->calls = calls;
    b->max_depth = max_depth;
    b->depth = depth;
+   b->cost = total;
    return ret;
 }
 
@@ -278,13 +313,18 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
       frame *fr = &b->frames[d];
       uint64_t span = b->events - fr->ev0;
       if (fr->edge != NO_EDGE)
-         edge_return(&b->edges[fr->edge], b->calls - fr->calls0, span);
-      if (--b->onstack[fr->fn] == 0)
+         edge_return(&b->edges[fr->edge], b->calls - fr->calls0, span,
+                     b->cost - fr->cost0);
+      if (--b->onstack[fr->fn] == 0) {
          b->incl[fr->fn] += span;
+         b->incl_cost[fr->fn] += b->cost - fr->cost0;
+      }
    }
    b->depth = 0;
 
    out->events = b->events;
+   out->costs = b->costs;
+   out->cost = b->cost;
    out->calls = b->calls;
    out->max_depth = b->max_depth;
    out->edges = malloc((b->nedges ? b->nedges : 1) * sizeof *out->edges);
@@ -300,6 +340,8 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
       e->incl_events = le->incl_events;
       e->outer_calls = le->outer_calls;
       e->outer_events = le->outer_events;
+      e->incl_cost = le->incl_cost;
+      e->outer_cost = le->outer_cost;
    }
    out->nedges = b->nedges;
    qsort(out->edges, out->nedges, sizeof *out->edges, by_edge);
@@ -322,15 +364,18 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
       if (b->onstack[f] || b->incl[f]) {
          out->fns[nf].fn = fn_map[f];
          out->fns[nf].incl_events = b->incl[f];
+         out->fns[nf].self_cost = b->self_cost[f];
+         out->fns[nf].incl_cost = b->incl_cost[f];
          nf++;
       }
       b->onstack[f] = 0;
       b->incl[f] = 0;
+      b->self_cost[f] = b->incl_cost[f] = 0;
    }
    out->nfns = nf;
    qsort(out->fns, nf, sizeof *out->fns, by_fn);
    for (i = 0; i < out->nedges; i++) {
-      pl_fstat key = { out->edges[i].callee, 0, 0 }, *s;
+      pl_fstat key = { out->edges[i].callee, 0, 0, 0, 0 }, *s;
       s = bsearch(&key, out->fns, nf, sizeof *s, by_fn);
       s->calls += out->edges[i].calls;
    }

@@ -35,6 +35,10 @@ void pl_cg_begin(pl_cg_builder *b, uint32_t inherited);
 void pl_cg_recreated(pl_cg_builder *b, uint32_t n);
 /* Add events (as checked by pl_events_next).  0, or -1 if out of memory. */
 int  pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n);
+/* The same with each event's cost (pl_view_costs()): the graph then has
+   costs.  (Since libparlot 0.9.) */
+int  pl_cg_events_costs(pl_cg_builder *b, const pl_event *ev,
+                        const uint64_t *cost, size_t n);
 /* End the thread: frames still open count up to the end of the stream.
    Writes the graph in the program's IDs (fn_map[trace ID]).  0, or -1 if
    out of memory. */

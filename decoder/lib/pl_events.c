@@ -11,11 +11,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "pl_codec.h"
+#include "pl_cost_codec.h"
 #include "pl_format.h"
 #include "pl_alloc.h"
 #include "pl_trace_private.h"
+
+/* The thread's COSTS chunks, decoded beside its events: each chunk is
+   read whole, and its costs are handed out as the events come. */
+typedef struct {
+   pl_cost_model model;
+   pl_rcc_dec dec;
+   uint8_t  *buf;             /* the chunk being decoded */
+   size_t    buf_cap;
+   size_t    next;            /* next entry of th->costs to read */
+   uint64_t  chunk_off;
+   uint32_t  left;            /* its costs not yet decoded */
+   uint64_t  done;            /* costs decoded */
+} cost_reader;
 
 struct pl_events {
    const pl_trace   *t;
@@ -43,8 +59,10 @@ struct pl_events {
    uint32_t *stack;
    size_t    sp, stack_cap;
    pl_decoder dec;
+   cost_reader *cr;           /* NULL: the thread has no costs */
    uint32_t  values[BATCH];
    pl_event  ev[BATCH];
+   uint64_t  costs[BATCH];
 };
 
 pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
@@ -83,6 +101,16 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
    it->depth_limit = UINT32_MAX;
    if (th->info.ended && th->info.max_depth < it->depth_limit)
       it->depth_limit = th->info.max_depth;
+   if (th->ncosts) {
+      it->cr = calloc(1, sizeof *it->cr);
+      if (!it->cr) {
+         free(it->r.buf);
+         free(it);
+         pl_error_set(err, 0, "out of memory");
+         return NULL;
+      }
+      pl_cost_model_init(&it->cr->model, 1);   /* calloc */
+   }
    pl_dec_init(&it->dec, (int)th->info.codec);
    /* matches were bounded from format 1.3 on (pl_codec.h PL_MAX_MATCH) */
    it->dec.long_matches = t->major == 1 && t->minor < 3;
@@ -95,7 +123,15 @@ void pl_events_close(pl_events *it)
       return;
    free(it->r.buf);
    free(it->stack);
+   if (it->cr)
+      free(it->cr->buf);
+   free(it->cr);
    free(it);
+}
+
+const uint64_t *pl_events_costs(const pl_events *it)
+{
+   return it->cr ? it->costs : NULL;
 }
 
 uint64_t pl_events_position(const pl_events *it)
@@ -351,6 +387,58 @@ static size_t replay(pl_events *it, size_t n)
    return i;
 }
 
+/* Read the next COSTS chunk whole: 0, or -1 (failed). */
+static int next_cost_chunk(pl_events *it)
+{
+   cost_reader *cr = it->cr;
+   const cost_ref *c = &it->th->costs[cr->next++];
+   uint64_t at = c->off + PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE;
+   const char *why;
+   size_t got = 0;
+
+   if (pl_grow(&cr->buf, &cr->buf_cap, c->len ? c->len : 1, 1) < 0)
+      return (int)fail(it, c->off, "out of memory");
+   while (got < c->len) {
+      ssize_t k = pread(it->r.fd, cr->buf + got, c->len - got,
+                        (off_t)(it->r.origin + at + got));
+      if (k <= 0)
+         return (int)fail(it, c->off, "%s", k < 0 ? strerror(errno)
+                          : "truncated: the file shrank while being read");
+      got += (size_t)k;
+   }
+   if ((why = pl_rcc_dec_init(&cr->dec, cr->buf, c->len)) != NULL)
+      return (int)fail(it, c->off, "thread %u: corrupt COSTS chunk: %s",
+                       it->th->info.number, why);
+   cr->chunk_off = c->off;
+   cr->left = c->count;
+   return 0;
+}
+
+/* The costs of the batch's n events (their values in it->values).
+   Events past the last COSTS chunk (a trace cut short) cost 0; so do
+   those from a damaged chunk on, the iterator having failed (its events
+   so far are still returned). */
+static void decode_costs(pl_events *it, size_t n)
+{
+   cost_reader *cr = it->cr;
+   size_t i;
+
+   for (i = 0; i < n; i++) {
+      if (cr->left == 0
+          && (cr->next == it->th->ncosts || it->state < 0
+              || next_cost_chunk(it) < 0)) {
+         it->costs[i] = 0;
+         continue;
+      }
+      it->costs[i] = pl_cost_decode(&cr->model, &cr->dec, it->values[i]);
+      cr->done++;
+      if (--cr->left == 0 && !pl_rcc_dec_exact(&cr->dec))
+         fail(it, cr->chunk_off, "thread %u: corrupt COSTS chunk: its bytes "
+              "do not hold exactly its %u costs", it->th->info.number,
+              it->th->costs[cr->next - 1].count);
+   }
+}
+
 long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
 {
    const pl_thread_info *ti = &it->th->info;
@@ -403,6 +491,8 @@ long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
       } else {
          k = replay(it, (size_t)n);
       }
+      if (k > 0 && it->cr)
+         decode_costs(it, k);
       if (k > 0) {
          *ev = it->ev;
          return (long)k;

@@ -390,9 +390,11 @@ static long next_recreating(pl_view *view, pl_cg_builder *b,
       uint32_t rec = ve[i].flags & PL_VEV_RECREATED;
       for (j = i + 1; j < n && (ve[j].flags & PL_VEV_RECREATED) == rec; j++)
          ;
+      const uint64_t *c = pl_view_costs(view);
       if (rec)
          pl_cg_recreated(b, (uint32_t)(j - i));
-      if (pl_cg_events(b, *ev + i, (size_t)(j - i)) < 0)
+      if (pl_cg_events_costs(b, *ev + i, c ? c + i : NULL,
+                             (size_t)(j - i)) < 0)
          return -2;
    }
    return n;
@@ -548,7 +550,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
             n = next_recreating(view, b, &ev, &e);
          } else {
             n = pl_view_next_events(view, &ev, &e);
-            if (n > 0 && pl_cg_events(b, ev, (size_t)n) < 0)
+            if (n > 0 && pl_cg_events_costs(b, ev, pl_view_costs(view),
+                                             (size_t)n) < 0)
                n = -2;
          }
          if (n <= 0)
@@ -623,6 +626,8 @@ int pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n)
       nf += gs[i]->nfns;
       out->events += gs[i]->events;
       out->calls += gs[i]->calls;
+      out->costs |= gs[i]->costs;
+      out->cost += gs[i]->cost;
       if (gs[i]->max_depth > out->max_depth)
          out->max_depth = gs[i]->max_depth;
    }
@@ -648,6 +653,8 @@ int pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n)
          out->edges[k - 1].incl_events += out->edges[j].incl_events;
          out->edges[k - 1].outer_calls += out->edges[j].outer_calls;
          out->edges[k - 1].outer_events += out->edges[j].outer_events;
+         out->edges[k - 1].incl_cost += out->edges[j].incl_cost;
+         out->edges[k - 1].outer_cost += out->edges[j].outer_cost;
       } else {
          out->edges[k++] = out->edges[j];
       }
@@ -657,6 +664,8 @@ int pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n)
       if (k > 0 && out->fns[k - 1].fn == out->fns[j].fn) {
          out->fns[k - 1].calls += out->fns[j].calls;
          out->fns[k - 1].incl_events += out->fns[j].incl_events;
+         out->fns[k - 1].self_cost += out->fns[j].self_cost;
+         out->fns[k - 1].incl_cost += out->fns[j].incl_cost;
       } else {
          out->fns[k++] = out->fns[j];
       }
@@ -667,7 +676,7 @@ int pl_graph_sum(pl_graph *out, const pl_graph *const *gs, size_t n)
 
 const pl_fstat *pl_graph_fn(const pl_graph *g, uint32_t fn)
 {
-   pl_fstat key = { fn, 0, 0 };
+   pl_fstat key = { fn, 0, 0, 0, 0 };
    return bsearch(&key, g->fns, g->nfns, sizeof key, fstat_order);
 }
 

@@ -52,6 +52,10 @@ typedef struct {
    uint64_t outer_events;  /* outermost calls only: each event counted
                               once however deep the edge recursed, so
                               never more than the thread's (since 0.8) */
+   uint64_t incl_cost;     /* with costs (pl_graph.costs, since 0.9): the
+                              cost from each call to its return, counted
+                              as incl_events */
+   uint64_t outer_cost;    /* the same for the outermost calls */
 } pl_edge;
 
 typedef struct {
@@ -59,6 +63,10 @@ typedef struct {
    uint64_t calls;
    uint64_t incl_events;   /* events while fn was on the stack, counted
                               once however deep it recursed */
+   uint64_t self_cost;     /* with costs (since 0.9): cost while fn was on
+                              top of the stack (exclusive) */
+   uint64_t incl_cost;     /* cost while it was on the stack, counted once
+                              (inclusive) */
 } pl_fstat;
 
 typedef struct {
@@ -70,6 +78,9 @@ typedef struct {
    size_t    nfns;
    pl_edge  *edges;        /* by increasing (caller, callee) */
    size_t    nedges;
+   int       costs;        /* the events had costs (since 0.9): guest
+                              instructions, --collect-insns */
+   uint64_t  cost;         /* their total */
 } pl_graph;
 
 typedef struct {

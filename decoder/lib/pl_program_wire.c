@@ -14,10 +14,13 @@
         str signal_name ("" if none)
      per thread:
         u64 proc; u32 number, parent, inherited, complete; u64 order;
-        graph: u64 events, calls, max_depth, nfns, nedges;
-               per fn (u32 fn, u64 calls, incl_events);
+        graph: u64 events, calls, max_depth, nfns, nedges; u32 costs;
+               u64 cost;
+               per fn (u32 fn, u64 calls, incl_events, self_cost,
+               incl_cost);
                per edge (u32 caller, callee, u64 calls, incl_calls,
-               incl_events, outer_calls, outer_events)
+               incl_events, outer_calls, outer_events, incl_cost,
+               outer_cost)
    A str is a u32 length and its bytes, or 0xFFFFFFFF for NULL; shown is
    NULL when it is the name, label when it is shown (pl_program_free
    relies on those pointers being shared). */
@@ -30,7 +33,7 @@
 #include "pl_wire.h"
 
 #define WIRE_MAGIC   "PLPROG"
-#define WIRE_VERSION 4
+#define WIRE_VERSION 5
 
 /* ---- writing -------------------------------------------------------- */
 
@@ -42,10 +45,14 @@ static void put_graph(pl_wbuf *w, const pl_graph *g)
    pl_wire_u64(w, g->max_depth);
    pl_wire_u64(w, g->nfns);
    pl_wire_u64(w, g->nedges);
+   pl_wire_u32(w, (uint32_t)g->costs);
+   pl_wire_u64(w, g->cost);
    for (i = 0; i < g->nfns; i++) {
       pl_wire_u32(w, g->fns[i].fn);
       pl_wire_u64(w, g->fns[i].calls);
       pl_wire_u64(w, g->fns[i].incl_events);
+      pl_wire_u64(w, g->fns[i].self_cost);
+      pl_wire_u64(w, g->fns[i].incl_cost);
    }
    for (i = 0; i < g->nedges; i++) {
       pl_wire_u32(w, g->edges[i].caller);
@@ -55,6 +62,8 @@ static void put_graph(pl_wbuf *w, const pl_graph *g)
       pl_wire_u64(w, g->edges[i].incl_events);
       pl_wire_u64(w, g->edges[i].outer_calls);
       pl_wire_u64(w, g->edges[i].outer_events);
+      pl_wire_u64(w, g->edges[i].incl_cost);
+      pl_wire_u64(w, g->edges[i].outer_cost);
    }
 }
 
@@ -153,8 +162,10 @@ static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
    g->events = pl_wire_get_u64(r);
    g->calls = pl_wire_get_u64(r);
    g->max_depth = pl_wire_get_u64(r);
-   g->nfns = pl_wire_count(r, 20);
-   g->nedges = pl_wire_count(r, 48);
+   g->nfns = pl_wire_count(r, 36);
+   g->nedges = pl_wire_count(r, 64);
+   g->costs = (int)pl_wire_get_u32(r);
+   g->cost = pl_wire_get_u64(r);
    if (r->bad)
       return -1;
    g->fns = calloc(g->nfns ? g->nfns : 1, sizeof *g->fns);
@@ -167,6 +178,8 @@ static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
       g->fns[i].fn = pl_wire_get_u32(r);
       g->fns[i].calls = pl_wire_get_u64(r);
       g->fns[i].incl_events = pl_wire_get_u64(r);
+      g->fns[i].self_cost = pl_wire_get_u64(r);
+      g->fns[i].incl_cost = pl_wire_get_u64(r);
       if (g->fns[i].fn == 0 || g->fns[i].fn > nfns)
          r->bad = 1;
    }
@@ -178,6 +191,8 @@ static int get_graph(pl_rbuf *r, pl_graph *g, uint32_t nfns)
       g->edges[i].incl_events = pl_wire_get_u64(r);
       g->edges[i].outer_calls = pl_wire_get_u64(r);
       g->edges[i].outer_events = pl_wire_get_u64(r);
+      g->edges[i].incl_cost = pl_wire_get_u64(r);
+      g->edges[i].outer_cost = pl_wire_get_u64(r);
       if (g->edges[i].caller > nfns || g->edges[i].callee == 0
           || g->edges[i].callee > nfns)
          r->bad = 1;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pl_codec.h"
+#include "pl_cost_codec.h"
 #include "pl_format.h"
 #include "pl_alloc.h"
 #include "pl_trace_private.h"
@@ -37,7 +38,7 @@ static const char *chunk_name(unsigned type)
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
       "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING", "ALIASES",
-      "PACKED_TABLE", "TABLE_REF"
+      "PACKED_TABLE", "TABLE_REF", "COSTS"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -405,6 +406,39 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
    return 0;
 }
 
+/* COSTS (2.5): u64 first, u32 count, u32 what, coded bytes.  Kinds of
+   cost this reader does not know are skipped. */
+static int on_costs(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
+                    const uint8_t *p)
+{
+   thread_rec *th = find_thread(t, thr);
+   uint64_t first = pl_get64(p);
+   uint32_t count = pl_get32(p + 8);
+
+   if (pl_get32(p + 12) != PL_COST_INSNS)
+      return 0;
+   if (!th)
+      return pl_trace_set_damage(t, off, "COSTS chunk of thread %u before its THREAD_BEGIN",
+                                 thr);
+   if (th->info.ended)
+      return pl_trace_set_damage(t, off, "COSTS chunk of thread %u after its THREAD_END",
+                                 thr);
+   if (first != th->cost_events)
+      return pl_trace_set_damage(t, off, "thread %u: COSTS chunk from event %llu, expected "
+                                 "%llu (a chunk is missing)", thr, ULL(first),
+                                 ULL(th->cost_events));
+   if (count == 0)
+      return pl_trace_set_damage(t, off, "thread %u: COSTS chunk of no events", thr);
+   if (pl_grow(&th->costs, &th->costs_cap, th->ncosts + 1, sizeof *th->costs))
+      return pl_trace_set_damage(t, off, "out of memory");
+   th->costs[th->ncosts].off = off;
+   th->costs[th->ncosts].len = len - PL_COSTS_PREFIX_SIZE;
+   th->costs[th->ncosts].count = count;
+   th->ncosts++;
+   th->cost_events += count;
+   return 0;
+}
+
 static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
                          const uint8_t *p, uint32_t len)
 {
@@ -434,6 +468,10 @@ static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
       return pl_trace_set_damage(t, off, "THREAD_END of thread %u records %llu raw bytes, "
                                  "its last STREAM chunk ends at raw byte %llu",
                                  thr, ULL(ti->raw_bytes), ULL(th->raw_end));
+   if (th->ncosts && th->cost_events != ti->events)
+      return pl_trace_set_damage(t, off, "thread %u: its COSTS chunks hold %llu costs, "
+                                 "THREAD_END records %llu events", thr,
+                                 ULL(th->cost_events), ULL(ti->events));
    if (th->last_position > ti->events)
       return pl_trace_set_damage(t, off, "thread %u: a MARK or TRACING chunk lies at event "
                                  "%llu, past the %llu events THREAD_END records", thr,
@@ -534,6 +572,7 @@ static uint32_t min_payload(unsigned type)
    case PL_CHUNK_TRACING:      return PL_TRACING_SIZE;
    case PL_CHUNK_PACKED_TABLE: return PL_PACKED_PREFIX_SIZE;
    case PL_CHUNK_TABLE_REF:    return PL_TREF_HEAD;
+   case PL_CHUNK_COSTS:        return PL_COSTS_PREFIX_SIZE;
    default:                    return 0;
    }
 }
@@ -543,7 +582,7 @@ static uint32_t min_payload(unsigned type)
    shared tables (their own magic).  Others are skipped. */
 static int known_type(const pl_trace *t, unsigned type)
 {
-   return type <= PL_CHUNK_ALIASES
+   return type <= PL_CHUNK_ALIASES || type == PL_CHUNK_COSTS
           || (t->shared_form && type == PL_CHUNK_TABLE_REF)
           || (t->major >= 2 && type == PL_CHUNK_PACKED_TABLE);
 }
@@ -609,6 +648,7 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_EXEC:         return on_exec(t, off, keep, len);
    case PL_CHUNK_MARK:         return on_mark(t, off, thr, keep, len);
    case PL_CHUNK_TRACING:      return on_tracing(t, off, thr, head);
+   case PL_CHUNK_COSTS:        return on_costs(t, off, thr, len, head);
    case PL_CHUNK_PACKED_TABLE:
       if (known_type(t, type))
          return pl_trace_read_packed(t, off, keep, len);
@@ -645,7 +685,7 @@ static void index_file(pl_trace *t, reader *r)
       thr = pl_get32(h + 8);
       thread_chunk = type == PL_CHUNK_THREAD_BEGIN || type == PL_CHUNK_STREAM
                      || type == PL_CHUNK_THREAD_END || type == PL_CHUNK_MARK
-                     || type == PL_CHUNK_TRACING;
+                     || type == PL_CHUNK_TRACING || type == PL_CHUNK_COSTS;
 
       if (type == 0) {
          pl_trace_set_damage(t, off, "invalid chunk type 0");
@@ -884,6 +924,7 @@ void pl_trace_close(pl_trace *t)
       close(t->fd);
    for (i = 0; i < t->nthreads; i++) {
       free(t->threads[i].chunks);
+      free(t->threads[i].costs);
       free(t->threads[i].marks);
       free(t->threads[i].tracing);
    }

@@ -197,6 +197,11 @@ uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index);
    without THREAD_END (an exec, a kill).  (Since libparlot 0.8.) */
 uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index);
 
+/* Events of the thread with a recorded cost (format 2.5, a trace made
+   with --collect-insns): its first ones; all of them unless the trace was
+   cut short; 0 if the thread has no costs.  (Since libparlot 0.9.) */
+uint64_t pl_trace_cost_events(const pl_trace *t, size_t index);
+
 /* ---- Events of one thread ------------------------------------------- */
 
 enum pl_event_kind { PL_EV_CALL = 0, PL_EV_RETURN = 1 };
@@ -226,6 +231,13 @@ void       pl_events_close(pl_events *it);
    then end on an event boundary) or in a truncated trace (a partial event
    at the end is dropped; pl_trace_damage() reports the truncation). */
 long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err);
+
+/* The costs of the events of the last batch, in the same order: the
+   guest instructions the thread executed since its previous event (so an
+   event's cost belongs to the frame that was on top before it).  NULL if
+   the thread has no costs; events past pl_trace_cost_events() cost 0.
+   (Since libparlot 0.9.) */
+const uint64_t *pl_events_costs(const pl_events *it);
 
 /* Stream data bytes decoded so far, for progress reports. */
 uint64_t pl_events_position(const pl_events *it);

@@ -157,3 +157,8 @@ uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index)
 {
    return index < t->nthreads ? t->threads[index].raw_end : 0;
 }
+
+uint64_t pl_trace_cost_events(const pl_trace *t, size_t index)
+{
+   return index < t->nthreads ? t->threads[index].cost_events : 0;
+}

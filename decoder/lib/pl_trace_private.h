@@ -34,6 +34,14 @@ typedef struct {
    uint32_t len;
 } chunk_ref;
 
+/* A COSTS chunk of one thread (format 2.5): header offset, coded bytes,
+   costs it holds. */
+typedef struct {
+   uint64_t off;
+   uint32_t len;
+   uint32_t count;
+} cost_ref;
+
 typedef struct {
    pl_thread_info info;
    pl_mark   *marks;          /* MARK chunks, in position order */
@@ -46,6 +54,9 @@ typedef struct {
    uint64_t   end_off;        /* offset of the THREAD_END chunk */
    chunk_ref *chunks;
    size_t     nchunks, chunks_cap;
+   cost_ref  *costs;          /* COSTS chunks of instruction counts */
+   size_t     ncosts, costs_cap;
+   uint64_t   cost_events;    /* events they cover: the first ones */
 } thread_rec;
 
 /* One ALIASES entry: another name of a function; next: the index + 1 of

@@ -22,6 +22,12 @@ struct pl_view {
    size_t          out_n;      /* pl_view_next()'s last batch: out[0..n) */
    pl_event       *plain;      /* the same as pl_event */
    size_t          plain_cap;
+   const uint64_t *costs;      /* the last batch's costs, NULL if none */
+   uint64_t       *cost_out;   /* a filtered batch's: hidden events' costs
+                                  go to the next shown one */
+   size_t          cost_cap;
+   uint64_t        cost_acc;   /* costs of hidden events since the last
+                                  shown one */
    uint64_t        first, last;   /* the thread's range (pl_filter.h) */
    const pl_tracing *tr;       /* recording changes of the thread */
    size_t          ntr, next_tr;
@@ -86,6 +92,7 @@ void pl_view_close(pl_view *v)
    free(v->frames.st);
    free(v->out);
    free(v->plain);
+   free(v->cost_out);
    free(v);
 }
 
@@ -109,6 +116,7 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
       v->out[i].flags = flags_of(v, v->number);
    }
    v->out_n = (size_t)n;
+   v->costs = pl_events_costs(v->it);
    *ev = v->out;
    return n;
 }
@@ -128,12 +136,16 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
       const pl_event *e;
       long n = pl_events_next(v->it, &e, err), i;
       size_t k = 0;
+      const uint64_t *c;
 
       if (n < 0)
          return -1;
       if (n == 0)
          break;
-      if (pl_grow(&v->out, &v->out_cap, (size_t)n, sizeof *v->out) < 0) {
+      c = pl_events_costs(v->it);
+      if (pl_grow(&v->out, &v->out_cap, (size_t)n, sizeof *v->out) < 0
+          || (c && pl_grow(&v->cost_out, &v->cost_cap, (size_t)n,
+                           sizeof *v->cost_out) < 0)) {
          pl_error_set(err, 0, "out of memory");
          return -1;
       }
@@ -142,6 +154,8 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
          uint32_t d = e[i].depth;
          int show;
 
+         if (c)
+            v->cost_acc += c[i];
          if (e[i].kind == PL_EV_CALL) {
             if ((show = pl_frames_call(&v->frames, v->keep, e[i].fn, d)) < 0) {
                pl_error_set(err, 0, "out of memory");
@@ -168,12 +182,17 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
             o->depth = e[i].kind == PL_EV_CALL ? v->depth : v->depth + 1;
             o->number = num;
             o->flags = flags_of(v, num);
+            if (c) {
+               v->cost_out[k - 1] = v->cost_acc;
+               v->cost_acc = 0;
+            }
          }
       }
       if (v->number >= last)
          v->done = 1;
       if (k) {
          v->out_n = k;
+         v->costs = c ? v->cost_out : NULL;
          *ev = v->out;
          return (long)k;
       }
@@ -204,6 +223,7 @@ long pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err)
       n = pl_events_next(v->it, ev, err);
       if (n > 0)
          v->number += (uint64_t)n;
+      v->costs = pl_events_costs(v->it);
       return n;
    }
    if ((n = pl_view_next(v, &ve, err)) <= 0)
@@ -213,6 +233,11 @@ long pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err)
       return -1;
    }
    return n;
+}
+
+const uint64_t *pl_view_costs(const pl_view *v)
+{
+   return v->costs;
 }
 
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth)

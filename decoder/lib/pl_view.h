@@ -49,6 +49,11 @@ long     pl_view_next_events(pl_view *v, const pl_event **ev, pl_error *err);
    view's next call); for code that wants both forms.  NULL if out of
    memory. */
 const pl_event *pl_view_batch_events(pl_view *v);
+/* The costs of the last batch's events (pl_events_costs()), in the same
+   order: the instructions since the previous shown event, so the events
+   a filter hides count for the next one shown.  NULL if the thread has
+   no costs.  (Since libparlot 0.9.) */
+const uint64_t *pl_view_costs(const pl_view *v);
 /* The thread's whole call stack (trace function IDs, outermost first)
    after the events read so far, unfiltered. */
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth);

@@ -18,9 +18,9 @@
 # trace files (space-separated) to check the examples on.
 #
 # Checked:
-#  - the installed files; libparlot.so's soname is libparlot.so.7; the
+#  - the installed files; libparlot.so's soname is libparlot.so.8; the
 #    examples build warning-free without the source tree, are linked to
-#    libparlot.so.7 and load it from the prefix; a fully static link with
+#    libparlot.so.8 and load it from the prefix; a fully static link with
 #    pkg-config --static works and gives the same output; the man page
 #    formats cleanly; pl_lib_version() is pkg-config's version; each
 #    header compiles on its own, and from C++;
@@ -85,7 +85,7 @@ incdir=$($PKG --variable=includedir parlot)
 pass "pkg-config finds parlot $version ($how)"
 
 missing=
-for f in "$libdir/libparlot.so" "$libdir/libparlot.so.7" "$libdir/libparlot.a" \
+for f in "$libdir/libparlot.so" "$libdir/libparlot.so.8" "$libdir/libparlot.a" \
    "$incdir/parlot/parlot.h" "$prefix/share/man/man3/libparlot.3" \
    "$prefix/share/parlot/examples/Makefile" \
    "$prefix/share/parlot/examples/count_calls.c" \
@@ -101,8 +101,8 @@ done
 
 soname=$(readelf -d "$libdir/libparlot.so" 2>/dev/null |
    sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-[ "$soname" = libparlot.so.7 ] && pass "soname libparlot.so.7" ||
-   fail "soname libparlot.so.7" "got '$soname'"
+[ "$soname" = libparlot.so.8 ] && pass "soname libparlot.so.8" ||
+   fail "soname libparlot.so.8" "got '$soname'"
 
 if command -v groff >/dev/null 2>&1; then
    groff -ww -man -Tutf8 "$prefix/share/man/man3/libparlot.3" \
@@ -126,17 +126,17 @@ if grep -q -e "$top/decoder" -e "$top/common" -e "warning:" "$tmp/make.log"; the
 else
    pass "examples build warning-free, without the source tree"
 fi
-reallib=$(cd "$libdir" && pwd -P)/libparlot.so.7
+reallib=$(cd "$libdir" && pwd -P)/libparlot.so.8
 for e in count_calls stack_at; do
-   if ! readelf -d "$tmp/ex/$e" | grep -q 'NEEDED.*\[libparlot\.so\.7\]'; then
-      fail "$e is linked to libparlot.so.7" "$(readelf -d "$tmp/ex/$e" | grep NEEDED)"
+   if ! readelf -d "$tmp/ex/$e" | grep -q 'NEEDED.*\[libparlot\.so\.8\]'; then
+      fail "$e is linked to libparlot.so.8" "$(readelf -d "$tmp/ex/$e" | grep NEEDED)"
    elif command -v ldd >/dev/null 2>&1; then
-      got=$(env -u LD_LIBRARY_PATH ldd "$tmp/ex/$e" | sed -n 's/.*libparlot\.so\.7 => \([^ ]*\).*/\1/p')
+      got=$(env -u LD_LIBRARY_PATH ldd "$tmp/ex/$e" | sed -n 's/.*libparlot\.so\.8 => \([^ ]*\).*/\1/p')
       got=$(cd "$(dirname "${got:-/}")" 2>/dev/null && pwd -P)/$(basename "${got:-none}")
-      [ "$got" = "$reallib" ] && pass "$e is linked to libparlot.so.7, loaded from the prefix" ||
-         fail "$e loads libparlot.so.7 from the prefix" "ldd: $got, not $reallib"
+      [ "$got" = "$reallib" ] && pass "$e is linked to libparlot.so.8, loaded from the prefix" ||
+         fail "$e loads libparlot.so.8 from the prefix" "ldd: $got, not $reallib"
    else
-      pass "$e is linked to libparlot.so.7"
+      pass "$e is linked to libparlot.so.8"
    fi
 done
 

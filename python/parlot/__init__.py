@@ -188,7 +188,10 @@ class Run:
             "functions": {name: {"calls", "inclusive_events"}},
             "edges": {(caller, callee): {"calls", "inclusive_calls",
                                           "inclusive_events"}}}
-        with caller None for a thread's outermost calls.  Functions are
+        with caller None for a thread's outermost calls.  A trace made
+        with --collect-insns adds "insns" (the graph's instructions),
+        per function "self_insns" and "inclusive_insns", per edge
+        "inclusive_insns" (Callgrind's Ir; docs/costs.md).  Functions are
         named as the reports label them; where two objects define one name
         (strcmp in ld.so and in libc) their counts add up."""
         prog = _c.Program()
@@ -267,16 +270,23 @@ def _graph(g, names):
     fns = {}
     for i in range(g.nfns):
         fs = g.fns[i]
-        _add(fns, names[fs.fn], {"calls": fs.calls,
-                                 "inclusive_events": fs.incl_events})
+        d = {"calls": fs.calls, "inclusive_events": fs.incl_events}
+        if g.costs:
+            d.update(self_insns=fs.self_cost, inclusive_insns=fs.incl_cost)
+        _add(fns, names[fs.fn], d)
     edges = {}
     for i in range(g.nedges):
         e = g.edges[i]
-        _add(edges, (names[e.caller], names[e.callee]),
-             {"calls": e.calls, "inclusive_calls": e.incl_calls,
-              "inclusive_events": e.incl_events})
-    return {"events": g.events, "calls": g.calls, "max_depth": g.max_depth,
-            "functions": fns, "edges": edges}
+        d = {"calls": e.calls, "inclusive_calls": e.incl_calls,
+             "inclusive_events": e.incl_events}
+        if g.costs:
+            d["inclusive_insns"] = e.incl_cost
+        _add(edges, (names[e.caller], names[e.callee]), d)
+    out = {"events": g.events, "calls": g.calls, "max_depth": g.max_depth,
+           "functions": fns, "edges": edges}
+    if g.costs:
+        out["insns"] = g.cost
+    return out
 
 
 class Trace:
@@ -425,6 +435,11 @@ class _View:
                 return
             yield ev, n
 
+    def costs(self):
+        """The last batch's costs (a uint64_t pointer), None without."""
+        c = _c.lib.pl_view_costs(self.v)
+        return c if c else None
+
     def close(self):
         if self.v:
             _c.lib.pl_view_close(self.v)
@@ -482,7 +497,9 @@ class Thread:
         in bulk: a dict of "kind" (uint8: 0 call, 1 return), "depth"
         (uint32), "function" (uint32 function IDs) and "index" (uint64),
         and "functions", the trace's function table (Trace.functions()).
-        Needs NumPy."""
+        A trace made with --collect-insns adds "insns" (uint64): the
+        instructions the thread executed since the previous event shown
+        (docs/costs.md).  Needs NumPy."""
         import numpy as np
         size = ctypes.sizeof(_c.VEvent)
         words = size // 4
@@ -514,6 +531,12 @@ class Thread:
                 out["depth"][n_all:n_all + n] = w32[:, 1]
                 out["kind"][n_all:n_all + n] = w32[:, 2]
                 out["index"][n_all:n_all + n] = w64[:, 2]
+                costs = view.costs()
+                if costs is not None:
+                    if "insns" not in out:
+                        out["insns"] = np.zeros(cap, np.uint64)
+                    out["insns"][n_all:n_all + n] = np.ctypeslib.as_array(
+                        costs, shape=(n,))
                 n_all += n
         for k in out:
             out[k] = out[k][:n_all]

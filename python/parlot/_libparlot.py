@@ -68,17 +68,20 @@ class GFunc(ctypes.Structure):          # pl_gfunc
 class Edge(ctypes.Structure):           # pl_edge
     _fields_ = [("caller", c_u32), ("callee", c_u32), ("calls", c_u64),
                 ("incl_calls", c_u64), ("incl_events", c_u64),
-                ("outer_calls", c_u64), ("outer_events", c_u64)]
+                ("outer_calls", c_u64), ("outer_events", c_u64),
+                ("incl_cost", c_u64), ("outer_cost", c_u64)]
 
 
 class FStat(ctypes.Structure):          # pl_fstat
-    _fields_ = [("fn", c_u32), ("calls", c_u64), ("incl_events", c_u64)]
+    _fields_ = [("fn", c_u32), ("calls", c_u64), ("incl_events", c_u64),
+                ("self_cost", c_u64), ("incl_cost", c_u64)]
 
 
 class Graph(ctypes.Structure):          # pl_graph
     _fields_ = [("events", c_u64), ("calls", c_u64), ("max_depth", c_u64),
                 ("fns", ctypes.POINTER(FStat)), ("nfns", c_size),
-                ("edges", ctypes.POINTER(Edge)), ("nedges", c_size)]
+                ("edges", ctypes.POINTER(Edge)), ("nedges", c_size),
+                ("costs", ctypes.c_int), ("cost", c_u64)]
 
 
 class PThread(ctypes.Structure):        # pl_thread (pl_program.h)
@@ -156,6 +159,7 @@ _protos = {
     "pl_view_open": (VP, [VP, c_size, VP, VP, P(Error)]),
     "pl_view_close": (None, [VP]),
     "pl_view_next": (ctypes.c_long, [VP, P(P(VEvent)), P(Error)]),
+    "pl_view_costs": (P(c_u64), [VP]),
     "pl_lib_version": (c_char_p, []),
     "pl_program_init": (None, [P(Program), ctypes.c_int]),
     "pl_program_free": (None, [P(Program)]),

@@ -3,9 +3,12 @@
    --callgrind, for callgrind_annotate and KCachegrind (the Callgrind
    format, version 1, as in Valgrind's callgrind/docs/cl-format.xml).
 
-   One event, Calls.  A function's self cost is the number of times it was
+   Event Calls: a function's self cost is the number of times it was
    called; a call line's inclusive cost is the number of calls in the
-   subtrees of those calls, them included.  So a function's inclusive cost
+   subtrees of those calls, them included.  A trace made with
+   --collect-insns adds Callgrind's own event Ir, first: the guest
+   instructions executed while the function was on top of the stack
+   (self), and from each call to its return (call lines).  So a function's inclusive cost
    (what callgrind_annotate --inclusive=yes and KCachegrind show) is the
    calls made while it was on the stack (added up per activation in
    recursion, as for callgrind's costs), and a call edge's count is
@@ -83,6 +86,25 @@ static void put_ob(writer *w, const char *key, uint32_t fn)
    outbuf_write(w->o, "\n", 1);
 }
 
+/* A cost line's numbers: "[IR ]CALLS". */
+static void put_costs(outbuf *o, const pl_graph *g, uint64_t ir,
+                      uint64_t calls)
+{
+   if (g->costs)
+      outbuf_printf(o, "%llu ", (unsigned long long)ir);
+   outbuf_printf(o, "%llu\n", (unsigned long long)calls);
+}
+
+/* The totals: every function's self cost added up (the instructions run
+   before a thread's first shown call are no function's). */
+static void put_totals(outbuf *o, const pl_graph *g)
+{
+   uint64_t ir = 0;
+   for (size_t i = 0; i < g->nfns; i++)
+      ir += g->fns[i].self_cost;
+   put_costs(o, g, ir, g->calls);
+}
+
 static void put_header(outbuf *o, const pl_program *p, const pl_graph *g)
 {
    outbuf_str(o, "# callgrind format\n"
@@ -118,15 +140,19 @@ static void put_header(outbuf *o, const pl_program *p, const pl_graph *g)
       outbuf_str_escaped(o, pl_filter_describe(pl_program_filter(p)));
       outbuf_str(o, "\n");
    }
-   outbuf_printf(o, "desc: Cost: Calls = calls of the function (self), "
-                    "calls in the subtrees of its calls (inclusive)\n"
-                    "\n"
-                    "positions: line\n"
-                    "event: Calls : Function calls\n"
-                    "events: Calls\n"
-                    "summary: %llu\n"
-                    "\n",
-                 (unsigned long long)g->calls);
+   outbuf_str(o, "desc: Cost: Calls = calls of the function (self), "
+                 "calls in the subtrees of its calls (inclusive)\n");
+   if (g->costs)
+      outbuf_str(o, "desc: Cost: Ir = guest instructions executed "
+                    "(--collect-insns)\n");
+   outbuf_str(o, "\npositions: line\n");
+   if (g->costs)
+      outbuf_str(o, "event: Ir : Instruction Fetch\n");
+   outbuf_str(o, "event: Calls : Function calls\n");
+   outbuf_str(o, g->costs ? "events: Ir Calls\n" : "events: Calls\n");
+   outbuf_str(o, "summary: ");
+   put_totals(o, g);
+   outbuf_str(o, "\n");
 }
 
 static void *cg_create(const pl_decode_opts *o)
@@ -193,19 +219,20 @@ static int cg_write(void *state, const pl_program *p, outbuf *o,
          prev_obj = w.obj[f];
       }
       put_fn(&w, "fn", f);
-      outbuf_printf(o, "0 %llu\n", (unsigned long long)st->calls);
+      outbuf_str(o, "0 ");
+      put_costs(o, &g, st->self_cost, st->calls);
       for (e = first[f]; e < first[f + 1]; e++) {
          const pl_edge *ed = &g.edges[e];
          if (w.obj[ed->callee] != w.obj[f])
             put_ob(&w, "cob", ed->callee);
          put_fn(&w, "cfn", ed->callee);
-         outbuf_printf(o, "calls=%llu 0\n0 %llu\n",
-                       (unsigned long long)ed->calls,
-                       (unsigned long long)ed->incl_calls);
+         outbuf_printf(o, "calls=%llu 0\n0 ", (unsigned long long)ed->calls);
+         put_costs(o, &g, ed->incl_cost, ed->incl_calls);
       }
       outbuf_str(o, "\n");
    }
-   outbuf_printf(o, "totals: %llu\n", (unsigned long long)g.calls);
+   outbuf_str(o, "totals: ");
+   put_totals(o, &g);
    ret = 0;
 out:
    free(order);

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Per-event costs (format 2.5, --collect-insns): with each event of a
+   thread's stream, the guest instructions the thread executed since its
+   previous event.  COSTS chunks carry them, coded by a model that
+   predicts an event's cost from its call context: what the event is, the
+   function on top of the stack, the event before it and its cost.  The
+   same call from the same place usually costs one of a few amounts, so
+   most events cost a fraction of a bit.  Specified in docs/codec.md 12.
+
+   Freestanding (as pl_codec.h): the tool encodes, libparlot decodes. */
+#ifndef PL_COST_CODEC_H
+#define PL_COST_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_rc_carry.h"
+
+/* COSTS payload (format 2.5):
+     0  8  first: events of the thread's stream before the first cost here
+     8  4  count: costs here (>= 1)
+    12  4  what they count (PL_COST_INSNS)
+    16     coded bytes (pl_rc_carry.h)
+   A thread's COSTS chunks come in stream order, each starting where the
+   last one ended, and the model carries from one to the next. */
+#define PL_COSTS_PREFIX_SIZE 16
+#define PL_COST_INSNS 1u        /* guest instructions (Callgrind's Ir) */
+
+#define PL_COST_C2_BITS 14     /* slots of each context (docs/codec.md 12) */
+#define PL_COST_C1_BITS 13
+#define PL_COST_C0_BITS 12
+#define PL_COST_WAYS    4       /* costs per slot */
+#define PL_COST_FRAMES  1024    /* stack frames kept (deeper share one) */
+/* The most coded bytes one event can add: 12 candidates, 3 escapes,
+   7 + 63 literal bits, none of probability below 15/4096 (8.1 bits
+   each), rounded up. */
+#define PL_COST_MAX_EVENT_BYTES 96
+/* Bytes pl_rcc_enc_finish may add, beyond the events' bound. */
+#define PL_COST_FINISH_BYTES 8
+
+/* A context's usual costs and how often each came (recently). */
+typedef struct {
+   uint32_t tag;            /* 0: empty */
+   uint16_t n;              /* costs in v */
+   uint16_t count[PL_COST_WAYS];
+   uint64_t v[PL_COST_WAYS];
+} pl_cost_slot;
+
+typedef struct {
+   pl_cost_slot c2[1u << PL_COST_C2_BITS];
+   pl_cost_slot c1[1u << PL_COST_C1_BITS];
+   pl_cost_slot c0[1u << PL_COST_C0_BITS];
+   uint32_t stack[PL_COST_FRAMES];
+   uint32_t depth;
+   uint32_t last;            /* the previous event's function, 0 none */
+   uint32_t last_exit;       /* whether it was an exit */
+   uint64_t last_cost;       /* its cost */
+   uint16_t p_nbits[65][128];  /* literal bit length, by C0's usual one */
+   uint16_t p_mant[65][8];   /* the 3 bits below the top one */
+   uint32_t apm[3][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]
+                                          [logit step of the counts' P] */
+   int16_t  stretch[4096];
+} pl_cost_model;
+
+/* A model at the start of a stream.  zeroed: its memory is all zero
+   bytes (fresh pages), so the slots, which start empty, are not written
+   and cost memory only once used. */
+void pl_cost_model_init(pl_cost_model *m, int zeroed);
+
+/* Code one event's cost: value as the stream has it (0 an exit, else the
+   function entered).  The encoder needs PL_COST_MAX_EVENT_BYTES free
+   at e->out + e->len for each event, and PL_COST_FINISH_BYTES more for
+   pl_rcc_enc_finish. */
+void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
+                    uint64_t cost);
+
+/* Decode one event's cost.  d->short_input is set if the bytes ran out,
+   or if they coded a bit length above 64 (damage). */
+uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value);
+
+#endif

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the per-event cost codec (pl_cost_codec.h): every cost comes
+   back exactly, chunk by chunk with the model carried over, for random
+   and extreme costs, call stacks deeper than the model keeps, and
+   programs whose costs repeat (which must cost a fraction of a bit per
+   event); damaged chunks are detected or decode to some costs, never
+   crash, and take bounded work. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_cost_codec.h"
+#include "test_check.h"
+#include "test_prng.h"
+
+#define MAX_EVENTS 300000
+
+static uint32_t value[MAX_EVENTS];
+static uint64_t cost[MAX_EVENTS], back[MAX_EVENTS];
+static uint8_t  coded[MAX_EVENTS * PL_COST_MAX_EVENT_BYTES / 8 + 4096];
+static pl_cost_model enc_model, dec_model;
+
+/* Code events [0, n) in chunks of at most `chunk` events, the model
+   carried over; returns the bytes and fills ends[] with each chunk's end
+   offset and counts[] with its events. */
+static size_t encode_chunks(size_t n, size_t chunk, size_t *ends,
+                            size_t *counts, size_t *nchunks)
+{
+   size_t at = 0, i = 0, k = 0;
+   pl_cost_model_init(&enc_model, 0);
+   while (i < n) {
+      pl_rcc_enc e;
+      size_t j;
+      pl_rcc_enc_init(&e, coded + at);
+      for (j = 0; j < chunk && i < n; j++, i++)
+         pl_cost_encode(&enc_model, &e, value[i], cost[i]);
+      at += pl_rcc_enc_finish(&e);
+      ends[k] = at;
+      counts[k++] = j;
+   }
+   *nchunks = k;
+   return at;
+}
+
+/* Decode what encode_chunks wrote: 1 if every chunk was read exactly. */
+static int decode_chunks(size_t nchunks, const size_t *ends,
+                         const size_t *counts)
+{
+   size_t k, i = 0, start = 0;
+   int exact = 1;
+   pl_cost_model_init(&dec_model, 0);
+   for (k = 0; k < nchunks; k++) {
+      pl_rcc_dec d;
+      size_t j;
+      if (pl_rcc_dec_init(&d, coded + start, ends[k] - start))
+         return 0;
+      for (j = 0; j < counts[k]; j++, i++)
+         back[i] = pl_cost_decode(&dec_model, &d, value[i]);
+      exact &= pl_rcc_dec_exact(&d);
+      start = ends[k];
+   }
+   return exact;
+}
+
+static size_t ends[MAX_EVENTS], counts[MAX_EVENTS];
+
+/* Round trip of events [0, n): returns the coded bytes. */
+static size_t round_trip(const char *what, size_t n, size_t chunk)
+{
+   size_t nchunks, bytes = encode_chunks(n, chunk, ends, counts, &nchunks);
+   int exact = decode_chunks(nchunks, ends, counts);
+   size_t i, bad = 0;
+   for (i = 0; i < n; i++)
+      bad += back[i] != cost[i];
+   CHECK(exact, "%s: chunks not decoded exactly", what);
+   CHECK(bad == 0, "%s: %zu of %zu costs differ", what, bad, n);
+   return bytes;
+}
+
+/* A random valid stream of n events: entries of functions 1..nfns, exits
+   never below depth 0, costs from `pick`. */
+static void random_stream(prng *r, size_t n, uint32_t nfns,
+                          uint64_t (*pick)(prng *, uint32_t))
+{
+   size_t i, depth = 0;
+   for (i = 0; i < n; i++) {
+      if (depth > 0 && prng_below(r, 2))
+         value[i] = 0, depth--;
+      else
+         value[i] = 1 + (uint32_t)prng_below(r, nfns), depth++;
+      cost[i] = pick(r, value[i]);
+   }
+}
+
+static uint64_t pick_any(prng *r, uint32_t v)
+{
+   (void)v;
+   switch (prng_below(r, 4)) {
+   case 0:  return prng_below(r, 16);
+   case 1:  return prng_next64(r) >> prng_below(r, 64);
+   case 2:  return prng_below(r, 2) ? UINT64_MAX : (uint64_t)1 << 63;
+   default: return prng_below(r, 100000);
+   }
+}
+
+/* Costs fixed by the function (plus a rare outlier): a program's loop. */
+static uint64_t pick_by_function(prng *r, uint32_t v)
+{
+   return prng_below(r, 1000) == 0 ? prng_below(r, 1u << 20) : 7u + 13u * v;
+}
+
+int main(void)
+{
+   prng r = { 42 };
+   size_t n, i, bytes;
+
+   /* random costs, every size from 1 bit to 64, chunks of several sizes */
+   random_stream(&r, 50000, 300, pick_any);
+   round_trip("random, one chunk", 50000, 50000);
+   round_trip("random, chunks of 4096", 50000, 4096);
+   round_trip("random, chunks of 1", 2000, 1);
+
+   /* a loop: main calls f, g, h 50,000 times, each costing the same */
+   n = 0;
+   value[n] = 1, cost[n++] = 100;
+   for (i = 0; i < 50000 && n + 6 < MAX_EVENTS; i++) {
+      uint32_t f;
+      for (f = 2; f <= 4; f++) {
+         value[n] = f, cost[n++] = 5 + f;
+         value[n] = 0, cost[n++] = 40 * f;
+      }
+   }
+   value[n] = 0, cost[n++] = 3;
+   bytes = round_trip("loop", n, 4096);
+   CHECK(bytes * 8 < n / 10, "loop: %zu bytes for %zu events: more than "
+         "0.1 bit per event", bytes, n);
+
+   /* costs that depend on the function: mostly predicted */
+   random_stream(&r, 200000, 20, pick_by_function);
+   bytes = round_trip("by function", 200000, 4096);
+   CHECK(bytes < 200000 / 4, "by function: %zu bytes for 200000 events",
+         bytes);
+
+   /* a stack far deeper than the model's frames, and back */
+   n = 0;
+   for (i = 0; i < 3 * PL_COST_FRAMES; i++)
+      value[n] = 1 + (uint32_t)(i % 7), cost[n++] = i;
+   for (i = 0; i < 3 * PL_COST_FRAMES; i++)
+      value[n] = 0, cost[n++] = 2 * i;
+   round_trip("deep stack", n, 4096);
+
+   /* damage: truncated, extended and flipped chunks are found or decode
+      to something, without a crash */
+   random_stream(&r, 20000, 100, pick_any);
+   {
+      size_t nchunks, total = encode_chunks(20000, 20000, ends, counts,
+                                            &nchunks);
+      unsigned trial, found = 0;
+      for (trial = 0; trial < 200; trial++) {
+         size_t len = trial < 100 ? 1 + prng_below(&r, total - 1) : total;
+         pl_rcc_dec d;
+         uint8_t save = coded[total];
+         if (trial >= 100 && trial < 150)
+            coded[prng_below(&r, total)] ^= (uint8_t)(1u << prng_below(&r, 8));
+         if (trial >= 150)
+            len = total + 1, coded[total] = (uint8_t)trial;
+         pl_cost_model_init(&dec_model, 0);
+         if (pl_rcc_dec_init(&d, coded, len) != NULL) {
+            found++;
+         } else {
+            size_t j, diff = 0;
+            for (j = 0; j < 20000; j++)
+               diff += pl_cost_decode(&dec_model, &d, value[j]) != cost[j];
+            found += !pl_rcc_dec_exact(&d) || diff == 0;
+         }
+         coded[total] = save;
+         if (trial >= 100 && trial < 150)   /* restore */
+            encode_chunks(20000, 20000, ends, counts, &nchunks);
+      }
+      /* a truncation or an extra byte is always caught; a flipped bit
+         may decode to other costs, which the test accepts */
+      CHECK(found >= 150, "damaged chunks: %u of 200 detected", found);
+   }
+   return check_totals("cost codec");
+}

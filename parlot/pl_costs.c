@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Per-event instruction counts (pl_costs.h).  Counting: each superblock
+   adds the instructions it executed to pl_insns before each side exit, at
+   its end, before a function entry (the instructions before it are the
+   caller's) and before a return (the ret is the callee's), so the count
+   is exact whenever a helper reads it.  Events are kept in a batch and
+   coded when it is full or the stream is synced, so that the event path
+   does a few stores; the coded bytes make a COSTS chunk once it is full
+   or at a sync. */
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+
+#include "pl_cost_codec.h"
+#include "pl_format.h"
+#include "pl_output.h"
+#include "pl_costs.h"
+
+#define BATCH   4096
+/* A thread's COSTS chunk grows to this many coded bytes before it is
+   written (or ends at a sync): its 37 bytes of framing stay below 0.2 %. */
+#define OUT_CAP (16 * 1024)
+
+Bool  pl_collect_insns;
+ULong pl_insns;
+
+struct pl_costs {
+   ULong insns;               /* the thread's count while it does not run */
+   ULong last;                /* its count at its previous event */
+   ULong first;               /* events of the stream before the chunk */
+   UInt  in_chunk;            /* events coded into the open chunk */
+   UInt  n;                   /* events in the batch, not yet coded */
+   UInt  value[BATCH];
+   ULong cost[BATCH];
+   pl_rcc_enc enc;            /* the open chunk's coder, writing at out */
+   UChar out[PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE + OUT_CAP];
+   pl_cost_model model;
+};
+
+#define COSTS_MAP_SIZE VG_PGROUNDUP(sizeof(pl_costs))
+
+static void open_chunk(pl_costs *c)
+{
+   c->in_chunk = 0;
+   pl_rcc_enc_init(&c->enc,
+                   c->out + PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE);
+}
+
+static void start(pl_costs *c, Bool zeroed)
+{
+   c->first = 0;
+   c->n = 0;
+   open_chunk(c);
+   pl_cost_model_init(&c->model, zeroed);
+}
+
+/* A mapping of its own, as for pl_thread: fresh pages read as zero, so
+   the model's slots cost memory only once used, and munmap gives them
+   back. */
+pl_costs *pl_costs_new(void)
+{
+   if (!pl_collect_insns)
+      return NULL;
+   pl_costs *c = VG_(am_shadow_alloc)(COSTS_MAP_SIZE);
+   if (!c)
+      VG_(out_of_memory_NORETURN)("pl.costs", COSTS_MAP_SIZE);
+   start(c, True);
+   c->insns = c->last = 0;      /* a new thread counts from 0 */
+   return c;
+}
+
+void pl_costs_restart(pl_costs *c)
+{
+   start(c, False);
+   c->last = pl_insns;
+}
+
+void pl_costs_free(pl_costs *c)
+{
+   if (!c)
+      return;
+   SysRes r = VG_(am_munmap_valgrind)((Addr)c, COSTS_MAP_SIZE);
+   tl_assert(!sr_isError(r));
+}
+
+void pl_costs_switch(pl_costs *from, pl_costs *to)
+{
+   if (from)
+      from->insns = pl_insns;
+   if (to)
+      pl_insns = to->insns;
+}
+
+/* Write the open chunk, if it has events, and open the next. */
+static void write_chunk(pl_costs *c, UInt number)
+{
+   if (c->in_chunk == 0)
+      return;
+   UChar *p = c->out + PL_CHUNK_HEADER_SIZE;
+   pl_put64(p, c->first);
+   pl_put32(p + 8, c->in_chunk);
+   pl_put32(p + 12, PL_COST_INSNS);
+   UInt len = (UInt)(PL_COSTS_PREFIX_SIZE + pl_rcc_enc_finish(&c->enc));
+   pl_chunk_header(c->out, PL_CHUNK_COSTS, number, p, len);
+   pl_out_write(c->out, PL_CHUNK_HEADER_SIZE + len);
+   c->first += c->in_chunk;
+   open_chunk(c);
+}
+
+/* Code the batch into the open chunk, writing it whenever it is full. */
+static void code_batch(pl_costs *c, UInt number)
+{
+   for (UInt i = 0; i < c->n; i++) {
+      if (c->enc.len + PL_COST_MAX_EVENT_BYTES + PL_COST_FINISH_BYTES
+          > OUT_CAP)
+         write_chunk(c, number);
+      pl_cost_encode(&c->model, &c->enc, c->value[i], c->cost[i]);
+      c->in_chunk++;
+   }
+   c->n = 0;
+}
+
+void pl_costs_flush(pl_costs *c, UInt number)
+{
+   code_batch(c, number);
+   write_chunk(c, number);
+}
+
+void pl_costs_event(pl_costs *c, UInt number, UInt x)
+{
+   c->value[c->n] = x;
+   c->cost[c->n] = pl_insns - c->last;
+   c->last = pl_insns;
+   if (++c->n == BATCH)
+      code_batch(c, number);
+}
+
+void pl_costs_add_insns(IRSB *sb, UInt n)
+{
+   if (n == 0)
+      return;
+   IRTemp old = newIRTemp(sb->tyenv, Ity_I64);
+   IRTemp sum = newIRTemp(sb->tyenv, Ity_I64);
+   IRExpr *at = mkIRExpr_HWord((HWord)&pl_insns);
+   addStmtToIRSB(sb, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, at)));
+   addStmtToIRSB(sb, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64,
+                                                     IRExpr_RdTmp(old),
+                                                     IRExpr_Const(IRConst_U64(n)))));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&pl_insns),
+                                  IRExpr_RdTmp(sum)));
+}

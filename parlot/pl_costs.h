@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* --collect-insns: the guest instructions each thread executes, counted
+   by the instrumented code, and with each event of its stream the count
+   since its previous event, written in COSTS chunks (format 2.5). */
+#ifndef PL_COSTS_H
+#define PL_COSTS_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+
+/* --collect-insns=yes */
+extern Bool pl_collect_insns;
+
+/* The running thread's instruction count: instrumented code adds to it,
+   pl_costs_switch() swaps it at thread switches. */
+extern ULong pl_insns;
+
+typedef struct pl_costs pl_costs;
+
+/* A thread's costs at the start of its stream (NULL when not collecting);
+   restart: the same thread goes on in a new stream (a forked child). */
+pl_costs *pl_costs_new(void);
+void      pl_costs_restart(pl_costs *c);
+void      pl_costs_free(pl_costs *c);
+
+/* The event x (0 an exit, else the trace ID entered) of thread `number`
+   costs the instructions since its previous one. */
+void pl_costs_event(pl_costs *c, UInt number, UInt x);
+
+/* Write the costs of the events so far as COSTS chunks. */
+void pl_costs_flush(pl_costs *c, UInt number);
+
+/* The running thread changes from `from` (NULL: none) to `to`. */
+void pl_costs_switch(pl_costs *from, pl_costs *to);
+
+/* Instrumentation: add n executed instructions to pl_insns. */
+void pl_costs_add_insns(IRSB *sb, UInt n);
+
+#endif
