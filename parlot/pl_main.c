@@ -541,6 +541,14 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
 
 static void pl_post_clo_init(void)
 {
+   /* Counted instructions must each have run: VEX's chasing merges both
+      sides of small conditional branches into one block and its loop
+      unrolling copies bodies, so a block's instructions may not all run
+      (Callgrind turns both off for the same reason). */
+   if (pl_collect_insns) {
+      VG_(clo_vex_control).guest_chase = False;
+      VG_(clo_vex_control).iropt_unroll_thresh = 0;
+   }
    pl_control_post_clo();
    pl_fn_init(clo_images_main, clo_keep_plt, clo_unwind_names);
    pl_threads_init(clo_codec);

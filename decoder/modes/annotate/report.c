@@ -81,8 +81,10 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
    if (opt->group_by >= 0)
       report_write_groups(o, p, &total, gs, ngroups);
    report_write_totals(o, r.g, label);
-   if (report_write_objects(&r, o) < 0 || report_write_list(&r, o, 0) < 0
-       || report_write_list(&r, o, 1) < 0)
+   if (report_write_objects(&r, o) < 0
+       || (r.g->costs && report_write_list(&r, o, LIST_IR) < 0)
+       || report_write_list(&r, o, LIST_CALLS) < 0
+       || report_write_list(&r, o, LIST_INCL) < 0)
       goto out;
    /* the program across its ranks: for the whole program only */
    if (!opt->group && opt->ranks != RANKS_NO && report_write_ranks(o, p, opt) < 0)

@@ -95,8 +95,9 @@ typedef struct {
    size_t            nfns;
    const pl_edge   **callers;    /* g's edges by (callee, caller) */
    table             t;
-   int               sort_incl;  /* the list being written: by inclusive
-                                    events (1) or by calls (0) */
+   int               list;       /* the list being written: LIST_* */
+   uint64_t          ir;         /* with costs: the functions' self Ir
+                                    added up (their percentages' base) */
    const uint32_t   *cycle;      /* [fn]: its call cycle, 0 if none */
 } report;
 
@@ -116,7 +117,12 @@ int  report_cmp_u64_desc(uint64_t x, uint64_t y);
 int  report_by_callee(const void *a, const void *b);
 void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
                    uint64_t times);
-int  report_write_list(report *r, outbuf *o, int sort_incl);
+/* The lists: by calls, by inclusive events, and for a trace made with
+   --collect-insns by self instructions (Ir, with inclusive Ir). */
+enum { LIST_CALLS, LIST_INCL, LIST_IR };
+int  report_write_list(report *r, outbuf *o, int list);
+/* The functions' self Ir added up. */
+uint64_t report_self_ir(const pl_graph *g);
 
 /* ---- report_objects.c, report_header.c, report_ranks.c, report.c -------- */
 

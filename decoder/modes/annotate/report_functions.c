@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* parlot-annotate's function lists (by calls, by inclusive events), cut
-   by --threshold and --top, with callers and callees (--tree). */
+/* parlot-annotate's function lists (by calls, by inclusive events, by
+   instructions), cut by --threshold and --top, with callers and callees
+   (--tree). */
 #define _XOPEN_SOURCE 700
 
 #include <inttypes.h>
@@ -67,6 +68,24 @@ static int by_incl(const void *a, const void *b)
    return c ? c : report_cmp_fn_ids(x->fn, y->fn);
 }
 
+static int by_ir(const void *a, const void *b)
+{
+   const pl_fstat *x = *(const pl_fstat *const *)a;
+   const pl_fstat *y = *(const pl_fstat *const *)b;
+   int c = report_cmp_u64_desc(x->self_cost, y->self_cost);
+   if (c == 0)
+      c = report_cmp_u64_desc(x->incl_cost, y->incl_cost);
+   return c ? c : report_cmp_fn_ids(x->fn, y->fn);
+}
+
+uint64_t report_self_ir(const pl_graph *g)
+{
+   uint64_t sum = 0;
+   for (size_t i = 0; i < g->nfns; i++)
+      sum += g->fns[i].self_cost;
+   return sum;
+}
+
 int report_by_callee(const void *a, const void *b)
 {
    const pl_edge *x = *(const pl_edge *const *)a;
@@ -78,17 +97,23 @@ int report_by_callee(const void *a, const void *b)
 
 /* Tree lines: by the list's first column, then by the other function. */
 static int tree_other_is_caller;
-static int tree_sort_incl;
+static int tree_list;
 
 static int tree_order(const void *a, const void *b)
 {
    const pl_edge *x = *(const pl_edge *const *)a;
    const pl_edge *y = *(const pl_edge *const *)b;
-   int c = tree_sort_incl ? report_cmp_u64_desc(x->outer_events, y->outer_events)
-                          : report_cmp_u64_desc(x->outer_calls, y->outer_calls);
+   int c = 0;
+   if (tree_list == LIST_IR)
+      c = report_cmp_u64_desc(x->outer_cost, y->outer_cost);
    if (c == 0)
-      c = tree_sort_incl ? report_cmp_u64_desc(x->outer_calls, y->outer_calls)
-                         : report_cmp_u64_desc(x->outer_events, y->outer_events);
+      c = tree_list == LIST_INCL
+          ? report_cmp_u64_desc(x->outer_events, y->outer_events)
+          : report_cmp_u64_desc(x->outer_calls, y->outer_calls);
+   if (c == 0)
+      c = tree_list == LIST_INCL
+          ? report_cmp_u64_desc(x->outer_calls, y->outer_calls)
+          : report_cmp_u64_desc(x->outer_events, y->outer_events);
    if (c == 0)
       c = report_cmp_u64_desc(x->calls, y->calls);
    if (c == 0)
@@ -121,6 +146,7 @@ int report_scaled_cmp(uint64_t a, uint64_t h, uint64_t b)
 /* How many functions of the sorted list to show.
    By calls, as callgrind_annotate: functions in list order until those
    shown account for at least THRESHOLD% of all calls.
+   By self instructions, the same with them.
    By inclusive events (which overlap, so cannot be summed): the functions
    whose inclusive events are more than (100 - THRESHOLD)% of all events.
    100% shows every function; --top caps the count. */
@@ -131,9 +157,12 @@ static size_t list_length(const report *r)
 
    if (h >= PCT_SCALE) {
       n = r->nfns;
-   } else if (!r->sort_incl) {
+   } else if (r->list == LIST_CALLS) {
       while (n < r->nfns && report_scaled_cmp(sum, h, r->g->calls) < 0)
          sum += r->fns[n++]->calls;
+   } else if (r->list == LIST_IR) {
+      while (n < r->nfns && report_scaled_cmp(sum, h, r->ir) < 0)
+         sum += r->fns[n++]->self_cost;
    } else {
       while (n < r->nfns
              && report_scaled_cmp(r->fns[n]->incl_events, PCT_SCALE - h,
@@ -198,21 +227,33 @@ static long tree_edges(const report *r, uint32_t fn, int callers,
    for (i = 0; i < n; i++)
       e[i] = callers ? r->callers[lo + i] : &g->edges[lo + i];
    tree_other_is_caller = callers;
-   tree_sort_incl = r->sort_incl;
+   tree_list = r->list;
    qsort(e, n, sizeof *e, tree_order);
    *out = e;
    return (long)n;
 }
 
+/* A row's figures: calls, events, self and inclusive Ir. */
+typedef struct {
+   uint64_t calls, events, self_ir, incl_ir;
+} row_figures;
+
 /* A row of the list: measured (o NULL: widen the table's columns) or
-   written. */
-static void list_row(report *r, outbuf *o, uint64_t calls, uint64_t events,
+   written.  The columns: calls and events, in the list's order; by Ir,
+   self Ir, inclusive Ir and calls. */
+static void list_row(report *r, outbuf *o, const row_figures *f,
                      const char *marker, uint32_t fn, uint64_t times,
                      int in_cycle)
 {
-   uint64_t v[2];
-   v[0] = r->sort_incl ? events : calls;
-   v[1] = r->sort_incl ? calls : events;
+   uint64_t v[3];
+   if (r->list == LIST_IR) {
+      v[0] = f->self_ir;
+      v[1] = f->incl_ir;
+      v[2] = f->calls;
+   } else {
+      v[0] = r->list == LIST_INCL ? f->events : f->calls;
+      v[1] = r->list == LIST_INCL ? f->calls : f->events;
+   }
    if (!o) {
       report_table_measure(&r->t, v);
       return;
@@ -239,12 +280,16 @@ static int tree_rows(report *r, outbuf *o, const pl_fstat *f, int callers)
    long n = tree_edges(r, f->fn, callers, &e), k;
    if (n < 0)
       return -1;
-   for (k = 0; k < n; k++)
-      /* each outermost call once: recursion counts nothing twice */
-      list_row(r, o, e[k]->outer_calls, e[k]->outer_events,
-               callers ? "< " : ">   ",
+   for (k = 0; k < n; k++) {
+      /* each outermost call once: recursion counts nothing twice; a call
+         line's Ir is that of the calls, in both columns (as
+         callgrind_annotate's tree shows call costs) */
+      row_figures fig = { e[k]->outer_calls, e[k]->outer_events,
+                          e[k]->outer_cost, e[k]->outer_cost };
+      list_row(r, o, &fig, callers ? "< " : ">   ",
                callers ? e[k]->caller : e[k]->callee, e[k]->calls,
                on_cycle(r, e[k]));
+   }
    free(e);
    return 0;
 }
@@ -269,28 +314,39 @@ static int list_rows(report *r, outbuf *o, size_t n)
          outbuf_str(o, "\n");
       if ((r->opt->tree & TREE_CALLER) && tree_rows(r, o, f, 1) < 0)
          return -1;
-      list_row(r, o, f->calls, f->incl_events, r->opt->tree ? "*  " : "",
-               f->fn, 0, 0);
+      row_figures fig = { f->calls, f->incl_events, f->self_cost,
+                          f->incl_cost };
+      list_row(r, o, &fig, r->opt->tree ? "*  " : "", f->fn, 0, 0);
       if ((r->opt->tree & TREE_CALLING) && tree_rows(r, o, f, 0) < 0)
          return -1;
    }
    return 0;
 }
 
-int report_write_list(report *r, outbuf *o, int sort_incl)
+int report_write_list(report *r, outbuf *o, int list)
 {
-   static const char *const heads[2] = { "Calls", "Inclusive events" };
    size_t n;
 
-   r->sort_incl = sort_incl;
+   r->list = list;
+   r->ir = report_self_ir(r->g);
    report_sort_context(r->p);
-   qsort(r->fns, r->nfns, sizeof *r->fns, sort_incl ? by_incl : by_calls);
+   qsort(r->fns, r->nfns, sizeof *r->fns,
+         list == LIST_IR ? by_ir : list == LIST_INCL ? by_incl : by_calls);
    n = list_length(r);
-   report_table_init(&r->t, 2);
-   report_table_col(&r->t, 0, heads[sort_incl], 1,
-             sort_incl ? r->g->events : r->g->calls);
-   report_table_col(&r->t, 1, heads[!sort_incl], 1,
-             sort_incl ? r->g->calls : r->g->events);
+   if (list == LIST_IR) {
+      /* inclusive Ir overlaps: its percentages are of all of them too */
+      report_table_init(&r->t, 3);
+      report_table_col(&r->t, 0, "Ir", 1, r->ir);
+      report_table_col(&r->t, 1, "Inclusive Ir", 1, r->ir);
+      report_table_col(&r->t, 2, "Calls", 1, r->g->calls);
+   } else {
+      int incl = list == LIST_INCL;
+      report_table_init(&r->t, 2);
+      report_table_col(&r->t, 0, incl ? "Inclusive events" : "Calls", 1,
+                       incl ? r->g->events : r->g->calls);
+      report_table_col(&r->t, 1, incl ? "Calls" : "Inclusive events", 1,
+                       incl ? r->g->calls : r->g->events);
+   }
    if (list_rows(r, NULL, n) < 0)
       return -1;
    report_table_head(o, &r->t, "function [object]");

@@ -387,10 +387,12 @@ void report_write_groups(outbuf *o, const pl_program *p, const pl_graph *all,
 void report_write_totals(outbuf *o, const pl_graph *g, const char *label)
 {
    table t;
-   uint64_t v[2] = { g->calls, g->events };
-   report_table_init(&t, 2);
+   uint64_t v[3] = { g->calls, g->events, report_self_ir(g) };
+   report_table_init(&t, g->costs ? 3 : 2);
    report_table_col(&t, 0, "Calls", 1, g->calls);
    report_table_col(&t, 1, "Events", 1, g->events);
+   if (g->costs)
+      report_table_col(&t, 2, "Ir", 1, v[2]);
    report_table_measure(&t, v);
    report_table_head(o, &t, NULL);
    report_table_cells(o, &t, v);

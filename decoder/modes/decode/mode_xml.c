@@ -99,6 +99,8 @@ static void graph_attrs(xml_out *x, const pl_graph *g)
    xml_attr_u64(x, "calls", g->calls);
    xml_attr_u64(x, "max-depth", g->max_depth);
    xml_attr_u64(x, "functions", g->nfns);
+   if (g->costs)
+      xml_attr_u64(x, "insns", g->cost);
 }
 
 /* The functions and edges of a graph, as elements. */
@@ -112,6 +114,10 @@ static void graph_body(xml_out *x, const pl_graph *g)
       attr_id(x, "ref", 'f', s->fn);
       xml_attr_u64(x, "calls", s->calls);
       xml_attr_u64(x, "inclusive-events", s->incl_events);
+      if (g->costs) {
+         xml_attr_u64(x, "self-insns", s->self_cost);
+         xml_attr_u64(x, "inclusive-insns", s->incl_cost);
+      }
       xml_end(x);
    }
    for (i = 0; i < g->nedges && !x->failed; i++) {
@@ -123,6 +129,8 @@ static void graph_body(xml_out *x, const pl_graph *g)
       xml_attr_u64(x, "calls", e->calls);
       xml_attr_u64(x, "inclusive-calls", e->incl_calls);
       xml_attr_u64(x, "inclusive-events", e->incl_events);
+      if (g->costs)
+         xml_attr_u64(x, "inclusive-insns", e->incl_cost);
       xml_end(x);
    }
 }

@@ -1,0 +1,203 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# --collect-insns against Callgrind, the independent oracle: the same
+# program run under both tools, every function of the program's own
+# objects compared (compare_ir.py: self Ir, and inclusive Ir outside call
+# cycles; Callgrind's PLT stubs folded into their callers, ParLoT's rule).
+#   - iterate.c: a solver-shaped serial C program (main loop, compute,
+#     exchange, output every 4th iteration, recursion, mutual recursion,
+#     a qsort callback, calls through a pointer);
+#   - workers.c: four threads sorting, hashing, searching, a mutex;
+#   - the CG solvers of parlot/tests/mpi/solver, C (with its shared
+#     library) and Fortran, 2 ranks under MPICH and under Open MPI: self
+#     Ir only (the MPI libraries poll, so what a call into them costs
+#     depends on timing; the program's own code does not);
+#   - the events do not change: --events --images=main of iterate with
+#     and without --collect-insns are the same;
+#   - parlot-annotate's Ir list and totals agree with the export, the XML
+#     carries the costs and validates ($XMLLINT, docs/parlot-callgraph.rng);
+#   - damage: a flipped byte in a COSTS chunk and a trace cut inside one
+#     give a one-line error and a non-zero exit, not a crash.
+# Also prints the bytes the costs take beside the rest of each trace.
+# Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE,
+# PARLOT_ANNOTATE, XMLLINT (optional), CC (default cc).  Exit status: 0 if
+# all passed, 77 if Callgrind or python3 is missing.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+solver=$here/../mpi/solver
+: "${VALGRIND:?VALGRIND must name vg-in-place or valgrind}"
+: "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
+: "${PARLOT_ANNOTATE:?PARLOT_ANNOTATE must name parlot-annotate}"
+CC=${CC:-cc}
+command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-costs.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+passed=0 failed=0
+pass() { echo "PASS: $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
+         failed=$((failed + 1)); }
+
+# compare LABEL EXPORT OBJECTS [--no-inclusive] CALLGRIND_OUT...
+compare() {
+   local label=$1 export=$2 objs=$3
+   shift 3
+   local opts=()
+   [ "$1" = --no-inclusive ] && { opts=(--no-inclusive); shift; }
+   if python3 "$here/compare_ir.py" "${opts[@]}" "$export" "$objs" "$@" \
+         > "$work/$label.cmp" 2>&1; then
+      pass "$label: Ir equals Callgrind's ($(tail -1 "$work/$label.cmp"))"
+   else
+      fail "$label: Ir differs from Callgrind's" \
+         "$(grep -v '^ok' "$work/$label.cmp" | head -8)"
+   fi
+}
+
+# sizes LABEL TRACE...: the bytes of COSTS chunks and of the rest
+sizes() {
+   local label=$1
+   shift
+   python3 - "$@" <<'EOF' | sed "s/^/# $label: /"
+import struct, sys
+cost = rest = 0
+for p in sys.argv[1:]:
+    d = open(p, "rb").read()
+    off, rest = 16, rest + 16
+    while off + 16 <= len(d):
+        t, _, _, n, _, _ = struct.unpack("<BBHIII", d[off:off + 16])
+        if t == 14:
+            cost += 16 + n
+        else:
+            rest += 16 + n
+        off += 16 + n
+print("costs %d bytes, the rest %d bytes (costs/rest %.2f)"
+      % (cost, rest, cost / max(rest, 1)))
+EOF
+}
+
+# serial LABEL PROG ARGS...: trace with --collect-insns and profile with
+# Callgrind, compare everything
+serial() {
+   local label=$1 prog=$2
+   shift 2
+   "$VALGRIND" --tool=parlot -q --collect-insns=yes \
+      --parlot-out-file="$work/$label.trace" "$prog" "$@" > "$work/$label.out" \
+      2> "$work/$label.err" || { fail "$label: traced run" "$(tail -3 "$work/$label.err")"; return 1; }
+   "$VALGRIND" --tool=callgrind -q --callgrind-out-file="$work/$label.cg" \
+      "$prog" "$@" > /dev/null 2> "$work/$label.cg.err" ||
+      { fail "$label: Callgrind run" "$(tail -3 "$work/$label.cg.err")"; return 1; }
+   "$PARLOT_DECODE" --callgrind --no-demangle "$work/$label.trace" \
+      > "$work/$label.export" 2> "$work/$label.dec.err" ||
+      { fail "$label: parlot-decode --callgrind" "$(cat "$work/$label.dec.err")"; return 1; }
+   compare "$label" "$work/$label.export" "$(basename "$prog")" "$work/$label.cg"
+   sizes "$label" "$work/$label.trace"
+}
+
+"$CC" -O1 -g -fno-inline -o "$work/iterate" "$here/iterate.c" &&
+"$CC" -O1 -g -fno-inline -pthread -o "$work/workers" "$here/workers.c" ||
+   { echo "FAIL: building the test programs"; exit 1; }
+
+serial iterate "$work/iterate" 12
+serial workers "$work/workers"
+
+# the events are the same with and without costs
+"$VALGRIND" --tool=parlot -q --parlot-out-file="$work/plain.trace" \
+   "$work/iterate" 12 > /dev/null 2>&1
+for t in plain iterate; do
+   "$PARLOT_DECODE" --events --images=main "$work/$t.trace" | cut -f2- > "$work/$t.events"
+done
+if [ -s "$work/plain.events" ] && cmp -s "$work/plain.events" "$work/iterate.events"; then
+   pass "iterate: the same $(wc -l < "$work/plain.events") events with and without --collect-insns"
+else
+   fail "iterate: events differ with --collect-insns" \
+      "$(diff "$work/plain.events" "$work/iterate.events" | head -5)"
+fi
+
+# parlot-annotate: the Ir list's figures are the export's
+"$PARLOT_ANNOTATE" --threshold=100 "$work/iterate.trace" > "$work/annotate.txt" 2>&1
+want=$(awk '/^fn=\([0-9]+\) compute$/ { getline; print $2; exit }' "$work/iterate.export")
+got=$(awk '/^Ir  +Inclusive Ir/ { inlist = 1 } inlist && / compute \[/ { gsub(",", "", $1); print $1; exit }' \
+   "$work/annotate.txt")
+total=$(awk '/^summary:/ { print $2 }' "$work/iterate.export")
+gtotal=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $5); print $5 }' "$work/annotate.txt")
+if [ -n "$want" ] && [ "$want" = "$got" ] && [ "$total" = "$gtotal" ]; then
+   pass "parlot-annotate: compute's Ir ($got) and the total Ir ($gtotal) are the export's"
+else
+   fail "parlot-annotate's Ir list" "compute: annotate '$got', export '$want'; totals '$gtotal', '$total'" \
+      "$(grep -A4 '^Ir  ' "$work/annotate.txt" | head -5)"
+fi
+
+# XML: costs, valid
+"$PARLOT_DECODE" --xml "$work/workers.trace" > "$work/workers.xml" 2> /dev/null
+if grep -q 'self-insns=' "$work/workers.xml" && grep -q ' insns=' "$work/workers.xml"; then
+   if [ -n "${XMLLINT:-}" ] && ! $XMLLINT --noout --relaxng "$here/../../../docs/parlot-callgraph.rng" \
+         "$work/workers.xml" > "$work/xmllint.out" 2>&1; then
+      fail "--xml with costs is invalid" "$(head -3 "$work/xmllint.out")"
+   else
+      pass "--xml carries insns, self-insns and inclusive-insns${XMLLINT:+, and validates}"
+   fi
+else
+   fail "--xml without costs"
+fi
+
+# damage: a flipped byte in a COSTS chunk, a trace cut inside one
+python3 - "$work/iterate.trace" "$work/flipped.trace" "$work/cut.trace" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off = 16
+while off + 16 <= len(d):
+    t, _, _, n, _, _ = struct.unpack("<BBHIII", d[off:off + 16])
+    if t == 14 and n > 40:
+        break
+    off += 16 + n
+f = bytearray(d)
+f[off + 16 + 30] ^= 0x10
+open(sys.argv[2], "wb").write(f)
+open(sys.argv[3], "wb").write(d[:off + 16 + n // 2])
+EOF
+for t in flipped cut; do
+   "$PARLOT_DECODE" --callgrind "$work/$t.trace" > /dev/null 2> "$work/$t.err"
+   rc=$?
+   if [ $rc -ne 0 ] && [ $rc -lt 128 ] && [ "$(wc -l < "$work/$t.err")" -le 2 ] &&
+      grep -q "COSTS\|truncated" "$work/$t.err"; then
+      pass "a $t COSTS chunk: exit $rc, $(head -1 "$work/$t.err" | cut -c1-100)"
+   else
+      fail "a $t COSTS chunk" "exit $rc" "$(head -3 "$work/$t.err")"
+   fi
+done
+
+# MPI: the CG solvers, 2 ranks, each MPI
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export HWLOC_COMPONENTS=-x86 OMPI_MCA_plm_rsh_agent=false
+for impl in mpich openmpi; do
+   if ! command -v "mpicc.$impl" > /dev/null || ! command -v "mpirun.$impl" > /dev/null; then
+      echo "# $impl not installed: its runs are skipped"
+      continue
+   fi
+   bash "$solver/build.sh" "$impl" "$work/$impl" > "$work/$impl.build" 2>&1 ||
+      { fail "$impl: building the CG solvers" "$(tail -3 "$work/$impl.build")"; continue; }
+   case $impl in
+      mpich)   mpirun=(mpirun.mpich) ;;
+      openmpi) mpirun=(mpirun.openmpi --oversubscribe) ;;
+   esac
+   for prog in cg_c cg_f; do
+      label=$impl-$prog out=$work/$impl-$prog
+      PARLOT_OPTS=--collect-insns=yes RUN_TIMEOUT=600 \
+         bash "$solver/run.sh" "$impl" "$work/$impl/$prog" "$out" 2 none 2 8 6 \
+         > "$out.run" 2>&1 || { fail "$label: traced run" "$(tail -3 "$out.run")"; continue; }
+      (cd "$out" && timeout 600 "${mpirun[@]}" -np 2 "$VALGRIND" --tool=callgrind -q \
+         --callgrind-out-file=cg.%p "$work/$impl/$prog" 6 none 2 8) > "$out.cg.run" 2>&1 ||
+         { fail "$label: Callgrind run" "$(tail -3 "$out.cg.run")"; continue; }
+      "$PARLOT_DECODE" --callgrind --no-demangle "$out"/parlot.out.* > "$out.export" 2> "$out.dec" ||
+         { fail "$label: parlot-decode --callgrind" "$(head -3 "$out.dec")"; continue; }
+      objs=$prog
+      [ "$prog" = cg_c ] && objs=cg_c,libcgsolver.so
+      compare "$label" "$out.export" "$objs" --no-inclusive "$out"/cg.*
+      sizes "$label" "$out"/parlot.out.*
+   done
+done
+
+echo "# $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
