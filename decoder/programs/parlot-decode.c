@@ -67,50 +67,62 @@ struct mode {
    const pl_collect_mode *collect;
    /* Whole-program modes (pl_modes.h). */
    const pl_program_mode *program;
+   /* A per-file mode writing one document over all the files:
+      PL_TIMELINE_*, begun before the first and ended after the last. */
+   int timeline;
 };
 
 static const struct mode modes[] = {
    { "events", no_argument,
      "one line per call and return, tab-separated:\n"
      "                       PID THREAD call|return DEPTH OBJECT FUNCTION",
-     pl_mode_events_file, NULL, NULL },
+     pl_mode_events_file, NULL, NULL, 0 },
    { "replay", no_argument,
      "each thread's calls in order, an indented line per call\n"
      "                       (with --loops: repeats folded into loops)",
-     pl_mode_replay_file, NULL, NULL },
+     pl_mode_replay_file, NULL, NULL, 0 },
    { "stacks", no_argument,
      "the call stack of every thread where its trace ends,\n"
      "                       merged into one tree, and its classes; how\n"
      "                       each process ended; who is behind (threads\n"
      "                       by progress, least progressed first)",
-     NULL, &pl_mode_stacks, NULL },
+     NULL, &pl_mode_stacks, NULL, 0 },
    { "progress", no_argument,
      "--stacks' answer to a hang alone: how each process ended,\n"
      "                       and the threads by progress, least\n"
      "                       progressed first",
-     NULL, &pl_mode_progress, NULL },
+     NULL, &pl_mode_progress, NULL, 0 },
    { "info", no_argument,
      "per trace and thread: process, codec, how it ended, events,\n"
      "                       depth, stream and table bytes, ratio; totals\n"
      "                       (with --xml: as XML, schema parlot-info.rng)",
-     NULL, &pl_mode_info, NULL },
+     NULL, &pl_mode_info, NULL, 0 },
    { "xml", no_argument,
      "XML call-graph summary per thread, per group and for the\n"
      "                       whole program (schema: parlot-callgraph.rng)",
-     NULL, NULL, &pl_mode_xml },
+     NULL, NULL, &pl_mode_xml, 0 },
    { "callgrind", no_argument,
      "Callgrind profile (event: calls), for callgrind_annotate\n"
      "                       and KCachegrind",
-     NULL, NULL, &pl_mode_callgrind },
+     NULL, NULL, &pl_mode_callgrind, 0 },
    { "paths", no_argument,
      "the most frequent call paths, with counts and stack tags",
-     NULL, NULL, &pl_mode_paths },
+     NULL, NULL, &pl_mode_paths, 0 },
    { "path-of", required_argument,
      "=TAG  the call path(s) with this stack tag",
-     NULL, NULL, &pl_mode_path_of },
+     NULL, NULL, &pl_mode_path_of, 0 },
    { "folded", no_argument,
      "folded stacks (PATH COUNT per line) for flame graphs",
-     NULL, NULL, &pl_mode_folded },
+     NULL, NULL, &pl_mode_folded, 0 },
+   { "chrome", no_argument,
+     "each thread's calls as a timeline in the Trace Event\n"
+     "                       Format (JSON), for Perfetto and chrome://tracing;\n"
+     "                       time: the thread's instructions with costs\n"
+     "                       (--collect-insns), else its events",
+     pl_mode_timeline_file, NULL, NULL, PL_TIMELINE_CHROME },
+   { "speedscope", no_argument,
+     "the same in speedscope's format, a profile per thread",
+     pl_mode_timeline_file, NULL, NULL, PL_TIMELINE_SPEEDSCOPE },
 };
 #define NMODES (sizeof modes / sizeof modes[0])
 
@@ -291,6 +303,8 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    /* a status line would mix with events written to the terminal */
    if (!isatty(out->fd))
       pg = pl_progress_new(PROG, (size_t)n);
+   if (mode->timeline)
+      pl_timeline_begin(out, mode->timeline);
    fo.progress = pl_progress_hooks_of(pg);
    for (i = 0; i < n && !out->err; i++) {
       pl_error err;
@@ -325,6 +339,10 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
       pl_trace_close(t);
    }
    pl_progress_free(pg);
+   if (mode->timeline && pl_timeline_end(out) < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = EXIT_DATA;
+   }
    if (pl_kept_nothing(PROG, &kept, opt_select_text, opts->filter))
       status = EXIT_DATA;
    if (state) {

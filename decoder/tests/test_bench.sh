@@ -12,11 +12,13 @@
 # of each configuration):
 #  - exit 0, a Targets section with a MET or NOT MET line per target;
 #  - results.csv: one row per configuration (native, none, parlot-main,
-#    parlot-all, parlot-nc, callgrind), positive times, /none of none = 1,
+#    parlot-all, parlot-nc, parlot-insns, callgrind), positive times, /none
+#    of none = 1,
 #    the fastest run's time no more than the median, its ratio to none's
 #    fastest;
-#    the parlot rows have events > 0, the same events under --images=all
-#    and --compress=no (fib is deterministic), ratio = raw / stream bytes,
+#    the parlot rows have events > 0, the same events under --images=all,
+#    --compress=no and --collect-insns (fib is deterministic; the costs
+#    add bytes), ratio = raw / stream bytes,
 #    1 without compression, bytes per million events = trace / events;
 #  - compressors.csv: ParLoT, ParLoT's LZZE codec alone, zstd -19, xz -9,
 #    lz4 -9, gzip -9, each ratio
@@ -64,9 +66,10 @@ else
 fi
 
 # fib alone: its slowdown (the benchmark's bound and issue 16's),
-# Callgrind's, zstd, latency, lz4, gzip, the two whole-run targets, run time
+# Callgrind's, --collect-insns' time and bytes, zstd, latency, lz4, gzip,
+# the two whole-run targets, run time
 n=$(grep -cE '^  (MET|NOT MET) +' "$tmp/stdout")
-if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -eq 10 ]; then
+if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -eq 12 ]; then
    pass "the Targets section has a MET / NOT MET line per target"
 else
    fail "the Targets section has a MET / NOT MET line per target" \
@@ -96,7 +99,8 @@ PYEOF
 
 check "results.csv: one fib row per configuration, sane times" '
 names = [r["config"] for r in res]
-if names != ["native", "none", "parlot-main", "parlot-all", "parlot-nc", "callgrind"]:
+if names != ["native", "none", "parlot-main", "parlot-all", "parlot-nc",
+             "parlot-insns", "callgrind"]:
     print("configs", names)
 for r in res:
     if r["workload"] != "fib" or r["processes"] != "1" or not float(r["median_s"]) > 0:
@@ -112,7 +116,7 @@ if float(cfg["none"]["vs_none"]) != 1:
 '
 
 check "results.csv: parlot events, bytes, ratio, bytes per Mevent" '
-for c in ("parlot-main", "parlot-all", "parlot-nc"):
+for c in ("parlot-main", "parlot-all", "parlot-nc", "parlot-insns"):
     r = cfg[c]
     ev, tb = int(r["events"]), int(r["trace_bytes"])
     raw, st = int(r["raw_stream_bytes"]), int(r["stream_bytes"])
@@ -126,6 +130,11 @@ for c in ("parlot-main", "parlot-all", "parlot-nc"):
         print(c, "bandwidth", r["bandwidth_Bps"])
 if cfg["parlot-all"]["events"] != cfg["parlot-nc"]["events"]:
     print("events all", cfg["parlot-all"]["events"], "nc", cfg["parlot-nc"]["events"])
+# the costs are beside the events: the same events, more bytes
+if cfg["parlot-all"]["events"] != cfg["parlot-insns"]["events"]:
+    print("events all", cfg["parlot-all"]["events"], "insns", cfg["parlot-insns"]["events"])
+if not int(cfg["parlot-insns"]["trace_bytes"]) > int(cfg["parlot-all"]["trace_bytes"]):
+    print("--collect-insns wrote no more bytes")
 if cfg["parlot-nc"]["raw_stream_bytes"] != cfg["parlot-nc"]["stream_bytes"]:
     print("--compress=no compressed something")
 if not int(cfg["parlot-all"]["stream_bytes"]) < int(cfg["parlot-nc"]["stream_bytes"]):

@@ -51,6 +51,17 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
 int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
                         const pl_decode_opts *opts);
 
+/* --chrome and --speedscope (mode_timeline.c): one document over all the
+   files, begun before the first (format: PL_TIMELINE_*), each file's
+   selected threads written by pl_mode_timeline_file as the per-file
+   modes, and ended after the last (also when none could be read).
+   pl_timeline_end: 0, or -1 if out of memory. */
+enum { PL_TIMELINE_CHROME = 1, PL_TIMELINE_SPEEDSCOPE = 2 };
+void pl_timeline_begin(outbuf *o, int format);
+int  pl_mode_timeline_file(pl_trace *t, outbuf *o, pl_error *err,
+                           const pl_decode_opts *opts);
+int  pl_timeline_end(outbuf *o);
+
 typedef struct {
    /* Mode state, or NULL if out of memory. */
    void *(*create)(const pl_decode_opts *o);

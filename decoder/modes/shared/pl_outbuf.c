@@ -150,6 +150,60 @@ void outbuf_u64(outbuf *o, uint64_t v)
    outbuf_write(o, p, (size_t)(b + sizeof b - p));
 }
 
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if the
+   byte there starts none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+   size_t k, len;
+   uint32_t c;
+   if (s[0] < 0x80)
+      return 1;
+   if (s[0] >= 0xC2 && s[0] <= 0xDF)
+      len = 2, c = s[0] & 0x1Fu;
+   else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+      len = 3, c = s[0] & 0x0Fu;
+   else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+      len = 4, c = s[0] & 0x07u;
+   else
+      return 0;
+   if (len > n)
+      return 0;
+   for (k = 1; k < len; k++) {
+      if ((s[k] & 0xC0u) != 0x80u)
+         return 0;
+      c = c << 6 | (s[k] & 0x3Fu);
+   }
+   /* overlong forms, surrogates, beyond U+10FFFF */
+   if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10FFFF))
+       || (c >= 0xD800 && c <= 0xDFFF))
+      return 0;
+   return len;
+}
+
+void outbuf_json_str(outbuf *o, const char *s, size_t n)
+{
+   const unsigned char *p = (const unsigned char *)s;
+   size_t i = 0, run = 0;
+   outbuf_write(o, "\"", 1);
+   while (i < n) {
+      size_t k = utf8_len(p + i, n - i);
+      if (k > 0 && p[i] >= 0x20 && p[i] != '"' && p[i] != '\\') {
+         i += k;
+         run += k;
+         continue;
+      }
+      outbuf_write(o, s + i - run, run);
+      run = 0;
+      if (p[i] == '"' || p[i] == '\\')
+         outbuf_printf(o, "\\%c", p[i]);
+      else
+         outbuf_printf(o, "\\u%04x", p[i]);
+      i++;
+   }
+   outbuf_write(o, s + i - run, run);
+   outbuf_write(o, "\"", 1);
+}
+
 void outbuf_str_escaped(outbuf *o, const char *s)
 {
    size_t n = strlen(s), k;

@@ -34,6 +34,10 @@ void outbuf_write(outbuf *o, const void *p, size_t n);
 void outbuf_str(outbuf *o, const char *s);
 /* s with control characters and backslashes escaped (pl_put_escaped). */
 void outbuf_str_escaped(outbuf *o, const char *s);
+/* s[0..n) as a JSON string, quotes included: '"', '\\' and control
+   characters escaped, and each byte that is not part of valid UTF-8 as
+   the code point of the same value (so any name gives valid JSON). */
+void outbuf_json_str(outbuf *o, const char *s, size_t n);
 void outbuf_printf(outbuf *o, const char *fmt, ...)
    __attribute__((format(printf, 2, 3)));
 

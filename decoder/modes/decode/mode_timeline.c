@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/* parlot-decode --chrome and --speedscope: every selected thread's calls
+   as a timeline, for Perfetto / chrome://tracing (the Trace Event Format:
+   "B" and "E" events in a JSON document) and for speedscope (its file
+   format, one "evented" profile per thread).
+
+   The time axis is a thread's own: its instructions where the trace has
+   costs (--collect-insns; on Chrome's axis, 1 µs stands for 1,000
+   instructions), else its events (1 µs, or 1 unit, per event); the
+   document says which.  Events are written as they are decoded, through
+   the filters (--select, --range and --depth bound the output), so memory
+   holds the open frames and, for speedscope, one entry per distinct
+   function: its frame table, written after the profiles (JSON does not
+   order an object's members).  Frames still open where a stream ends are
+   closed at its last time. */
+
+#define _XOPEN_SOURCE 700
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl_alloc.h"
+#include "pl_hash.h"
+#include "pl_modes.h"
+#include "trace_labels.h"
+
+enum { AXIS_NONE = 0, AXIS_EVENTS = 1, AXIS_INSNS = 2, AXIS_MIXED = 3 };
+
+/* speedscope's frames: (object, function) pairs, numbered as first met. */
+typedef struct {
+   char    **name, **file;
+   uint64_t *hash;
+   size_t    n, cap;
+   uint32_t *slot;          /* open addressing: index + 1, 0 empty */
+   size_t    slots;
+} frame_table;
+
+/* The document being written, across the files. */
+static struct {
+   int         format;      /* PL_TIMELINE_* */
+   int         axis;        /* the axes of the threads so far (bits) */
+   uint64_t    written;     /* events and profiles written: commas */
+   frame_table frames;
+   uint32_t   *open;        /* the open frames of the thread (speedscope:
+                               frame numbers; Chrome: depth only) */
+   size_t      open_cap;
+} tl;
+
+void pl_timeline_begin(outbuf *o, int format)
+{
+   memset(&tl, 0, sizeof tl);
+   tl.format = format;
+   if (format == PL_TIMELINE_CHROME)
+      outbuf_str(o, "{\"traceEvents\":[\n");
+   else
+      outbuf_str(o, "{\"$schema\":\"https://www.speedscope.app/"
+                    "file-format-schema.json\",\n\"profiles\":[\n");
+}
+
+static const char *axis_name(int axis)
+{
+   return axis == AXIS_INSNS ? "instructions" : axis == AXIS_EVENTS
+          ? "events" : axis == AXIS_MIXED ? "mixed" : "none";
+}
+
+static void free_frames(frame_table *f)
+{
+   for (size_t i = 0; i < f->n; i++) {
+      free(f->name[i]);
+      free(f->file[i]);
+   }
+   free(f->name);
+   free(f->file);
+   free(f->hash);
+   free(f->slot);
+}
+
+int pl_timeline_end(outbuf *o)
+{
+   if (tl.format == PL_TIMELINE_CHROME) {
+      outbuf_printf(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":"
+                    "{\"creator\":\"parlot-decode\",\"time_axis\":\"%s\","
+                    "\"time_unit\":\"%s\"}}\n", axis_name(tl.axis),
+                    tl.axis == AXIS_INSNS ? "1 us = 1000 instructions of "
+                    "the thread" : tl.axis == AXIS_EVENTS ? "1 us = 1 event "
+                    "of the thread" : "see each thread's args");
+   } else {
+      outbuf_str(o, "\n],\n\"shared\":{\"frames\":[");
+      for (size_t i = 0; i < tl.frames.n; i++) {
+         outbuf_str(o, i ? ",\n{\"name\":" : "\n{\"name\":");
+         outbuf_json_str(o, tl.frames.name[i], strlen(tl.frames.name[i]));
+         outbuf_str(o, ",\"file\":");
+         outbuf_json_str(o, tl.frames.file[i], strlen(tl.frames.file[i]));
+         outbuf_str(o, "}");
+      }
+      outbuf_printf(o, "]},\n\"name\":\"ParLoT timeline (%s)\","
+                    "\"activeProfileIndex\":0,\"exporter\":\"parlot-decode\"}\n",
+                    axis_name(tl.axis));
+   }
+   free_frames(&tl.frames);
+   free(tl.open);
+   memset(&tl, 0, sizeof tl);
+   return 0;
+}
+
+/* The frame number of (file, name), added if new; -1 if out of memory. */
+static long frame_of(frame_table *f, const char *file, const char *name)
+{
+   uint64_t h = pl_fnv1a(pl_fnv1a(PL_FNV1A_INIT, file, strlen(file) + 1),
+                         name, strlen(name));
+   size_t s;
+
+   if (2 * (f->n + 1) > f->slots) {
+      size_t slots = f->slots ? 2 * f->slots : 1024, i;
+      uint32_t *t = calloc(slots, sizeof *t);
+      if (!t)
+         return -1;
+      for (i = 0; i < f->n; i++) {
+         s = (size_t)pl_golden_slot(f->hash[i], 63) & (slots - 1);
+         while (t[s])
+            s = (s + 1) & (slots - 1);
+         t[s] = (uint32_t)i + 1;
+      }
+      free(f->slot);
+      f->slot = t;
+      f->slots = slots;
+   }
+   s = (size_t)pl_golden_slot(h, 63) & (f->slots - 1);
+   for (; f->slot[s]; s = (s + 1) & (f->slots - 1)) {
+      size_t i = f->slot[s] - 1;
+      if (f->hash[i] == h && strcmp(f->name[i], name) == 0
+          && strcmp(f->file[i], file) == 0)
+         return (long)i;
+   }
+   if (pl_grow(&f->name, &f->cap, f->n + 1, sizeof *f->name) < 0)
+      return -1;
+   f->file = realloc(f->file, f->cap * sizeof *f->file);
+   f->hash = realloc(f->hash, f->cap * sizeof *f->hash);
+   if (!f->file || !f->hash)
+      return -1;
+   f->name[f->n] = strdup(name);
+   f->file[f->n] = strdup(file);
+   if (!f->name[f->n] || !f->file[f->n])
+      return -1;
+   f->hash[f->n] = h;
+   f->slot[s] = (uint32_t)f->n + 1;
+   return (long)f->n++;
+}
+
+/* A thread's time: its instructions (/1000 for Chrome's µs) or events. */
+static void put_time(outbuf *o, int axis, uint64_t t)
+{
+   if (axis == AXIS_INSNS && tl.format == PL_TIMELINE_CHROME)
+      outbuf_printf(o, "%llu.%03llu", (unsigned long long)(t / 1000),
+                    (unsigned long long)(t % 1000));
+   else
+      outbuf_u64(o, t);
+}
+
+/* One begin or end of a frame. */
+static void put_event(outbuf *o, int call, uint32_t frame, const char *name,
+                      size_t nlen, const char *pid, uint32_t tid, int axis,
+                      uint64_t t)
+{
+   outbuf_str(o, tl.written++ ? ",\n" : "");
+   if (tl.format == PL_TIMELINE_CHROME) {
+      outbuf_str(o, call ? "{\"ph\":\"B\",\"name\":" : "{\"ph\":\"E\"");
+      if (call)
+         outbuf_json_str(o, name, nlen);
+      outbuf_printf(o, ",\"pid\":%s,\"tid\":%u,\"ts\":", pid, tid);
+      put_time(o, axis, t);
+      outbuf_str(o, "}");
+   } else {
+      outbuf_printf(o, "{\"type\":\"%s\",\"frame\":%u,\"at\":",
+                    call ? "O" : "C", frame);
+      put_time(o, axis, t);
+      outbuf_str(o, "}");
+   }
+}
+
+/* The names of a process and a thread (Chrome's metadata events). */
+static void put_names(outbuf *o, const char *pid, const char *rank,
+                      const char *label, uint32_t tid, int axis, int first)
+{
+   if (first) {
+      outbuf_str(o, tl.written++ ? ",\n" : "");
+      outbuf_printf(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%s,"
+                    "\"args\":{\"name\":", pid);
+      if (rank) {
+         char b[96];
+         snprintf(b, sizeof b, "rank %s (pid %s)", rank, pid);
+         outbuf_json_str(o, b, strlen(b));
+      } else {
+         char b[64];
+         snprintf(b, sizeof b, "pid %s", pid);
+         outbuf_json_str(o, b, strlen(b));
+      }
+      outbuf_str(o, "}}");
+      if (rank)
+         outbuf_printf(o, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\","
+                       "\"pid\":%s,\"args\":{\"sort_index\":%s}}", pid, rank);
+   }
+   outbuf_str(o, tl.written++ ? ",\n" : "");
+   outbuf_printf(o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%s,"
+                 "\"tid\":%u,\"args\":{\"name\":", pid, tid);
+   outbuf_json_str(o, label, strlen(label));
+   outbuf_printf(o, ",\"time_axis\":\"%s\"}}", axis_name(axis));
+}
+
+/* One thread: its events, then the frames left open closed. */
+/* The pid, as a JSON number ("0" if the trace has none). */
+static const char *pid_of(const pl_trace *t)
+{
+   const char *pid = pl_trace_process_get(t, "pid");
+   return pid && *pid && strspn(pid, "0123456789") == strlen(pid) ? pid : "0";
+}
+
+static const char *object_of(const pl_trace *t, uint32_t fn)
+{
+   return pl_trace_object(t, pl_trace_function(t, fn)->obj)->str;
+}
+
+static int write_thread(outbuf *o, pl_trace *t, size_t index,
+                        const trace_labels *nm, long *frames,
+                        const pl_decode_opts *opts, const uint8_t *keep,
+                        int first, pl_error *err)
+{
+   const char *pid = pid_of(t);
+   const char *rank = pl_trace_process_get(t, "mpi_rank");
+   uint32_t tid = pl_trace_thread(t, index)->number;
+   int axis = pl_trace_cost_events(t, index) ? AXIS_INSNS : AXIS_EVENTS;
+   uint64_t now = 0;
+   size_t depth = 0;
+   char label[128];
+   const pl_vevent *ev;
+   pl_view *v;
+   long n;
+
+   thread_label(label, sizeof label, pid, rank, tid);
+   if (!(v = pl_view_open(t, index, opts->filter, keep, err)))
+      return -1;
+   tl.axis |= axis;
+   if (tl.format == PL_TIMELINE_CHROME) {
+      put_names(o, pid, rank, label, tid, axis, first);
+   } else {
+      char name[192];
+      if (rank)
+         snprintf(name, sizeof name, "%s (pid %s)", label, pid);
+      else
+         snprintf(name, sizeof name, "%s", label);
+      outbuf_str(o, tl.written++ ? ",\n" : "");
+      outbuf_str(o, "{\"type\":\"evented\",\"name\":");
+      outbuf_json_str(o, name, strlen(name));
+      outbuf_printf(o, ",\"unit\":\"none\",\"startValue\":0,\"events\":[\n");
+      tl.written = 0;
+   }
+   while ((n = pl_view_next(v, &ev, err)) > 0 && !o->err) {
+      const uint64_t *cost = pl_view_costs(v);
+      for (long i = 0; i < n; i++) {
+         uint32_t fn = ev[i].fn;
+         now = axis == AXIS_INSNS ? now + (cost ? cost[i] : 0)
+                                  : ev[i].number;
+         if (ev[i].kind == PL_EV_CALL) {
+            if (frames[fn] < 0
+                && (frames[fn] = frame_of(&tl.frames, object_of(t, fn),
+                                          trace_label(nm, fn))) < 0) {
+               pl_error_set(err, 0, "out of memory");
+               pl_view_close(v);
+               return -1;
+            }
+            if (pl_grow(&tl.open, &tl.open_cap, depth + 1,
+                        sizeof *tl.open) < 0) {
+               pl_error_set(err, 0, "out of memory");
+               pl_view_close(v);
+               return -1;
+            }
+            tl.open[depth++] = (uint32_t)frames[fn];
+            put_event(o, 1, (uint32_t)frames[fn], trace_label(nm, fn),
+                      trace_label_len(nm, fn), pid, tid, axis, now);
+         } else if (depth > 0) {
+            depth--;
+            put_event(o, 0, tl.open[depth], NULL, 0, pid, tid, axis, now);
+         }
+      }
+   }
+   while (depth > 0) {
+      depth--;
+      put_event(o, 0, tl.open[depth], NULL, 0, pid, tid, axis, now);
+   }
+   pl_view_close(v);
+   if (tl.format == PL_TIMELINE_SPEEDSCOPE) {
+      outbuf_str(o, "],\"endValue\":");
+      put_time(o, axis, now);
+      outbuf_str(o, "}");
+      tl.written = 1;       /* the next profile takes a comma */
+   }
+   return n < 0 ? -1 : 0;
+}
+
+int pl_mode_timeline_file(pl_trace *t, outbuf *o, pl_error *err,
+                          const pl_decode_opts *opts)
+{
+   const char *pid = pid_of(t);
+   size_t i, nthreads = pl_trace_nthreads(t);
+   uint32_t nfns = pl_trace_nfunctions(t), id;
+   trace_labels nm;
+   long *frames = NULL;
+   uint8_t *keep = NULL;
+   int ret = 0, first = 1;
+
+   if (nthreads == 0)
+      return 0;
+   if (trace_labels_load(&nm, t, opts->demangle) < 0
+       || !(frames = calloc((size_t)nfns + 1, sizeof *frames))
+       || !(keep = pl_filter_functions(opts->filter, t, opts->demangle))) {
+      ret = -1;
+      goto oom;
+   }
+   /* speedscope's frame numbers, found at each function's first call */
+   for (id = 1; id <= nfns; id++)
+      frames[id] = tl.format == PL_TIMELINE_SPEEDSCOPE ? -1 : 0;
+   for (i = 0; i < nthreads && ret == 0 && !o->err; i++) {
+      uint32_t number = pl_trace_thread(t, i)->number;
+      if (!pl_select_match(&opts->select, pid, number))
+         continue;
+      ret = write_thread(o, t, i, &nm, frames, opts, keep, first, err);
+      first = 0;
+   }
+   trace_labels_free(&nm);
+   free(frames);
+   free(keep);
+   return ret;
+oom:
+   trace_labels_free(&nm);
+   free(frames);
+   free(keep);
+   pl_error_set(err, 0, "out of memory");
+   return -1;
+}
