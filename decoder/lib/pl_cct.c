@@ -25,6 +25,8 @@ struct pl_cct {
    const pl_gfunc *fns;    /* the program's functions, for their idents */
    const uint32_t *fn_map; /* trace ID -> program ID */
    uint32_t        inherited;   /* inherited calls still to come */
+   uint32_t        depth;  /* of the stack after the last event */
+   int             costs;  /* events came with costs */
 };
 
 static inline size_t slot_of(uint32_t parent, uint32_t fn, unsigned bits)
@@ -70,6 +72,7 @@ void pl_cct_begin(pl_cct *c, const pl_program *p, const uint32_t *fn_map,
    c->fn_map = fn_map;
    c->inherited = inherited;
    c->frames[0] = 0;
+   c->depth = 0;
 }
 
 static int grow_table(pl_cct *c)
@@ -126,19 +129,38 @@ static uint32_t child(pl_cct *c, uint32_t parent, uint32_t fn,
    nd->tag = tag ? *tag : pl_path_mix(c->nodes[parent].tag, c->fns[fn].ident);
    nd->last_fn = 0;
    nd->last_child = 0;
+   nd->cost = 0;
    return i;
 }
 
 int pl_cct_events(pl_cct *c, const pl_event *ev, size_t n)
 {
+   return pl_cct_events_costs(c, ev, NULL, n);
+}
+
+int pl_cct_has_costs(const pl_cct *c)
+{
+   return c->costs;
+}
+
+int pl_cct_events_costs(pl_cct *c, const pl_event *ev, const uint64_t *cost,
+                        size_t n)
+{
    const uint32_t *fn_map = c->fn_map;
    uint32_t *frames = c->frames;
    size_t i;
 
+   if (cost)
+      c->costs = 1;
    for (i = 0; i < n; i++) {
       uint32_t f, d = ev[i].depth, up, ch;
       pl_cct_node *u;
 
+      /* the path on top before the event: depth d - 1 before a call */
+      if (cost)
+         c->nodes[frames[ev[i].kind == PL_EV_CALL ? d - 1 : d]].cost
+            += cost[i];
+      c->depth = ev[i].kind == PL_EV_CALL ? d : d - 1;
       if (ev[i].kind != PL_EV_CALL)
          continue;
       if (d >= c->frames_cap) {
@@ -181,12 +203,19 @@ static int visit_events(void *ctx, const pl_event *ev, size_t n)
    return pl_cct_events(ctx, ev, n);
 }
 
+static int visit_events_costs(void *ctx, const pl_event *ev,
+                              const uint64_t *cost, size_t n)
+{
+   return pl_cct_events_costs(ctx, ev, cost, n);
+}
+
 void pl_cct_visitor(pl_cct *c, pl_visitor *v)
 {
    v->ctx = c;
    v->thread_begin = visit_begin;
    v->events = visit_events;
    v->thread_end = NULL;
+   v->events_costs = visit_events_costs;
 }
 
 size_t pl_cct_size(const pl_cct *c)
@@ -217,18 +246,22 @@ uint32_t pl_cct_path(const pl_cct *c, uint32_t node, uint32_t *fns)
 
 /* ---- Trees between processes ------------------------------------------ */
 
-/* Layout: u64 nodes (the root excluded), then per node from 1 on: u32
-   parent, u32 fn, u64 calls, u64 tag (a tag is the same in every program:
-   it is made of the functions' idents). */
+/* Layout: u32 whether there were costs, u64 the root's cost, u64 nodes
+   (the root excluded), then per node from 1 on: u32 parent, u32 fn, u64
+   calls, u64 tag (a tag is the same in every program: it is made of the
+   functions' idents), u64 cost. */
 int pl_cct_pack(const pl_cct *c, unsigned char **buf, size_t *len)
 {
    pl_wbuf w = { 0 };
+   pl_wire_u32(&w, (uint32_t)c->costs);
+   pl_wire_u64(&w, c->nodes[0].cost);
    pl_wire_u64(&w, c->n - 1);
    for (size_t i = 1; i < c->n; i++) {
       pl_wire_u32(&w, c->nodes[i].parent);
       pl_wire_u32(&w, c->nodes[i].fn);
       pl_wire_u64(&w, c->nodes[i].calls);
       pl_wire_u64(&w, c->nodes[i].tag);
+      pl_wire_u64(&w, c->nodes[i].cost);
    }
    return pl_wire_finish(&w, buf, len);
 }
@@ -240,18 +273,23 @@ int pl_cct_merge(pl_cct *c, const unsigned char *buf, size_t len,
                  const uint32_t *map, uint32_t nmap)
 {
    pl_rbuf r = { buf, buf + len, 0, 0 };
-   size_t n = pl_wire_count(&r, 24), i;
+   int costs = (int)pl_wire_get_u32(&r);
+   uint64_t root_cost = pl_wire_get_u64(&r);
+   size_t n = pl_wire_count(&r, 32), i;
    uint32_t *idx;
    int ret = 0;
 
    if (r.bad)
       return 1;
+   c->costs |= costs != 0;
+   c->nodes[0].cost += root_cost;
    if (!(idx = malloc((n + 1) * sizeof *idx)))
       return -1;
    idx[0] = 0;
    for (i = 1; i <= n; i++) {
       uint32_t parent = pl_wire_get_u32(&r), fn = pl_wire_get_u32(&r);
       uint64_t calls = pl_wire_get_u64(&r), tag = pl_wire_get_u64(&r);
+      uint64_t cost = pl_wire_get_u64(&r);
       if (r.bad || parent >= i || fn == 0 || fn > nmap || !map[fn]) {
          ret = 1;
          break;
@@ -261,6 +299,7 @@ int pl_cct_merge(pl_cct *c, const unsigned char *buf, size_t len,
          break;
       }
       c->nodes[idx[i]].calls += calls;
+      c->nodes[idx[i]].cost += cost;
    }
    free(idx);
    return ret != 0 ? ret : r.p == r.end ? 0 : 1;

@@ -36,6 +36,8 @@ typedef struct {
    uint32_t last_fn;    /* the builder's cache: function of the child last
                            looked up (0: none) ... */
    uint32_t last_child; /* ... and that child */
+   uint64_t cost;       /* with costs (since 0.9): what the events cost
+                           while this path was the stack (exclusive) */
 } pl_cct_node;
 
 typedef struct pl_cct pl_cct;
@@ -54,8 +56,15 @@ void pl_cct_begin(pl_cct *c, const pl_program *p, const uint32_t *fn_map,
    call at depth d follows a frame at depth d-1).  0, or -1 if out of
    memory or beyond 2^32-1 paths. */
 int  pl_cct_events(pl_cct *c, const pl_event *ev, size_t n);
+/* The same with each event's cost (pl_view_costs()), which goes to the
+   path that was the stack before the event (the root's: before the first
+   call).  (Since libparlot 0.9.) */
+int  pl_cct_events_costs(pl_cct *c, const pl_event *ev,
+                         const uint64_t *cost, size_t n);
+/* Whether any events came with costs.  (Since libparlot 0.9.) */
+int  pl_cct_has_costs(const pl_cct *c);
 
-/* A visitor calling the two above (with pl_thread.inherited), for
+/* A visitor calling the functions above (with pl_thread.inherited), for
    pl_program_read(). */
 void pl_cct_visitor(pl_cct *c, pl_visitor *v);
 

@@ -372,6 +372,16 @@ static int recreates(const pl_trace *t, size_t i)
    return 0;
 }
 
+/* Hand a batch to the visitor: with its costs if it has them and the
+   visitor takes them. */
+static int visit(const pl_visitor *v, const pl_event *ev, const uint64_t *cost,
+                 size_t n)
+{
+   if (cost && v->events_costs)
+      return v->events_costs(v->ctx, ev, cost, n);
+   return v->events ? v->events(v->ctx, ev, n) : 0;
+}
+
 /* The next batch of a thread that re-creates frames: as pl_event in *ev
    for the visitor, and to the graph builder with each run of re-created
    entries announced first.  The count, 0 at the end, -1 (*err set), or
@@ -556,7 +566,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          }
          if (n <= 0)
             break;
-         if (v && v->events && v->events(v->ctx, ev, (size_t)n) < 0) {
+         if (v && visit(v, ev, pl_view_costs(view), (size_t)n) < 0) {
             n = -2;
             break;
          }

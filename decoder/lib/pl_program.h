@@ -147,6 +147,10 @@ typedef struct {
                         const uint32_t *fn_map);
    int  (*events)(void *ctx, const pl_event *ev, size_t n);
    void (*thread_end)(void *ctx);
+   /* Since 0.9, optional: called instead of events for a batch that has
+      costs (pl_view_costs()), with each event's. */
+   int  (*events_costs)(void *ctx, const pl_event *ev, const uint64_t *cost,
+                        size_t n);
 } pl_visitor;
 
 void pl_program_init(pl_program *p, int demangle);

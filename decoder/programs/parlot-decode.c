@@ -163,6 +163,9 @@ static void usage(FILE *f)
       "                       selects; may be repeated\n"
       "      --top=N          --paths: print the N most frequent (default\n"
       "                       20; 0 = all)\n"
+      "      --weight=calls|insns  --paths, --folded: weigh each call path by\n"
+      "                       its calls (default) or by the instructions run\n"
+      "                       while it was the stack (--collect-insns traces)\n"
       "      --no-demangle    print C++ function names as recorded (mangled)\n");
    pl_backend_help_jobs(f, "the output", "; --paths, --path-of, --folded, "
                         "--events,\n                       --replay and "
@@ -462,15 +465,16 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                          const char **out_path, pl_decode_opts *o)
 {
    enum { OPT_MODE = 0x100, OPT_NO_DEMANGLE = 0x80, OPT_SELECT, OPT_GROUP_BY,
-          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT };
+          OPT_GROUP, OPT_TOP, OPT_FILTER, OPT_LOOPS, OPT_WINDOW, OPT_DOT,
+          OPT_WEIGHT };
    static const struct option filters[] = {
       PL_CLI_FILTER_OPTIONS(OPT_FILTER)
    };
    /* the modes, the options below, the filters and the end marker */
-   struct option longopts[NMODES + 13 + sizeof filters / sizeof filters[0]
+   struct option longopts[NMODES + 14 + sizeof filters / sizeof filters[0]
                           + 1 + 1];     /* + the back-end's (at most 1) */
    const char *loops_given = NULL, *group_given = NULL;
-   int top_given = 0;
+   int top_given = 0, weight_given = 0;
    uint64_t window = 256;
    int index, loops = 0;
    char why[256];
@@ -500,6 +504,8 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
    longopts[m++] = (struct option){ "window", required_argument, NULL,
                                     OPT_WINDOW };
    longopts[m++] = (struct option){ "dot", no_argument, NULL, OPT_DOT };
+   longopts[m++] = (struct option){ "weight", required_argument, NULL,
+                                    OPT_WEIGHT };
    for (size_t k = 0; k < pl_backend_noptions; k++)
       longopts[m++] = pl_backend_options[k];
    for (size_t k = 0; k < sizeof filters / sizeof filters[0]; k++)
@@ -529,6 +535,12 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
          break;
       case OPT_DOT:
          o->dot = 1;
+         break;
+      case OPT_WEIGHT:
+         if (strcmp(optarg, "calls") != 0 && strcmp(optarg, "insns") != 0)
+            return usage_error("--weight wants calls or insns, not", optarg);
+         o->weight_insns = strcmp(optarg, "insns") == 0;
+         weight_given = 1;
          break;
       case 'o':
          *out_path = optarg;
@@ -613,6 +625,10 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
       rather than ignored */
    if (top_given && (*mode)->program != &pl_mode_paths)
       return usage_error("--top applies to --paths only", NULL);
+   if (weight_given && (*mode)->program != &pl_mode_paths
+       && (*mode)->program != &pl_mode_folded)
+      return usage_error("--weight applies to --paths and --folded only",
+                         NULL);
    if (group_given && (*mode)->program != &pl_mode_xml) {
       snprintf(why, sizeof why, "--%s applies to --xml only (the call-graph "
                "document)", group_given);

@@ -411,6 +411,125 @@ static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
    return 0;
 }
 
+/* ---- Costs ---------------------------------------------------------------- */
+
+#define COST_ROWS 10     /* functions listed whose instructions changed most */
+
+/* A function's instructions in A and B, by identity (pl_paths.h). */
+typedef struct {
+   uint64_t    ident;
+   const char *label;       /* A's label, else B's */
+   uint64_t    self[2], incl[2];
+} fn_cost;
+
+/* By identity, A's side first (a stable order for the join). */
+static int by_ident(const void *x, const void *y)
+{
+   const fn_cost *a = x, *b = y;
+   int in_a = a->incl[0] || a->self[0], in_b = b->incl[0] || b->self[0];
+   if (a->ident != b->ident)
+      return a->ident < b->ident ? -1 : 1;
+   return in_b - in_a;
+}
+
+static int by_cost_change(const void *x, const void *y)
+{
+   const fn_cost *a = x, *b = y;
+   uint64_t da = a->incl[0] > a->incl[1] ? a->incl[0] - a->incl[1]
+                                         : a->incl[1] - a->incl[0];
+   uint64_t db = b->incl[0] > b->incl[1] ? b->incl[0] - b->incl[1]
+                                         : b->incl[1] - b->incl[0];
+   if (da != db)
+      return da > db ? -1 : 1;
+   return strcmp(a->label, b->label);
+}
+
+/* Run r read as one program through the filters, its total graph in *g.
+   0, or -1 if out of memory (a trace that cannot be read was reported
+   with the threads; what it holds counts). */
+static int read_program(run *r, const options *o, pl_program *p, pl_graph *g)
+{
+   pl_program_init(p, o->demangle);
+   memset(g, 0, sizeof *g);
+   if (pl_program_set_filter(p, o->filter) < 0)
+      return -1;
+   for (size_t i = 0; i < r->in.n; i++) {
+      pl_error err;
+      if (pl_program_read_input(p, &r->in.v[i], &o->select, NULL, &err) < 0
+          && strcmp(err.msg, "out of memory") == 0)
+         return -1;
+   }
+   return pl_program_total(p, g);
+}
+
+/* Runs recorded with --collect-insns (both): the functions whose
+   inclusive instructions changed most, after the summary.  0, or -1 if
+   out of memory. */
+static int put_costs(run *ra, run *rb, const options *o, diff_report *rep)
+{
+   pl_program p[2];
+   pl_graph g[2];
+   fn_cost *v = NULL;
+   size_t n = 0, cap = 0, i, k;
+   int ret = -1, side;
+
+   memset(p, 0, sizeof p);
+   memset(g, 0, sizeof g);
+   if (read_program(ra, o, &p[0], &g[0]) < 0)
+      goto out;
+   if (!g[0].costs) {
+      ret = 0;
+      goto out;
+   }
+   if (read_program(rb, o, &p[1], &g[1]) < 0)
+      goto out;
+   if (!g[1].costs) {
+      ret = 0;
+      goto out;
+   }
+   /* both sides' functions, joined by identity (a sort of both lists) */
+   for (side = 0; side < 2; side++)
+      for (i = 0; i < g[side].nfns; i++) {
+         const pl_fstat *f = &g[side].fns[i];
+         const pl_gfunc *gf = &p[side].fns[f->fn];
+         if (pl_grow(&v, &cap, n + 1, sizeof *v) < 0)
+            goto out;
+         memset(&v[n], 0, sizeof v[n]);
+         v[n].ident = gf->ident;
+         v[n].label = gf->label;
+         v[n].self[side] = f->self_cost;
+         v[n].incl[side] = f->incl_cost;
+         n++;
+      }
+   qsort(v, n, sizeof *v, by_ident);
+   for (i = 0, k = 0; i < n; i++) {
+      if (k > 0 && v[k - 1].ident == v[i].ident) {
+         for (side = 0; side < 2; side++) {
+            v[k - 1].self[side] += v[i].self[side];
+            v[k - 1].incl[side] += v[i].incl[side];
+         }
+         continue;
+      }
+      v[k++] = v[i];
+   }
+   qsort(v, k, sizeof *v, by_cost_change);
+   {
+      uint64_t ir[2] = { g[0].cost, g[1].cost };
+      size_t rows = k < COST_ROWS ? k : COST_ROWS;
+      rep->costs_head(rep, ir, rows);
+      for (i = 0; i < rows; i++)
+         rep->cost(rep, v[i].label, v[i].self, v[i].incl);
+   }
+   ret = 0;
+out:
+   free(v);
+   for (side = 0; side < 2; side++) {
+      pl_graph_free(&g[side]);
+      pl_program_free(&p[side]);
+   }
+   return ret;
+}
+
 /* ---- Command line -------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -827,7 +946,9 @@ int main(int argc, char **argv)
       status = EXIT_TROUBLE;
    } else {
       if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt) < 0
-          || put_summary(&rep, &ty, &tt) < 0 || rep.finish(&rep) < 0) {
+          || put_summary(&rep, &ty, &tt) < 0
+          || (!o.within && put_costs(&ra, &rb, &o, &rep) < 0)
+          || rep.finish(&rep) < 0) {
          fprintf(stderr, PROG ": out of memory\n");
          ty.trouble = 1;
       }

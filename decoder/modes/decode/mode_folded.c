@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* parlot-decode --folded: "f1;f2;...;fn COUNT" per call path called at
    least once, by path (path_labels.h), of all the threads: the input of
-   flamegraph.pl. */
+   flamegraph.pl.  With --weight=insns, COUNT is the instructions run while
+   the path was the stack (a trace recorded with --collect-insns), for a
+   flame graph of where the time went; paths of none are left out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +22,11 @@ static int folded_write(void *state, const pl_program *p, outbuf *o,
    path_labels l;
    int ret = -1;
 
-   (void)opts;
    memset(&l, 0, sizeof l);
+   if (path_tree_check_weight(s, opts) < 0) {
+      ret = 1;
+      goto out;
+   }
    if (!st_node || !st_len || !buf || path_labels_build(&l, p) < 0
        || path_tree_order(s->cct, &l, &order) < 0)
       goto out;
@@ -31,6 +36,7 @@ static int folded_write(void *state, const pl_program *p, outbuf *o,
    for (i = 1; i < n; i++) {
       uint32_t v = order[i], fn = nd[v].fn;
       size_t len, ll = l.at[fn + 1] - l.at[fn];
+      uint64_t weight;
       while (st_node[sp] != nd[v].parent)
          sp--;
       len = st_len[sp];
@@ -59,10 +65,11 @@ static int folded_write(void *state, const pl_program *p, outbuf *o,
       }
       st_node[sp] = v;
       st_len[sp] = len;
-      if (nd[v].calls) {
+      weight = opts->weight_insns ? nd[v].cost : nd[v].calls;
+      if (weight) {
          outbuf_write(o, buf, len);
          outbuf_write(o, " ", 1);
-         outbuf_u64(o, nd[v].calls);
+         outbuf_u64(o, weight);
          outbuf_write(o, "\n", 1);
       }
    }

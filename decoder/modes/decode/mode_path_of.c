@@ -206,10 +206,10 @@ static int path_of_write(void *state, const pl_program *p, outbuf *o,
       return -1;
    sort_labels = &l;
    qsort(t->m, t->nm, sizeof *t->m, by_calls_then_match_path);
-   path_put_header(o, p);
+   path_put_header(o, p, 0);
    for (i = 0; i < t->nm; i++)
-      path_put_row(o, &l, t->m[i].calls, t->target, 0, t->m[i].fns,
-              t->m[i].depth);
+      path_put_row(o, &l, t->m[i].calls, PATH_NO_INSNS, t->target, 0,
+                   t->m[i].fns, t->m[i].depth);
    path_labels_free(&l);
    if (t->nm > 1)
       fprintf(stderr, "%s: warning: tag 0x%016llx is shared by %zu call "

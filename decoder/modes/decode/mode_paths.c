@@ -4,7 +4,10 @@
 
    "# calls<TAB>tag<TAB>path", then one row per path called at least once,
    "COUNT<TAB>0xTAG<TAB>f1;f2;...;fn", by decreasing count, then by path
-   (path_labels.h); --top=N rows (0 = all).  Then every tag that two or
+   (path_labels.h); --top=N rows (0 = all).  Traces recorded with
+   --collect-insns add the instructions run while the path was the stack
+   (its own, not its callees'), "COUNT<TAB>INSNS<TAB>0xTAG<TAB>path";
+   --weight=insns sorts by them.  Then every tag that two or
    more paths share, as "# collision: tag 0xTAG is shared by N paths" and
    one "#<TAB>COUNT<TAB>path" line per path, with a warning on stderr (the
    exit status stays 0). */
@@ -46,7 +49,7 @@ static int paths_write(void *state, const pl_program *p, outbuf *o,
    uint32_t *order = NULL, *rank = NULL;
    entry *e = NULL;
    path_labels l;
-   int ret = -1;
+   int ret = -1, costs;
 
    if (path_labels_build(&l, p) < 0)
       return -1;
@@ -59,22 +62,28 @@ static int paths_write(void *state, const pl_program *p, outbuf *o,
    free(order);
    order = NULL;
 
+   if (path_tree_check_weight(s, opts) < 0) {
+      ret = 1;
+      goto out;
+   }
+   costs = pl_cct_has_costs(s->cct);
    for (i = 1; i < n; i++)
       if (nd[i].calls) {
-         e[nrows].key = nd[i].calls;
+         e[nrows].key = opts->weight_insns ? nd[i].cost : nd[i].calls;
          e[nrows].rank = rank[i];
          e[nrows].node = (uint32_t)i;
          nrows++;
       }
    qsort(e, nrows, sizeof *e, by_calls_then_path);
    top = opts->top && opts->top < nrows ? opts->top : nrows;
-   path_put_header(o, p);
+   path_put_header(o, p, costs);
    for (i = 0; i < top; i++) {
       uint32_t v = e[i].node;
       long d = path_tree_path(s, v);
       if (d < 0)
          goto out;
-      path_put_row(o, &l, nd[v].calls, nd[v].tag, 0, s->path, (uint32_t)d);
+      path_put_row(o, &l, nd[v].calls, costs ? nd[v].cost : PATH_NO_INSNS,
+                   nd[v].tag, 0, s->path, (uint32_t)d);
    }
 
    /* collisions: every tag of two or more paths, called or not */
@@ -98,7 +107,8 @@ static int paths_write(void *state, const pl_program *p, outbuf *o,
          long d = path_tree_path(s, v);
          if (d < 0)
             goto out;
-         path_put_row(o, &l, nd[v].calls, 0, 1, s->path, (uint32_t)d);
+         path_put_row(o, &l, nd[v].calls, PATH_NO_INSNS, 0, 1, s->path,
+                      (uint32_t)d);
       }
    }
    if (ncoll)

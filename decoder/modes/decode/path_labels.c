@@ -90,14 +90,15 @@ static void put_path(outbuf *o, const path_labels *l, const uint32_t *fns,
    }
 }
 
-void path_put_header(outbuf *o, const pl_program *p)
+void path_put_header(outbuf *o, const pl_program *p, int insns)
 {
    if (pl_program_filter(p)) {
       outbuf_str(o, "# filter: ");
       outbuf_str_escaped(o, pl_filter_describe(pl_program_filter(p)));
       outbuf_str(o, "\n");
    }
-   outbuf_str(o, "# calls\ttag\tpath\n");
+   outbuf_str(o, insns ? "# calls\tinsns\ttag\tpath\n"
+                       : "# calls\ttag\tpath\n");
 }
 
 void path_put_tag(outbuf *o, uint64_t tag)
@@ -113,13 +114,17 @@ void path_put_tag(outbuf *o, uint64_t tag)
 }
 
 void path_put_row(outbuf *o, const path_labels *l, uint64_t calls,
-                  uint64_t tag, int comment, const uint32_t *fns,
-                  uint32_t depth)
+                  uint64_t insns, uint64_t tag, int comment,
+                  const uint32_t *fns, uint32_t depth)
 {
    if (comment)
       outbuf_write(o, "#\t", 2);
    outbuf_u64(o, calls);
    outbuf_write(o, "\t", 1);
+   if (!comment && insns != PATH_NO_INSNS) {
+      outbuf_u64(o, insns);
+      outbuf_write(o, "\t", 1);
+   }
    if (!comment) {
       path_put_tag(o, tag);
       outbuf_write(o, "\t", 1);

@@ -12,8 +12,9 @@
 #include "pl_modes.h"
 
 /* The rows' header of --paths and --path-of: "# calls<TAB>tag<TAB>path",
-   after "# filter: ..." when p was read through a filter. */
-void path_put_header(outbuf *o, const pl_program *p);
+   with insns "# calls<TAB>insns<TAB>tag<TAB>path", after "# filter: ..."
+   when p was read through a filter. */
+void path_put_header(outbuf *o, const pl_program *p, int insns);
 
 /* The labels of a program's functions as written, and their order. */
 typedef struct {
@@ -30,10 +31,12 @@ void path_labels_free(path_labels *l);
 /* "0x" and 16 hex digits. */
 void path_put_tag(outbuf *o, uint64_t tag);
 
-/* A row "COUNT<TAB>0xTAG<TAB>path\n" of the path fns[0..depth-1]; with
-   comment set, "#<TAB>COUNT<TAB>path\n" (no tag). */
+/* A row "COUNT<TAB>0xTAG<TAB>path\n" of the path fns[0..depth-1], with
+   "INSNS<TAB>" after COUNT unless insns is PATH_NO_INSNS; with comment
+   set, "#<TAB>COUNT<TAB>path\n" (no tag, no insns). */
+#define PATH_NO_INSNS UINT64_MAX
 void path_put_row(outbuf *o, const path_labels *l, uint64_t calls,
-                  uint64_t tag, int comment, const uint32_t *fns,
-                  uint32_t depth);
+                  uint64_t insns, uint64_t tag, int comment,
+                  const uint32_t *fns, uint32_t depth);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The calling-context tree of --paths and --folded (path_tree.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,16 @@ int path_tree_merge(void *state, const unsigned char *buf, size_t len,
                     const uint32_t *map, uint32_t nmap)
 {
    return pl_cct_merge(((path_tree *)state)->cct, buf, len, map, nmap);
+}
+
+int path_tree_check_weight(const path_tree *s, const pl_decode_opts *o)
+{
+   if (!o->weight_insns || pl_cct_has_costs(s->cct))
+      return 0;
+   fprintf(stderr, "%s: --weight=insns: the traces have no instruction "
+           "counts (record them with valgrind --tool=parlot "
+           "--collect-insns=yes)\n", o->prog);
+   return -1;
 }
 
 long path_tree_path(path_tree *s, uint32_t node)

@@ -25,6 +25,10 @@ int   path_tree_pack(void *state, unsigned char **buf, size_t *len);
 int   path_tree_merge(void *state, const unsigned char *buf, size_t len,
                       const uint32_t *map, uint32_t nmap);
 
+/* --weight=insns needs the traces' costs: 0, or -1 after saying on
+   stderr that there are none. */
+int path_tree_check_weight(const path_tree *s, const pl_decode_opts *o);
+
 /* The functions of node into s->path, outermost first; its depth, or -1
    if out of memory. */
 long path_tree_path(path_tree *s, uint32_t node);

@@ -36,6 +36,8 @@ typedef struct {
    pl_filter     *filter;      /* --images, --only, --hide, --depth, --range */
    size_t         window;      /* --loops: longest loop body; 0 = no loops */
    int            dot;         /* --stacks --dot: Graphviz output */
+   int            weight_insns;  /* --weight=insns: --paths and --folded
+                                    by the paths' instructions */
    int            xml;         /* --info --xml: a document */
    const pl_progress_hooks *progress;   /* per-file modes; NULL: none */
 } pl_decode_opts;

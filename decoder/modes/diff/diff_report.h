@@ -93,6 +93,13 @@ struct diff_report {
                    size_t endings);
    void (*function)(diff_report *r, const char *label, uint64_t a,
                     uint64_t b);
+   /* Runs recorded with --collect-insns: their instructions (ir[0] A's,
+      ir[1] B's), then cost() for each of the n functions whose inclusive
+      instructions changed most, most first: self[2] and incl[2], A's and
+      B's. */
+   void (*costs_head)(diff_report *r, const uint64_t ir[2], size_t n);
+   void (*cost)(diff_report *r, const char *label, const uint64_t self[2],
+                const uint64_t incl[2]);
    /* 0, or -1 if out of memory (output errors are in o->err). */
    int  (*finish)(diff_report *r);
 };

@@ -223,6 +223,36 @@ static void t_function(diff_report *r, const char *label, uint64_t a,
                  (unsigned long long)b, (long long)(b - a), label);
 }
 
+/* "+12.3%" of b against a, "new" if a is 0. */
+static void put_change(outbuf *o, uint64_t a, uint64_t b)
+{
+   if (a == 0)
+      outbuf_str(o, b ? "    new" : "      =");
+   else
+      outbuf_printf(o, "%+6.1f%%", 100.0 * ((double)b - (double)a) / (double)a);
+}
+
+static void t_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
+{
+   outbuf_printf(r->o, "== instructions (--collect-insns): A %llu, B %llu (",
+                 (unsigned long long)ir[0], (unsigned long long)ir[1]);
+   put_change(r->o, ir[0], ir[1]);
+   outbuf_printf(r->o, "); the %zu function%s whose inclusive instructions "
+                 "changed most:\n%14s %14s %7s %14s %14s  function\n", n,
+                 n == 1 ? "" : "s", "incl A", "incl B", "", "self A",
+                 "self B");
+}
+
+static void t_cost(diff_report *r, const char *label, const uint64_t self[2],
+                   const uint64_t incl[2])
+{
+   outbuf_printf(r->o, "%14llu %14llu ", (unsigned long long)incl[0],
+                 (unsigned long long)incl[1]);
+   put_change(r->o, incl[0], incl[1]);
+   outbuf_printf(r->o, " %14llu %14llu  %s\n", (unsigned long long)self[0],
+                 (unsigned long long)self[1], label);
+}
+
 static int t_finish(diff_report *r)
 {
    free(r->impl);
@@ -246,6 +276,8 @@ int diff_report_text(diff_report *r, outbuf *o)
    r->progress = t_progress;
    r->summary = t_summary;
    r->function = t_function;
+   r->costs_head = t_costs_head;
+   r->cost = t_cost;
    r->finish = t_finish;
    return 0;
 }

@@ -229,6 +229,28 @@ static void x_function(diff_report *r, const char *label, uint64_t a,
    xml_end(x);
 }
 
+static void x_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
+{
+   xml_out *x = X(r);
+   (void)n;
+   xml_start(x, "costs");
+   xml_attr_u64(x, "insns-a", ir[0]);
+   xml_attr_u64(x, "insns-b", ir[1]);
+}
+
+static void x_cost(diff_report *r, const char *label, const uint64_t self[2],
+                   const uint64_t incl[2])
+{
+   xml_out *x = X(r);
+   xml_start(x, "cost");
+   xml_attr_text(x, "name", label);
+   xml_attr_u64(x, "inclusive-a", incl[0]);
+   xml_attr_u64(x, "inclusive-b", incl[1]);
+   xml_attr_u64(x, "self-a", self[0]);
+   xml_attr_u64(x, "self-b", self[1]);
+   xml_end(x);
+}
+
 static int x_finish(diff_report *r)
 {
    xml_out *x = X(r);
@@ -257,6 +279,8 @@ int diff_report_xml(diff_report *r, outbuf *o, const char *creator)
    r->progress = x_progress;
    r->summary = x_summary;
    r->function = x_function;
+   r->costs_head = x_costs_head;
+   r->cost = x_cost;
    r->finish = x_finish;
    return 0;
 }

@@ -14,8 +14,11 @@
 #     depends on timing; the program's own code does not);
 #   - the events do not change: --events --images=main of iterate with
 #     and without --collect-insns are the same;
-#   - parlot-annotate's Ir list and totals agree with the export, the XML
-#     carries the costs and validates ($XMLLINT, docs/parlot-callgraph.rng);
+#   - parlot-annotate's Ir list and totals, and --folded --weight=insns,
+#     agree with the export; the XML carries the costs and validates
+#     ($XMLLINT, docs/parlot-callgraph.rng);
+#   - parlot-diff of two runs (12 and 16 iterations): the functions whose
+#     inclusive Ir changed most, each run's self Ir as in its export;
 #   - damage: a flipped byte in a COSTS chunk and a trace cut inside one
 #     give a one-line error and a non-zero exit, not a crash.
 # Also prints the bytes the costs take beside the rest of each trace.
@@ -127,6 +130,59 @@ if [ -n "$want" ] && [ "$want" = "$got" ] && [ "$total" = "$gtotal" ]; then
 else
    fail "parlot-annotate's Ir list" "compute: annotate '$got', export '$want'; totals '$gtotal', '$total'" \
       "$(grep -A4 '^Ir  ' "$work/annotate.txt" | head -5)"
+fi
+
+# --folded --weight=insns: each leaf's lines add up to its self Ir in the
+# export (itself checked against Callgrind above), all of them to its total
+# (both as shown: C library variants under the function called)
+"$PARLOT_DECODE" --folded --weight=insns "$work/workers.trace" \
+   > "$work/folded.txt" 2> "$work/folded.err"
+"$PARLOT_DECODE" --callgrind "$work/workers.trace" > "$work/shown.export" 2> /dev/null
+if python3 "$here/folded_check.py" "$work/folded.txt" "$work/shown.export" \
+      > "$work/folded.cmp" 2>&1; then
+   pass "--folded --weight=insns: $(cat "$work/folded.cmp")"
+else
+   fail "--folded --weight=insns disagrees with the export" "$(head -3 "$work/folded.cmp")"
+fi
+
+# parlot-diff of two runs with costs: the functions whose inclusive Ir
+# changed most, with each run's self Ir as its export has it
+if "$VALGRIND" --tool=parlot -q --collect-insns=yes \
+      --parlot-out-file="$work/iterate16.trace" "$work/iterate" 16 > /dev/null 2>&1 &&
+   "$PARLOT_DECODE" --callgrind --no-demangle "$work/iterate16.trace" > "$work/iterate16.export"; then
+   "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --no-demangle --images=all \
+      "$work/iterate.trace" "$work/iterate16.trace" > "$work/diff.txt" 2> "$work/diff.err"
+   if HERE=$here python3 - "$work/diff.txt" "$work/iterate.export" "$work/iterate16.export" \
+         > "$work/diff.cmp" 2>&1 <<'PY'
+import os, sys, collections
+sys.path.insert(0, os.environ.get("HERE", "."))
+import compare_ir
+rows, on = {}, False
+for line in open(sys.argv[1]):
+    if line.startswith("== instructions"):
+        on = True
+        continue
+    f = line.split()
+    if on and len(f) == 6 and f[0].isdigit():
+        rows[f[5]] = (int(f[0]), int(f[1]), int(f[3]), int(f[4]))
+selfs = []
+for path in sys.argv[2:]:
+    c = collections.Counter()
+    for (_, fn), ir in compare_ir.parse(path)[0].items():
+        c[fn] += ir
+    selfs.append(c)
+bad = [fn for fn, r in rows.items() if (r[2], r[3]) != (selfs[0][fn], selfs[1][fn])]
+print("%d functions listed, %d whose self Ir is not the exports'%s"
+      % (len(rows), len(bad), ": " + ", ".join(bad) if bad else ""))
+sys.exit(1 if bad or "compute" not in rows else 0)
+PY
+   then
+      pass "parlot-diff with costs: $(cat "$work/diff.cmp")"
+   else
+      fail "parlot-diff with costs" "$(cat "$work/diff.cmp")" "$(grep -A4 '^== instructions' "$work/diff.txt")"
+   fi
+else
+   fail "parlot-diff with costs: tracing iterate 16"
 fi
 
 # XML: costs, valid
