@@ -51,9 +51,22 @@ enum pl_chunk_type {
    PL_CHUNK_PACKED_TABLE = 12, /* 2.0: an OBJECTS, FUNCTIONS or ALIASES
                                   payload, coded (pl_table_pack.h) */
    /* 13 is an archive member's TABLE_REF (decoder/lib/pl_tables.h) */
-   PL_CHUNK_COSTS        = 14  /* 2.5: the costs of a run of a thread's
+   PL_CHUNK_COSTS        = 14, /* 2.5: the costs of a run of a thread's
                                   events (pl_cost_codec.h) */
+   PL_CHUNK_TIMES        = 15  /* 2.5: wall-clock stamps of a thread's
+                                  stream, below */
 };
+
+/* TIMES (2.5): "after the first P events of the stream, the clock said
+   T", stamps in increasing P.
+     0  4  count of stamps (>= 1)
+     4  4  clock: PL_TIMES_REALTIME (ns since the Unix epoch)
+     8     per stamp, ULEB128 numbers: the first P and T as they are; each
+           next one's P minus the previous P, and T minus the previous T
+           zigzag-coded ((d << 1) ^ (d >> 63), so that a clock set back
+           still fits) */
+#define PL_TIMES_PREFIX_SIZE 8
+#define PL_TIMES_REALTIME    1u
 
 /* PACKED_TABLE (2.0):
      0  1  the type of the table chunk it stands for (2, 3 or 11)

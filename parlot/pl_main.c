@@ -30,6 +30,7 @@
 #include "pl_codec.h"
 #include "pl_control.h"
 #include "pl_costs.h"
+#include "pl_times.h"
 #include "pl_ending.h"
 #include "pl_format.h"
 #include "pl_output.h"
@@ -98,6 +99,7 @@ static Bool pl_process_cmd_line_option(const HChar *arg)
    else if VG_BINT_CLO(arg, "--flush-interval", clo_flush_ms, 0, 3600000) {}
    else if VG_BOOL_CLO(arg, "--flush-on-block", clo_flush_on_block) {}
    else if VG_BOOL_CLO(arg, "--collect-insns", pl_collect_insns) {}
+   else if VG_BOOL_CLO(arg, "--collect-time", pl_collect_time) {}
    else if (!pl_control_option(arg))
       return False;
 
@@ -136,6 +138,10 @@ static void pl_print_usage(void)
 "    --collect-insns=no|yes    record with each event the instructions the\n"
 "                              thread executed since its previous event\n"
 "                              (Callgrind's Ir; COSTS chunks) [no]\n"
+"    --collect-time=no|yes     record wall-clock stamps of each thread:\n"
+"                              every 4096 events, around system calls that\n"
+"                              may block, at thread switches (TIMES\n"
+"                              chunks) [no]\n"
    );
    pl_control_usage();
 }
@@ -169,9 +175,16 @@ static Bool flush_check_due(ULong blocks_done)
    return True;
 }
 
+/* --collect-time: blocks between two stamps of a running thread at the
+   starts of its client code (the scheduler's time slice is 100,000), and
+   the least time between two stamps where code is translated. */
+#define STAMP_BLOCKS 20000
+#define TRANSLATION_STAMP_NS 200000
+
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static UInt last_flush_ms;
+   static ULong stamped_at;
    pl_thread *t = pl_thread_of(tid);
    if (t == NULL) {                      /* the initial thread */
       t = pl_thread_new(tid, 0);
@@ -180,12 +193,21 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
    if (t->lwp == 0)
       t->lwp = VG_(gettid)();
    if (pl_cur != t) {     /* each thread its own last jump and count */
-      if (pl_cur)
+      if (pl_cur) {
          pl_cur->jump_sp = pl_jump_sp;
+         pl_thread_stamp(pl_cur);    /* it stops here ... */
+      }
       pl_jump_sp = t->jump_sp;
       pl_costs_switch(pl_cur ? pl_cur->costs : NULL, t->costs);
+      pl_thread_stamp(t);            /* ... and this one goes on */
    }
    pl_cur = t;
+   /* a thread that runs long without events or system calls (a compute
+      loop) still gets a stamp every STAMP_BLOCKS blocks */
+   if (pl_collect_time && blocks_done - stamped_at >= STAMP_BLOCKS) {
+      stamped_at = blocks_done;
+      pl_thread_stamp(t);
+   }
 
    if (clo_flush_ms > 0 && flush_check_due(blocks_done)) {
       UInt now = VG_(read_millisecond_timer)();
@@ -281,6 +303,8 @@ static void write_process_info(Int forked_from)
    pl_buf_kv(&b, "codec", pl_codec_name(clo_codec));
    if (pl_collect_insns)
       pl_buf_kv(&b, "costs", "insns");
+   if (pl_collect_time)
+      pl_buf_kv(&b, "times", "realtime");
    pl_buf_kv_num(&b, "trace_seq", pl_out_seq());
    pl_control_describe(&b);
    pl_mpi_describe(&b);
@@ -369,9 +393,18 @@ static Bool is_exec(UInt sysno)
    each directory of PATH), the streams simply go on. */
 static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 {
-   if (clo_flush_on_block && pl_syscall_may_block(sysno, args)) {
+   if (pl_collect_time
+       && (sysno == __NR_exit || sysno == __NR_exit_group)) {
+      pl_thread *t = pl_thread_of(tid);   /* its own code ends here, what */
+      if (t)                              /* exiting costs Valgrind aside */
+         pl_thread_stamp(t);
+      return;
+   }
+   if (pl_syscall_may_block(sysno, args)) {
       pl_thread *t = pl_thread_of(tid);
       if (t)
+         pl_thread_stamp(t);       /* the wait starts */
+      if (t && clo_flush_on_block)
          pl_thread_sync(t);
       return;
    }
@@ -389,10 +422,14 @@ static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
    pl_buf_free(&b);
 }
 
-/* Valgrind requires both hooks; after a syscall there is nothing to do. */
+/* After a call that may have blocked: when the wait ended. */
 static void pl_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
                             SysRes res)
 {
+   pl_thread *t;
+   if (pl_collect_time && (t = pl_thread_of(tid)) != NULL
+       && pl_syscall_may_block(sysno, args))
+      pl_thread_stamp(t);
 }
 
 /* ---- instrumentation --------------------------------------------------- */
@@ -489,6 +526,9 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
       VG_(tool_panic)("host/guest word size mismatch");
    if (!pl_instrumenting)          /* nothing records: as --tool=none */
       return sb_in;
+   if (pl_collect_time && pl_cur && pl_cur->times)
+      pl_times_stamp_due(pl_cur->times, pl_cur->number, pl_cur->enc.events,
+                         TRANSLATION_STAMP_NS);
 
    /* --collect-insns: instructions not yet added to pl_insns */
    UInt uncounted = 0;

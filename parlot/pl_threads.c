@@ -83,10 +83,18 @@ void pl_thread_flush(pl_thread *t)
    pl_enc_consume(&t->enc, n);
 }
 
+void pl_thread_stamp(pl_thread *t)
+{
+   if (t->times)
+      pl_times_stamp(t->times, t->number, t->enc.events);
+}
+
 void pl_thread_sync(pl_thread *t)
 {
    if (t->costs)
       pl_costs_flush(t->costs, t->number);
+   if (t->times)
+      pl_times_flush(t->times, t->number);
    if (t->enc.events == t->events_at_sync)
       return;
    t->events_at_sync = t->enc.events;
@@ -124,6 +132,9 @@ void encode(pl_thread *t, UInt x)
       encode_slow(t, x);
    if (UNLIKELY(t->costs != NULL))
       pl_costs_event(t->costs, t->number, x);
+   if (UNLIKELY(t->times != NULL)
+       && (t->enc.events & (PL_TIMES_EVERY - 1)) == 0)
+      pl_times_stamp(t->times, t->number, t->enc.events);
 }
 
 static __attribute__((noinline)) void grow_stack(pl_thread *t)
@@ -371,6 +382,8 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
    begin_stream(t, 0, True);
    t->costs = pl_costs_new();
+   t->times = pl_times_new();
+   pl_thread_stamp(t);
    t->active = pl_thread_should_record(t);
    return t;
 }
@@ -385,6 +398,10 @@ void pl_thread_end(pl_thread *t, UInt reason)
    pl_thread_flush(t);
    if (t->costs)
       pl_costs_flush(t->costs, t->number);
+   if (t->times) {
+      pl_thread_stamp(t);
+      pl_times_flush(t->times, t->number);
+   }
 
    UChar p[PL_THREAD_END_WRITTEN];
    pl_put64(p + 0, t->enc.events);
@@ -414,6 +431,10 @@ void pl_thread_restart(pl_thread *t)
    begin_stream(t, (UInt)t->rec_depth, False);
    if (t->costs)
       pl_costs_restart(t->costs);
+   if (t->times) {
+      pl_times_restart(t->times);
+      pl_thread_stamp(t);
+   }
    for (UWord i = 0; i < t->depth; i++)
       if (t->stack[i].recorded) {
          encode(t, pl_fn_trace_id[t->stack[i].fn]);
@@ -568,6 +589,7 @@ void pl_thread_free(pl_thread *t)
    VG_(free)(t->stack);
    VG_(free)(t->buf);
    pl_costs_free(t->costs);
+   pl_times_free(t->times);
    SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);
    tl_assert(!sr_isError(r));
 }

@@ -6,6 +6,7 @@
 #include "pub_tool_basics.h"
 #include "pl_codec.h"
 #include "pl_costs.h"
+#include "pl_times.h"
 
 typedef struct {
    Addr sp;       /* stack pointer at the entry: the frame's identity */
@@ -47,6 +48,7 @@ typedef struct {
    struct pl_mark_count *marks;   /* occurrences per label */
    UInt      n_marks, cap_marks;
    pl_costs *costs;         /* --collect-insns, else NULL */
+   pl_times *times;         /* --collect-time, else NULL */
    pl_encoder enc;
 } pl_thread;
 
@@ -132,6 +134,8 @@ pl_thread *pl_thread_of(ThreadId tid);
 UInt       pl_thread_slots(void);
 pl_thread *pl_thread_at(UInt slot);
 void       pl_thread_set(ThreadId tid, pl_thread *t);
+/* A wall-clock stamp of t's stream here (--collect-time; else nothing). */
+void       pl_thread_stamp(pl_thread *t);
 /* pl_thread_sync() every thread. */
 void       pl_sync_all_threads(void);
 

@@ -38,7 +38,7 @@ static const char *chunk_name(unsigned type)
    static const char *const names[] = {
       "type 0", "PROCESS", "OBJECTS", "FUNCTIONS", "THREAD_BEGIN",
       "STREAM", "THREAD_END", "PROCESS_END", "EXEC", "MARK", "TRACING", "ALIASES",
-      "PACKED_TABLE", "TABLE_REF", "COSTS"
+      "PACKED_TABLE", "TABLE_REF", "COSTS", "TIMES"
    };
    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -439,6 +439,73 @@ static int on_costs(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
    return 0;
 }
 
+/* A ULEB128 number at *p (before end): 0, or -1 if it runs past end or
+   past 64 bits. */
+static int get_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+   unsigned shift = 0;
+   *v = 0;
+   while (*p < end) {
+      uint8_t b = *(*p)++;
+      if (shift == 63 && (b & 0x7e))
+         return -1;
+      *v |= (uint64_t)(b & 0x7f) << shift;
+      if (!(b & 0x80))
+         return 0;
+      if ((shift += 7) > 63)
+         return -1;
+   }
+   return -1;
+}
+
+/* TIMES (2.5): u32 count, u32 clock, then the stamps (pl_format.h).
+   Stamps of clocks this reader does not know are skipped. */
+static int on_times(pl_trace *t, uint64_t off, uint32_t thr, const uint8_t *p,
+                    uint32_t len)
+{
+   thread_rec *th = find_thread(t, thr);
+   const uint8_t *q = p + PL_TIMES_PREFIX_SIZE, *end = p + len;
+   uint32_t count = pl_get32(p), i;
+   uint64_t pos, ns, d;
+
+   if (pl_get32(p + 4) != PL_TIMES_REALTIME)
+      return 0;
+   if (!th)
+      return pl_trace_set_damage(t, off, "TIMES chunk of thread %u before its THREAD_BEGIN",
+                                 thr);
+   if (th->info.ended)
+      return pl_trace_set_damage(t, off, "TIMES chunk of thread %u after its THREAD_END",
+                                 thr);
+   if (count == 0 || count > len)     /* a stamp takes 2 bytes or more */
+      return pl_trace_set_damage(t, off, "thread %u: TIMES chunk of %u stamps in %u "
+                                 "bytes", thr, count, len);
+   if (pl_grow(&th->times, &th->times_cap, th->ntimes + count,
+               sizeof *th->times))
+      return pl_trace_set_damage(t, off, "out of memory");
+   for (i = 0; i < count; i++) {
+      if (get_uleb(&q, end, &pos) < 0 || get_uleb(&q, end, &ns) < 0)
+         return pl_trace_set_damage(t, off, "thread %u: TIMES chunk: stamp %u of %u "
+                                    "runs past the chunk", thr, i + 1, count);
+      if (i > 0) {
+         d = ns;
+         pos += th->times[th->ntimes - 1].position;
+         ns = (uint64_t)th->times[th->ntimes - 1].ns
+              + ((d >> 1) ^ (0 - (d & 1)));      /* zigzag */
+      } else if (th->ntimes && pos < th->times[th->ntimes - 1].position) {
+         return pl_trace_set_damage(t, off, "thread %u: TIMES chunk from event %llu, "
+                                    "after a stamp at event %llu", thr, ULL(pos),
+                                    ULL(th->times[th->ntimes - 1].position));
+      }
+      th->times[th->ntimes].position = pos;
+      th->times[th->ntimes].ns = (int64_t)ns;
+      th->ntimes++;
+   }
+   if (q != end)
+      return pl_trace_set_damage(t, off, "thread %u: TIMES chunk: %zu bytes after its "
+                                 "%u stamps", thr, (size_t)(end - q), count);
+   return 0;
+}
+
 static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
                          const uint8_t *p, uint32_t len)
 {
@@ -468,6 +535,11 @@ static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
       return pl_trace_set_damage(t, off, "THREAD_END of thread %u records %llu raw bytes, "
                                  "its last STREAM chunk ends at raw byte %llu",
                                  thr, ULL(ti->raw_bytes), ULL(th->raw_end));
+   if (th->ntimes && th->times[th->ntimes - 1].position > ti->events)
+      return pl_trace_set_damage(t, off, "thread %u: a TIMES stamp lies at event %llu, "
+                                 "past the %llu events THREAD_END records", thr,
+                                 ULL(th->times[th->ntimes - 1].position),
+                                 ULL(ti->events));
    if (th->ncosts && th->cost_events != ti->events)
       return pl_trace_set_damage(t, off, "thread %u: its COSTS chunks hold %llu costs, "
                                  "THREAD_END records %llu events", thr,
@@ -573,6 +645,7 @@ static uint32_t min_payload(unsigned type)
    case PL_CHUNK_PACKED_TABLE: return PL_PACKED_PREFIX_SIZE;
    case PL_CHUNK_TABLE_REF:    return PL_TREF_HEAD;
    case PL_CHUNK_COSTS:        return PL_COSTS_PREFIX_SIZE;
+   case PL_CHUNK_TIMES:        return PL_TIMES_PREFIX_SIZE;
    default:                    return 0;
    }
 }
@@ -583,6 +656,7 @@ static uint32_t min_payload(unsigned type)
 static int known_type(const pl_trace *t, unsigned type)
 {
    return type <= PL_CHUNK_ALIASES || type == PL_CHUNK_COSTS
+          || type == PL_CHUNK_TIMES
           || (t->shared_form && type == PL_CHUNK_TABLE_REF)
           || (t->major >= 2 && type == PL_CHUNK_PACKED_TABLE);
 }
@@ -593,7 +667,7 @@ static int keeps_payload(const pl_trace *t, unsigned type)
    return type == PL_CHUNK_PROCESS || type == PL_CHUNK_PROCESS_END
           || type == PL_CHUNK_OBJECTS || type == PL_CHUNK_FUNCTIONS
           || type == PL_CHUNK_EXEC || type == PL_CHUNK_MARK
-          || type == PL_CHUNK_ALIASES
+          || type == PL_CHUNK_ALIASES || type == PL_CHUNK_TIMES
           || (known_type(t, type) && (type == PL_CHUNK_PACKED_TABLE
                                       || type == PL_CHUNK_TABLE_REF));
 }
@@ -649,6 +723,11 @@ static int index_chunk(pl_trace *t, reader *r, uint64_t off, unsigned type,
    case PL_CHUNK_MARK:         return on_mark(t, off, thr, keep, len);
    case PL_CHUNK_TRACING:      return on_tracing(t, off, thr, head);
    case PL_CHUNK_COSTS:        return on_costs(t, off, thr, len, head);
+   case PL_CHUNK_TIMES: {           /* the stamps are copied */
+      int r = on_times(t, off, thr, keep, len);
+      free(keep);
+      return r;
+   }
    case PL_CHUNK_PACKED_TABLE:
       if (known_type(t, type))
          return pl_trace_read_packed(t, off, keep, len);
@@ -685,7 +764,8 @@ static void index_file(pl_trace *t, reader *r)
       thr = pl_get32(h + 8);
       thread_chunk = type == PL_CHUNK_THREAD_BEGIN || type == PL_CHUNK_STREAM
                      || type == PL_CHUNK_THREAD_END || type == PL_CHUNK_MARK
-                     || type == PL_CHUNK_TRACING || type == PL_CHUNK_COSTS;
+                     || type == PL_CHUNK_TRACING || type == PL_CHUNK_COSTS
+                     || type == PL_CHUNK_TIMES;
 
       if (type == 0) {
          pl_trace_set_damage(t, off, "invalid chunk type 0");
@@ -925,6 +1005,7 @@ void pl_trace_close(pl_trace *t)
    for (i = 0; i < t->nthreads; i++) {
       free(t->threads[i].chunks);
       free(t->threads[i].costs);
+      free(t->threads[i].times);
       free(t->threads[i].marks);
       free(t->threads[i].tracing);
    }

@@ -202,6 +202,21 @@ uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index);
    cut short; 0 if the thread has no costs.  (Since libparlot 0.9.) */
 uint64_t pl_trace_cost_events(const pl_trace *t, size_t index);
 
+/* A wall-clock stamp of a thread's stream (format 2.5, a trace made with
+   --collect-time): after its first `position` events, the clock
+   (CLOCK_REALTIME) said `ns` nanoseconds since the Unix epoch. */
+typedef struct {
+   uint64_t position;
+   int64_t  ns;
+} pl_time_stamp;
+
+/* The thread's stamps, by position (never decreasing): at its start and
+   end, every 4,096 events, around the system calls that may have blocked
+   and at thread switches; NULL (*n = 0) if it has none.  Valid while the
+   trace is open.  (Since libparlot 0.9.) */
+const pl_time_stamp *pl_trace_times(const pl_trace *t, size_t index,
+                                    size_t *n);
+
 /* ---- Events of one thread ------------------------------------------- */
 
 enum pl_event_kind { PL_EV_CALL = 0, PL_EV_RETURN = 1 };

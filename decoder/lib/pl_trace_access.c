@@ -162,3 +162,10 @@ uint64_t pl_trace_cost_events(const pl_trace *t, size_t index)
 {
    return index < t->nthreads ? t->threads[index].cost_events : 0;
 }
+
+const pl_time_stamp *pl_trace_times(const pl_trace *t, size_t index,
+                                    size_t *n)
+{
+   *n = index < t->nthreads ? t->threads[index].ntimes : 0;
+   return *n ? t->threads[index].times : NULL;
+}

@@ -57,6 +57,8 @@ typedef struct {
    cost_ref  *costs;          /* COSTS chunks of instruction counts */
    size_t     ncosts, costs_cap;
    uint64_t   cost_events;    /* events they cover: the first ones */
+   pl_time_stamp *times;      /* TIMES chunks' stamps, in order */
+   size_t     ntimes, times_cap;
 } thread_rec;
 
 /* One ALIASES entry: another name of a function; next: the index + 1 of

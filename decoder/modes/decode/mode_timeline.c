@@ -4,9 +4,13 @@
    "B" and "E" events in a JSON document) and for speedscope (its file
    format, one "evented" profile per thread).
 
-   The time axis is a thread's own: its instructions where the trace has
-   costs (--collect-insns; on Chrome's axis, 1 µs stands for 1,000
-   instructions), else its events (1 µs, or 1 unit, per event); the
+   The time axis is the wall clock where the trace has stamps
+   (--collect-time; µs since the Unix epoch, shared by every thread and
+   process): an event's time is interpolated between the stamps around it
+   in proportion to the instructions (with costs) or the events between
+   them.  Else it is the thread's own: its instructions where the trace
+   has costs (--collect-insns; on Chrome's axis, 1 µs stands for 1,000
+   instructions), else its events (1 µs, or 1 unit, per event).  The
    document says which.  Events are written as they are decoded, through
    the filters (--select, --range and --depth bound the output), so memory
    holds the open frames and, for speedscope, one entry per distinct
@@ -25,7 +29,8 @@
 #include "pl_modes.h"
 #include "trace_labels.h"
 
-enum { AXIS_NONE = 0, AXIS_EVENTS = 1, AXIS_INSNS = 2, AXIS_MIXED = 3 };
+/* A thread's time axis; the document's is the union of its threads'. */
+enum { AXIS_NONE = 0, AXIS_EVENTS = 1, AXIS_INSNS = 2, AXIS_WALL = 4 };
 
 /* speedscope's frames: (object, function) pairs, numbered as first met. */
 typedef struct {
@@ -60,8 +65,9 @@ void pl_timeline_begin(outbuf *o, int format)
 
 static const char *axis_name(int axis)
 {
-   return axis == AXIS_INSNS ? "instructions" : axis == AXIS_EVENTS
-          ? "events" : axis == AXIS_MIXED ? "mixed" : "none";
+   return axis == AXIS_WALL ? "wall-clock" : axis == AXIS_INSNS
+          ? "instructions" : axis == AXIS_EVENTS ? "events"
+          : axis == AXIS_NONE ? "none" : "mixed";
 }
 
 static void free_frames(frame_table *f)
@@ -82,9 +88,11 @@ int pl_timeline_end(outbuf *o)
       outbuf_printf(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":"
                     "{\"creator\":\"parlot-decode\",\"time_axis\":\"%s\","
                     "\"time_unit\":\"%s\"}}\n", axis_name(tl.axis),
-                    tl.axis == AXIS_INSNS ? "1 us = 1000 instructions of "
-                    "the thread" : tl.axis == AXIS_EVENTS ? "1 us = 1 event "
-                    "of the thread" : "see each thread's args");
+                    tl.axis == AXIS_WALL ? "us since the Unix epoch "
+                    "(CLOCK_REALTIME)" : tl.axis == AXIS_INSNS
+                    ? "1 us = 1000 instructions of the thread"
+                    : tl.axis == AXIS_EVENTS ? "1 us = 1 event of the thread"
+                    : "see each thread's args");
    } else {
       outbuf_str(o, "\n],\n\"shared\":{\"frames\":[");
       for (size_t i = 0; i < tl.frames.n; i++) {
@@ -148,10 +156,12 @@ static long frame_of(frame_table *f, const char *file, const char *name)
    return (long)f->n++;
 }
 
-/* A thread's time: its instructions (/1000 for Chrome's µs) or events. */
+/* A thread's time: ns since the epoch as µs, its instructions (/1000 for
+   Chrome's µs) or its events. */
 static void put_time(outbuf *o, int axis, uint64_t t)
 {
-   if (axis == AXIS_INSNS && tl.format == PL_TIMELINE_CHROME)
+   if (axis == AXIS_WALL
+       || (axis == AXIS_INSNS && tl.format == PL_TIMELINE_CHROME))
       outbuf_printf(o, "%llu.%03llu", (unsigned long long)(t / 1000),
                     (unsigned long long)(t % 1000));
    else
@@ -208,7 +218,6 @@ static void put_names(outbuf *o, const char *pid, const char *rank,
    outbuf_printf(o, ",\"time_axis\":\"%s\"}}", axis_name(axis));
 }
 
-/* One thread: its events, then the frames left open closed. */
 /* The pid, as a JSON number ("0" if the trace has none). */
 static const char *pid_of(const pl_trace *t)
 {
@@ -221,77 +230,197 @@ static const char *object_of(const pl_trace *t, uint32_t fn)
    return pl_trace_object(t, pl_trace_function(t, fn)->obj)->str;
 }
 
+/* The thread being written. */
+typedef struct {
+   outbuf     *o;
+   pl_trace   *t;
+   const trace_labels *nm;
+   long       *frames;
+   const char *pid;
+   uint32_t    tid;
+   int         axis;
+   size_t      depth;        /* open frames */
+   uint64_t    now;          /* the time of the last event written */
+   uint64_t    x;            /* the thread's instructions (with costs) or
+                                its last event's number, so far */
+   uint64_t    x_before;     /* x before the event being taken */
+   /* AXIS_WALL: the stamps; events wait until the next stamp's time is
+      known, then take times in proportion to x between two stamps */
+   const pl_time_stamp *st;
+   size_t      nst, next;    /* next: the first stamp not yet passed */
+   uint64_t    x_prev;       /* x at the last stamp passed ... */
+   uint64_t    t_prev;       /* ... and its time */
+   double      rate;         /* ns per unit of x so far: for events after
+                                the last stamp */
+   uint32_t   *p_fn;         /* the waiting events: function (0: a return) */
+   uint64_t   *p_x;          /* and x after each */
+   size_t      np, p_cap;
+} thread_out;
+
+/* Write one event at time `when`. */
+static int write_event(thread_out *w, uint32_t fn, uint64_t when,
+                       pl_error *err)
+{
+   w->now = when;
+   if (fn) {
+      if (w->frames[fn] < 0
+          && (w->frames[fn] = frame_of(&tl.frames, object_of(w->t, fn),
+                                       trace_label(w->nm, fn))) < 0)
+         goto oom;
+      if (pl_grow(&tl.open, &tl.open_cap, w->depth + 1, sizeof *tl.open) < 0)
+         goto oom;
+      tl.open[w->depth++] = (uint32_t)w->frames[fn];
+      put_event(w->o, 1, (uint32_t)w->frames[fn], trace_label(w->nm, fn),
+                trace_label_len(w->nm, fn), w->pid, w->tid, w->axis, when);
+   } else if (w->depth > 0) {
+      w->depth--;
+      put_event(w->o, 0, tl.open[w->depth], NULL, 0, w->pid, w->tid,
+                w->axis, when);
+   }
+   return 0;
+oom:
+   pl_error_set(err, 0, "out of memory");
+   return -1;
+}
+
+/* The waiting events, between the last stamp passed and one at time
+   t_next after x_next; or, with no stamp after them (a thread cut short),
+   at the thread's average rate. */
+static int flush_waiting(thread_out *w, int have_next, uint64_t x_next,
+                         uint64_t t_next, pl_error *err)
+{
+   for (size_t i = 0; i < w->np; i++) {
+      uint64_t when;
+      if (!have_next)
+         when = w->t_prev + (uint64_t)(w->rate * (double)(w->p_x[i] - w->x_prev));
+      else if (x_next > w->x_prev)
+         when = w->t_prev + (uint64_t)((double)(t_next - w->t_prev)
+                * (double)(w->p_x[i] - w->x_prev)
+                / (double)(x_next - w->x_prev));
+      else        /* no progress of x: spread by count */
+         when = w->t_prev + (t_next - w->t_prev) * (i + 1) / w->np;
+      if (when < w->now)      /* a clock set back: never back */
+         when = w->now;
+      if (write_event(w, w->p_fn[i], when, err) < 0)
+         return -1;
+   }
+   w->np = 0;
+   return 0;
+}
+
+/* Event number `number` (its function, 0 for a return) with x after it. */
+static int take_event(thread_out *w, uint32_t fn, uint64_t number,
+                      pl_error *err)
+{
+   if (w->axis != AXIS_WALL)
+      return write_event(w, fn, w->x, err);
+   /* stamps taken before this event end the waiting events' segment */
+   while (w->next < w->nst && w->st[w->next].position < number) {
+      const pl_time_stamp *s = &w->st[w->next++];
+      if (flush_waiting(w, 1, w->x_before, (uint64_t)s->ns, err) < 0)
+         return -1;
+      w->x_prev = w->x_before;
+      w->t_prev = (uint64_t)s->ns;
+      if (w->x_prev > 0)
+         w->rate = (double)(w->t_prev - (uint64_t)w->st[0].ns)
+                   / (double)w->x_prev;
+   }
+   if (pl_grow(&w->p_fn, &w->p_cap, w->np + 1, sizeof *w->p_fn) < 0
+       || (w->p_x = realloc(w->p_x, w->p_cap * sizeof *w->p_x)) == NULL) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   w->p_fn[w->np] = fn;
+   w->p_x[w->np++] = w->x;
+   return 0;
+}
+
+/* Whether a thread's stamps make a time axis (two, the clock moving),
+   which then starts at the first. */
+static int wall_axis(thread_out *w)
+{
+   if (w->nst < 2 || w->st[w->nst - 1].ns <= w->st[0].ns
+       || w->st[0].ns < 0)
+      return 0;
+   w->t_prev = (uint64_t)w->st[0].ns;
+   w->x_prev = 0;
+   return 1;
+}
+
+/* One thread: its events, then the frames left open closed. */
 static int write_thread(outbuf *o, pl_trace *t, size_t index,
                         const trace_labels *nm, long *frames,
                         const pl_decode_opts *opts, const uint8_t *keep,
                         int first, pl_error *err)
 {
-   const char *pid = pid_of(t);
    const char *rank = pl_trace_process_get(t, "mpi_rank");
-   uint32_t tid = pl_trace_thread(t, index)->number;
-   int axis = pl_trace_cost_events(t, index) ? AXIS_INSNS : AXIS_EVENTS;
-   uint64_t now = 0;
-   size_t depth = 0;
+   int costs = pl_trace_cost_events(t, index) != 0;
+   thread_out w;
    char label[128];
    const pl_vevent *ev;
    pl_view *v;
    long n;
 
-   thread_label(label, sizeof label, pid, rank, tid);
+   memset(&w, 0, sizeof w);
+   w.o = o;
+   w.t = t;
+   w.nm = nm;
+   w.frames = frames;
+   w.pid = pid_of(t);
+   w.tid = pl_trace_thread(t, index)->number;
+   w.st = pl_trace_times(t, index, &w.nst);
+   w.axis = wall_axis(&w) ? AXIS_WALL : costs ? AXIS_INSNS : AXIS_EVENTS;
+   thread_label(label, sizeof label, w.pid, rank, w.tid);
    if (!(v = pl_view_open(t, index, opts->filter, keep, err)))
       return -1;
-   tl.axis |= axis;
+   tl.axis |= w.axis;
    if (tl.format == PL_TIMELINE_CHROME) {
-      put_names(o, pid, rank, label, tid, axis, first);
+      put_names(o, w.pid, rank, label, w.tid, w.axis, first);
    } else {
       char name[192];
       if (rank)
-         snprintf(name, sizeof name, "%s (pid %s)", label, pid);
+         snprintf(name, sizeof name, "%s (pid %s)", label, w.pid);
       else
          snprintf(name, sizeof name, "%s", label);
       outbuf_str(o, tl.written++ ? ",\n" : "");
       outbuf_str(o, "{\"type\":\"evented\",\"name\":");
       outbuf_json_str(o, name, strlen(name));
-      outbuf_printf(o, ",\"unit\":\"none\",\"startValue\":0,\"events\":[\n");
+      outbuf_printf(o, ",\"unit\":\"%s\",\"startValue\":",
+                    w.axis == AXIS_WALL ? "microseconds" : "none");
+      put_time(o, w.axis, w.axis == AXIS_WALL ? w.t_prev : 0);
+      outbuf_str(o, ",\"events\":[\n");
       tl.written = 0;
    }
+   w.now = w.axis == AXIS_WALL ? w.t_prev : 0;
    while ((n = pl_view_next(v, &ev, err)) > 0 && !o->err) {
       const uint64_t *cost = pl_view_costs(v);
       for (long i = 0; i < n; i++) {
-         uint32_t fn = ev[i].fn;
-         now = axis == AXIS_INSNS ? now + (cost ? cost[i] : 0)
-                                  : ev[i].number;
-         if (ev[i].kind == PL_EV_CALL) {
-            if (frames[fn] < 0
-                && (frames[fn] = frame_of(&tl.frames, object_of(t, fn),
-                                          trace_label(nm, fn))) < 0) {
-               pl_error_set(err, 0, "out of memory");
-               pl_view_close(v);
-               return -1;
-            }
-            if (pl_grow(&tl.open, &tl.open_cap, depth + 1,
-                        sizeof *tl.open) < 0) {
-               pl_error_set(err, 0, "out of memory");
-               pl_view_close(v);
-               return -1;
-            }
-            tl.open[depth++] = (uint32_t)frames[fn];
-            put_event(o, 1, (uint32_t)frames[fn], trace_label(nm, fn),
-                      trace_label_len(nm, fn), pid, tid, axis, now);
-         } else if (depth > 0) {
-            depth--;
-            put_event(o, 0, tl.open[depth], NULL, 0, pid, tid, axis, now);
+         w.x_before = w.x;
+         w.x = costs ? w.x + (cost ? cost[i] : 0) : ev[i].number;
+         if (take_event(&w, ev[i].kind == PL_EV_CALL ? ev[i].fn : 0,
+                        ev[i].number, err) < 0) {
+            n = -1;
+            break;
          }
       }
+      if (n < 0)
+         break;
    }
-   while (depth > 0) {
-      depth--;
-      put_event(o, 0, tl.open[depth], NULL, 0, pid, tid, axis, now);
+   if (w.axis == AXIS_WALL && n == 0) {
+      /* the stamp after the last events, if any (the thread's end) */
+      int have = w.next < w.nst;
+      if (flush_waiting(&w, have, w.x, have ? (uint64_t)w.st[w.nst - 1].ns
+                                            : 0, err) < 0)
+         n = -1;
    }
+   while (w.depth > 0)
+      write_event(&w, 0, w.now, err);
    pl_view_close(v);
+   free(w.p_fn);
+   free(w.p_x);
    if (tl.format == PL_TIMELINE_SPEEDSCOPE) {
       outbuf_str(o, "],\"endValue\":");
-      put_time(o, axis, now);
+      put_time(o, w.axis, w.now);
       outbuf_str(o, "}");
       tl.written = 1;       /* the next profile takes a comma */
    }

@@ -10,6 +10,9 @@
 #     begins are parlot-decode --events' calls in order; the time axis is
 #     the thread's instructions (its last time is its insns in --xml) or
 #     its event numbers;
+#   - the wall clock (--collect-time, phases.c): each phase's frame where
+#     the program's own CLOCK_REALTIME readings put it (phases_check.py),
+#     the threads on one axis;
 #   - with --select, --depth and --range the documents stay valid and
 #     shrink; a damaged trace still gives a whole document, exit 1;
 #   - in headless Chromium, speedscope's own viewer (npm package
@@ -42,6 +45,8 @@ fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
 "$CC" -O1 -g -fno-inline -pthread -o "$work/workers" "$here/../costs/workers.c" &&
 "$CC" -O1 -g -fno-inline -o "$work/iterate" "$here/../costs/iterate.c" ||
    { echo "FAIL: building the test programs"; exit 1; }
+"$CC" -O1 -g -fno-inline -pthread -o "$work/phases" "$here/phases.c" ||
+   { echo "FAIL: building phases.c"; exit 1; }
 "$VALGRIND" --tool=parlot -q --collect-insns=yes --parlot-out-file="$work/workers.trace" \
    "$work/workers" > /dev/null 2>&1 &&
 "$VALGRIND" --tool=parlot -q --parlot-out-file="$work/iterate.trace" \
@@ -89,6 +94,25 @@ check chrome-events chrome "$work/iterate.trace" events
 check speedscope-insns speedscope "$work/workers.trace" instructions
 check speedscope-events speedscope "$work/iterate.trace" events
 check chrome-filtered chrome "$work/workers.trace" instructions "--select=*:2-3" --depth=4 --images=main
+# the wall clock (--collect-time): each phase where the program's own
+# clock says, with costs (interpolation by instructions) and without (by
+# events); the axis valid as the others
+for c in insns events; do
+   opts=(--collect-time=yes)
+   [ $c = insns ] && opts+=(--collect-insns=yes)
+   "$VALGRIND" --tool=parlot -q "${opts[@]}" --parlot-out-file="$work/phases-$c.trace" \
+      "$work/phases" > "$work/phases-$c.out" 2> /dev/null ||
+      { fail "phases ($c): traced run"; continue; }
+   check "wall-$c" chrome "$work/phases-$c.trace" wall-clock
+   if "$PYTHON" "$here/phases_check.py" "$work/wall-$c.json" "$work/phases-$c.out" \
+         > "$work/phases-$c.check" 2>&1; then
+      pass "wall clock ($c): $(tr '\n' ';' < "$work/phases-$c.check")"
+   else
+      fail "wall clock ($c)" "$(cat "$work/phases-$c.check")"
+   fi
+done
+check wall-speedscope speedscope "$work/phases-insns.trace" wall-clock
+
 # a filtered export is smaller than the whole
 if [ -s "$work/chrome-filtered.json" ] &&
    [ "$(wc -c < "$work/chrome-filtered.json")" -lt "$(wc -c < "$work/chrome-insns.json")" ]; then

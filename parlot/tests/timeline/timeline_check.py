@@ -4,6 +4,7 @@
 independent oracles.
 
 usage: timeline_check.py chrome DOC.json SCHEMA EVENTS.tsv AXIS [XML]
+       (AXIS: wall-clock, instructions or events)
        timeline_check.py speedscope DOC.json SCHEMA EVENTS.tsv [XML]
 
 EVENTS.tsv is parlot-decode --events of the same traces with the same
@@ -107,6 +108,8 @@ def check_thread(key, evs, want, axis, insns, scale):
         times = [t for _, _, t in evs[:len(want)]]
         if times != list(range(1, len(want) + 1)):
             fail("%s: the times are not the events' numbers" % (key,))
+    elif axis == "wall-clock":
+        pass              # phases_check.py holds it against the program's clock
     elif axis == "instructions" and insns is not None:
         if key not in insns:
             fail("%s: no insns in the XML" % (key,))
@@ -168,7 +171,8 @@ def speedscope(args):
         if evs and prof["endValue"] != evs[-1][2]:
             fail("%s: endValue %s, last time %s" % (key, prof["endValue"],
                                                     evs[-1][2]))
-        axis = "instructions" if insns else "events"
+        axis = ("wall-clock" if prof["unit"] == "microseconds"
+                else "instructions" if insns else "events")
         check_thread(key, evs, want[key], axis, insns, 1)
     unused = [f["name"] for f in frames if f["name"] not in called]
     if unused:
