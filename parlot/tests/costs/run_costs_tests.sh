@@ -19,8 +19,9 @@
 #     ($XMLLINT, docs/parlot-callgraph.rng);
 #   - parlot-diff of two runs (12 and 16 iterations): the functions whose
 #     inclusive Ir changed most, each run's self Ir as in its export;
-#   - damage: a flipped byte in a COSTS chunk and a trace cut inside one
-#     give a one-line error and a non-zero exit, not a crash.
+#   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
+#     (CRC made valid, rewrite_chunk.py) garbage coded bytes or a count
+#     the stream lacks give a one-line error and exit 1, not a crash.
 # Also prints the bytes the costs take beside the rest of each trace.
 # Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DECODE,
 # PARLOT_ANNOTATE, XMLLINT (optional), CC (default cc).  Exit status: 0 if
@@ -221,6 +222,19 @@ for t in flipped cut; do
       pass "a $t COSTS chunk: exit $rc, $(head -1 "$work/$t.err" | cut -c1-100)"
    else
       fail "a $t COSTS chunk" "exit $rc" "$(head -3 "$work/$t.err")"
+   fi
+done
+
+# damage the CRC does not catch: garbage coded bytes (their first byte
+# still 0), and a count the stream does not have
+for how in garbage count-more; do
+   python3 "$here/rewrite_chunk.py" "$work/workers.trace" "$work/$how.trace" 14 "$how" > /dev/null
+   "$PARLOT_ANNOTATE" "$work/$how.trace" > /dev/null 2> "$work/$how.err"
+   rc=$?
+   if [ $rc -eq 1 ] && [ "$(wc -l < "$work/$how.err")" -eq 1 ] && grep -q "COSTS" "$work/$how.err"; then
+      pass "a COSTS chunk with $how (valid CRC): exit 1, $(cut -c1-90 "$work/$how.err")"
+   else
+      fail "a COSTS chunk with $how (valid CRC)" "exit $rc" "$(head -3 "$work/$how.err")"
    fi
 done
 

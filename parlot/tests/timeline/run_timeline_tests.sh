@@ -14,7 +14,8 @@
 #     the program's own CLOCK_REALTIME readings put it (phases_check.py),
 #     the threads on one axis;
 #   - with --select, --depth and --range the documents stay valid and
-#     shrink; a damaged trace still gives a whole document, exit 1;
+#     shrink; a damaged trace (cut short; TIMES chunks damaged behind a
+#     valid CRC) still gives a whole document, exit 1;
 #   - in headless Chromium, speedscope's own viewer (npm package
 #     speedscope, installed into $PARLOT_BUILDDIR/npm if missing) opens the
 #     exported file: the page names the profile and shows "1/N" for the N
@@ -120,6 +121,19 @@ if [ -s "$work/chrome-filtered.json" ] &&
 else
    fail "--select, --depth and --images do not shrink --chrome's output"
 fi
+
+# TIMES chunks damaged behind a valid CRC (parlot/tests/costs/rewrite_chunk.py)
+for how in count-huge unterminated; do
+   "$PYTHON" "$here/../costs/rewrite_chunk.py" "$work/phases-insns.trace" "$work/times-$how.trace" 15 "$how" > /dev/null
+   "$PARLOT_DECODE" --chrome "$work/times-$how.trace" > "$work/times-$how.json" 2> "$work/times-$how.err"
+   rc=$?
+   if [ $rc -eq 1 ] && grep -q "TIMES chunk" "$work/times-$how.err" &&
+      "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/times-$how.json" 2> /dev/null; then
+      pass "a TIMES chunk with $how: exit 1, a whole document, $(head -1 "$work/times-$how.err" | cut -c1-80)"
+   else
+      fail "a TIMES chunk with $how" "exit $rc" "$(head -2 "$work/times-$how.err")"
+   fi
+done
 
 # a damaged trace: a whole document, the error, exit 1
 head -c $(( $(wc -c < "$work/workers.trace") * 2 / 3 )) "$work/workers.trace" > "$work/cut.trace"
