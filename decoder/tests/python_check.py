@@ -19,6 +19,9 @@ Each CASE is KIND:PATH[:ARG]:
   graph:PATH     Run.call_graph() against the call lines replayed
   example:PATH:FUNCTION:SCRIPT   the example rank_calls.py's counts of
                  FUNCTION per rank = parlot-decode's call lines
+  costs:PATH     traces with --collect-insns and --collect-time: arrays()'
+                 insns and call_graph()'s against parlot-decode --xml's
+                 instructions; times() ordered (needs NumPy)
 Prints TAP lines; exit 1 if any failed.
 """
 
@@ -296,6 +299,40 @@ def check_example(path, function, script):
        % (path, function, calls), p.stdout + p.stderr)
 
 
+def check_costs(path):
+    """--collect-insns and --collect-time: arrays()' insns add up to each
+    thread's insns in parlot-decode --xml, call_graph()'s functions' self
+    instructions to the program's; times() are ordered and within the
+    thread's events."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(decode("--xml", "--images=all", path)[1])
+    pid_of = {p.get("id"): p.get("pid") for p in root.iter("process")}
+    want = {(pid_of[t.get("process")], int(t.get("number"))): int(t.get("insns"))
+            for t in root.iter("thread")}
+    prog = int(root.find("program").get("insns"))
+    got, stamps_ok, nstamps = {}, True, 0
+    with parlot.open(path) as run:
+        for tr in run.traces:
+            for th in tr.threads:
+                a = th.arrays(images="all")
+                got[(str(tr.pid), th.number)] = int(a["insns"].sum())
+                st = th.times()
+                nstamps += len(st)
+                stamps_ok &= (len(st) >= 2 and all(
+                    x[0] <= y[0] for x, y in zip(st, st[1:]))
+                    and st[-1][0] <= th.nevents)
+        g = run.call_graph(images="all")
+    selfs = sum(f["self_insns"] for f in g["program"]["functions"].values())
+    ok(got == want, "%s: arrays()' insns add up to --xml's insns of each "
+       "of %d threads" % (path, len(want)), "%s vs %s" % (got, want))
+    ok(selfs <= g["program"]["insns"] == prog and selfs > 0.99 * prog,
+       "%s: call_graph()'s insns = --xml's (%d), its functions' self "
+       "instructions add up to it" % (path, prog),
+       "self %d, graph %d, xml %d" % (selfs, g["program"]["insns"], prog))
+    ok(stamps_ok and nstamps > 0, "%s: times(): %d stamps, ordered, "
+       "within each thread's events" % (path, nstamps))
+
+
 DECODE = sys.argv[1]
 for case in sys.argv[2:]:
     kind, _, rest = case.partition(":")
@@ -307,7 +344,7 @@ for case in sys.argv[2:]:
         check_example(path, function, script)
     else:
         {"events": check_events, "damaged": check_damaged,
-         "graph": check_graph,
+         "graph": check_graph, "costs": check_costs,
          "missing": check_missing, "select": check_select}[kind](rest)
 print("# %d tests, %d failed" % (count, failures))
 sys.exit(1 if failures else 0)

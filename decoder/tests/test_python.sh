@@ -5,7 +5,8 @@
 # a program with threads and a forked child that exits with status 3, an
 # MPI run of 2 ranks (MPICH, if installed) and its archive, with the
 # example rank_calls.py on it; the same traces cut short and with a byte
-# flipped, a missing path.
+# flipped, a missing path; the first program again with
+# --collect-insns=yes --collect-time=yes (costs and stamps).
 #
 # The package: as installed in $PARLOT_PREFIX (scripts/test sets it; the
 # library is then found where the build installed it), else the source
@@ -93,6 +94,12 @@ mkdir -p "$tmp/tf.d"
    "$tmp/tf" 0 || fail "valgrind --tool=parlot tf"
 # the child exits with 3, the parent with 0 once it has seen that
 cases="events:$tmp/tf.d graph:$tmp/tf.d select:$tmp/tf.d exit:$tmp/tf.d:0,3"
+# the same with costs and wall-clock stamps
+mkdir -p "$tmp/tfc.d"
+"$VALGRIND" --tool=parlot -q --collect-insns=yes --collect-time=yes \
+   --parlot-out-file="$tmp/tfc.d/parlot.out.%p" "$tmp/tf" 0 ||
+   fail "valgrind --tool=parlot --collect-insns=yes --collect-time=yes tf"
+cases="$cases costs:$tmp/tfc.d"
 one=$(ls "$tmp/tf.d" | head -1)
 
 if command -v mpicc.mpich >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1; then

@@ -543,6 +543,16 @@ class Thread:
         out["functions"] = self.trace.functions(demangle)
         return out
 
+    def times(self):
+        """The thread's wall-clock stamps (a trace recorded with
+        --collect-time): a list of (position, ns), "after its first
+        `position` events the clock (CLOCK_REALTIME) said `ns` nanoseconds
+        since the Unix epoch", by position; [] if it has none."""
+        h = self.trace._handle()
+        n = _c.c_size(0)
+        p = _c.lib.pl_trace_times(h, self.index, ctypes.byref(n))
+        return [(p[i].position, p[i].ns) for i in range(n.value)]
+
     def call_counts(self, demangle=True, **filters):
         """{function name: calls} of the thread through the filters."""
         names = self.trace.functions(demangle)

@@ -44,6 +44,10 @@ class VEvent(ctypes.Structure):         # pl_vevent
                 ("number", c_u64), ("flags", c_u32)]
 
 
+class TimeStamp(ctypes.Structure):      # pl_time_stamp
+    _fields_ = [("position", c_u64), ("ns", ctypes.c_int64)]
+
+
 class Ending(ctypes.Structure):         # pl_ending
     _fields_ = [("kind", ctypes.c_int), ("status", ctypes.c_int),
                 ("signal", ctypes.c_int), ("signal_name", ctypes.c_char * 24),
@@ -160,6 +164,7 @@ _protos = {
     "pl_view_close": (None, [VP]),
     "pl_view_next": (ctypes.c_long, [VP, P(P(VEvent)), P(Error)]),
     "pl_view_costs": (P(c_u64), [VP]),
+    "pl_trace_times": (P(TimeStamp), [VP, c_size, P(c_size)]),
     "pl_lib_version": (c_char_p, []),
     "pl_program_init": (None, [P(Program), ctypes.c_int]),
     "pl_program_free": (None, [P(Program)]),
