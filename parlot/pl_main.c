@@ -179,7 +179,7 @@ static Bool flush_check_due(ULong blocks_done)
    starts of its client code (the scheduler's time slice is 100,000), and
    the least time between two stamps where code is translated. */
 #define STAMP_BLOCKS 20000
-#define TRANSLATION_STAMP_NS 200000
+#define TRANSLATION_STAMP_NS 1000000
 
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 {

@@ -4,7 +4,8 @@
    cost in time: at the thread's start and end, every PL_TIMES_EVERY
    events, around each system call that may block, at each thread switch,
    every 20,000 blocks it runs and where its code is translated (at most
-   every 200 µs: translating new code takes time without instructions).  Written in TIMES chunks (format 2.5). */
+   every millisecond: translating new code takes time without
+   instructions).  Written in TIMES chunks (format 2.5). */
 #ifndef PL_TIMES_H
 #define PL_TIMES_H
 
