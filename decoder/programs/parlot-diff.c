@@ -32,6 +32,7 @@
 #include "pl_outbuf.h"
 #include "pl_outliers.h"
 #include "pl_program.h"
+#include "pl_runtime.h"
 #include "pl_progress.h"
 #include "pl_view.h"
 #include "run_threads.h"
@@ -444,6 +445,274 @@ static int by_cost_change(const void *x, const void *y)
    return strcmp(a->label, b->label);
 }
 
+/* ---- Costs per call ---- */
+
+#define CALLS_MAX 1024   /* a function called more often in a thread (not a
+                            loop's step) is not compared call by call, nor
+                            one called once */
+
+/* A function's calls in one thread: each one's inclusive instructions. */
+typedef struct {
+   uint32_t  n;
+   int       over;          /* more than CALLS_MAX */
+   uint64_t *incl;
+} fn_calls;
+
+/* One of the calls that changed most. */
+typedef struct {
+   char     *thread, *label;
+   uint64_t  number, incl[2];
+} call_change;
+
+typedef struct {
+   call_change v[COST_ROWS];
+   size_t      n;
+} call_changes;
+
+static uint64_t change_of(const uint64_t incl[2])
+{
+   return incl[0] > incl[1] ? incl[0] - incl[1] : incl[1] - incl[0];
+}
+
+/* Keep c among the COST_ROWS largest changes, largest first.  0, or -1 if
+   out of memory. */
+static int keep_change(call_changes *cc, const char *thread,
+                       const char *label, uint64_t number,
+                       const uint64_t incl[2])
+{
+   uint64_t d = change_of(incl);
+   size_t i = cc->n;
+   if (d == 0 || (cc->n == COST_ROWS && d <= change_of(cc->v[COST_ROWS - 1].incl)))
+      return 0;
+   if (cc->n == COST_ROWS) {
+      i = COST_ROWS - 1;
+      free(cc->v[i].thread);
+      free(cc->v[i].label);
+   } else {
+      cc->n++;
+   }
+   for (; i > 0 && change_of(cc->v[i - 1].incl) < d; i--)
+      cc->v[i] = cc->v[i - 1];
+   cc->v[i].thread = strdup(thread);
+   cc->v[i].label = strdup(label);
+   cc->v[i].number = number;
+   cc->v[i].incl[0] = incl[0];
+   cc->v[i].incl[1] = incl[1];
+   return cc->v[i].thread && cc->v[i].label ? 0 : -1;
+}
+
+static void free_calls(fn_calls *fc, uint32_t nfns)
+{
+   if (!fc)
+      return;
+   for (uint32_t f = 0; f <= nfns; f++)
+      free(fc[f].incl);
+   free(fc);
+}
+
+/* Whether function id of t is the program's own code (pl_runtime.h): not
+   a runtime's, whose instructions (an MPI library polling while it
+   waits) depend on timing. */
+static int own_code(const pl_trace *t, uint32_t id)
+{
+   const pl_function *f = pl_trace_function(t, id);
+   return pl_object_kind(pl_trace_object(t, f->obj)->str) == PL_OBJECT_PROGRAM
+          && !pl_runtime_function(f->name.str);
+}
+
+/* Per function of thread `index` of t through the filters, the
+   instructions of the program's own code (own_code) from each call to
+   its return, for the calls that returned, in order: a calloc'ed array
+   by function ID; NULL with *err empty if the thread has no costs, or
+   with *err set. */
+static fn_calls *thread_calls(pl_trace *t, size_t index, const options *o,
+                              const uint8_t *keep, pl_error *err)
+{
+   uint32_t nfns = pl_trace_nfunctions(t);
+   fn_calls *fc;
+   uint8_t *own = NULL;
+   uint64_t *start = NULL, cum = 0;
+   uint32_t *fn = NULL;
+   size_t depth = 0, cap = 0;
+   const pl_vevent *ev;
+   pl_view *v;
+   long n;
+
+   err->msg[0] = 0;
+   if (!pl_trace_cost_events(t, index))
+      return NULL;
+   fc = calloc((size_t)nfns + 1, sizeof *fc);
+   own = malloc((size_t)nfns + 1);
+   if (!fc || !own) {
+      free(fc);
+      free(own);
+      pl_error_set(err, 0, "out of memory");
+      return NULL;
+   }
+   for (uint32_t id = 1; id <= nfns; id++)
+      own[id] = (uint8_t)own_code(t, id);
+   if (!(v = pl_view_open(t, index, o->filter, keep, err))) {
+      free(fc);
+      free(own);
+      return NULL;
+   }
+   while ((n = pl_view_next(v, &ev, err)) > 0) {
+      const uint64_t *c = pl_view_costs(v);
+      for (long i = 0; i < n; i++) {
+         /* the event's cost is the frame's on top before it */
+         if (c && depth > 0 && own[fn[depth - 1]])
+            cum += c[i];
+         if (ev[i].kind == PL_EV_CALL) {
+            if (pl_grow(&fn, &cap, depth + 1, sizeof *fn) < 0
+                || !(start = realloc(start, cap * sizeof *start)))
+               goto oom;
+            fn[depth] = ev[i].fn;
+            start[depth++] = cum;
+         } else if (depth > 0) {
+            fn_calls *f = &fc[fn[--depth]];
+            if (f->over)
+               continue;
+            if (f->n == CALLS_MAX) {
+               f->over = 1;
+               free(f->incl);
+               f->incl = NULL;
+               continue;
+            }
+            if (!f->incl && !(f->incl = malloc(CALLS_MAX * sizeof *f->incl)))
+               goto oom;
+            f->incl[f->n++] = cum - start[depth];
+         }
+      }
+   }
+   pl_view_close(v);
+   free(fn);
+   free(start);
+   free(own);
+   if (n < 0) {
+      free_calls(fc, nfns);
+      return NULL;
+   }
+   return fc;
+oom:
+   pl_view_close(v);
+   free(fn);
+   free(start);
+   free(own);
+   free_calls(fc, nfns);
+   pl_error_set(err, 0, "out of memory");
+   return NULL;
+}
+
+/* One side of a pair: its trace, the thread's calls, identities and
+   labels. */
+typedef struct {
+   pl_trace    *t;
+   uint8_t     *keep;
+   fn_calls    *fc;
+   uint64_t    *ident;
+   trace_labels nm;
+   uint32_t     nfns;
+} pair_side;
+
+static void free_side(pair_side *s)
+{
+   free_calls(s->fc, s->nfns);
+   free(s->keep);
+   free(s->ident);
+   trace_labels_free(&s->nm);
+   pl_trace_close(s->t);
+   memset(s, 0, sizeof *s);
+}
+
+/* 1 with *s filled, 0 if the thread has no costs or cannot be read (it
+   was reported with the threads), -1 if out of memory. */
+static int open_side(pair_side *s, run *r, const run_thread *th,
+                     const options *o)
+{
+   pl_error err;
+   uint32_t id, main_obj;
+
+   memset(s, 0, sizeof *s);
+   if (!(s->t = pl_input_open(&r->in.v[th->input], &err)))
+      return 0;
+   s->nfns = pl_trace_nfunctions(s->t);
+   main_obj = pl_main_object(s->t);
+   if (!(s->keep = pl_filter_functions(o->filter, s->t, o->demangle))
+       || !(s->ident = malloc(((size_t)s->nfns + 1) * sizeof *s->ident))
+       || trace_labels_load(&s->nm, s->t, o->demangle) < 0)
+      goto oom;
+   for (id = 1; id <= s->nfns; id++)
+      s->ident[id] = identity(s->t, id, main_obj);
+   s->fc = thread_calls(s->t, th->index, o, s->keep, &err);
+   if (!s->fc) {
+      if (strcmp(err.msg, "out of memory") == 0)
+         goto oom;
+      free_side(s);
+      return 0;
+   }
+   return 1;
+oom:
+   free_side(s);
+   return -1;
+}
+
+static int by_ident_u64(const void *x, const void *y)
+{
+   uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+   return a < b ? -1 : a > b;
+}
+
+/* A pair's calls, function by function, call by call, into cc.  0, or -1
+   if out of memory. */
+static int pair_call_changes(run *ra, run *rb, const run_pair *p,
+                             const options *o, call_changes *cc)
+{
+   const run_thread *ta = &ra->threads.t[p->ia], *tb = &rb->threads.t[p->ib];
+   pair_side a, b;
+   uint64_t *keys = NULL;        /* B's functions: (identity, ID) pairs */
+   int ok_a, ok_b, ret = -1;
+   uint32_t f;
+
+   if ((ok_a = open_side(&a, ra, ta, o)) <= 0)
+      return ok_a;
+   if ((ok_b = open_side(&b, rb, tb, o)) <= 0) {
+      free_side(&a);
+      return ok_b;
+   }
+   /* B's functions by identity: (identity, ID) pairs, sorted */
+   if (!(keys = malloc(2 * ((size_t)b.nfns + 1) * sizeof *keys)))
+      goto out;
+   for (f = 1; f <= b.nfns; f++) {
+      keys[2 * (f - 1)] = b.ident[f];
+      keys[2 * (f - 1) + 1] = f;
+   }
+   qsort(keys, b.nfns, 2 * sizeof *keys, by_ident_u64);
+   for (f = 1; f <= a.nfns; f++) {
+      const fn_calls *x = &a.fc[f], *y;
+      uint64_t key[2] = { a.ident[f], 0 }, *hit;
+      /* a function called once is no step of a loop (main, the solver) */
+      if (x->n < 2 || x->over)
+         continue;
+      hit = bsearch(key, keys, b.nfns, 2 * sizeof *keys, by_ident_u64);
+      if (!hit)
+         continue;
+      y = &b.fc[hit[1]];
+      if (y->n < 2 || y->over)
+         continue;
+      for (uint32_t k = 0; k < x->n && k < y->n; k++) {
+         uint64_t incl[2] = { x->incl[k], y->incl[k] };
+         if (keep_change(cc, ta->label, trace_label(&a.nm, f), k + 1, incl) < 0)
+            goto out;
+      }
+   }
+   ret = 0;
+out:
+   free(keys);
+   free_side(&a);
+   free_side(&b);
+   return ret;
+}
+
 /* Run r read as one program through the filters, its total graph in *g.
    0, or -1 if out of memory (a trace that cannot be read was reported
    with the threads; what it holds counts). */
@@ -463,9 +732,10 @@ static int read_program(run *r, const options *o, pl_program *p, pl_graph *g)
 }
 
 /* Runs recorded with --collect-insns (both): the functions whose
-   inclusive instructions changed most, after the summary.  0, or -1 if
-   out of memory. */
-static int put_costs(run *ra, run *rb, const options *o, diff_report *rep)
+   inclusive instructions changed most, then the calls (cc, from the
+   pairs), after the summary.  0, or -1 if out of memory. */
+static int put_costs(run *ra, run *rb, const options *o,
+                     const call_changes *cc, diff_report *rep)
 {
    pl_program p[2];
    pl_graph g[2];
@@ -519,6 +789,11 @@ static int put_costs(run *ra, run *rb, const options *o, diff_report *rep)
       rep->costs_head(rep, ir, rows);
       for (i = 0; i < rows; i++)
          rep->cost(rep, v[i].label, v[i].self, v[i].incl);
+      if (cc->n)
+         rep->call_costs_head(rep, cc->n);
+      for (i = 0; i < cc->n; i++)
+         rep->call_cost(rep, cc->v[i].thread, cc->v[i].label,
+                        cc->v[i].number, cc->v[i].incl);
    }
    ret = 0;
 out:
@@ -846,7 +1121,8 @@ oom:
 }
 
 static int compare_runs(run *ra, run *rb, const options *o,
-                        diff_report *rep, tally *ty, fn_totals *tt)
+                        diff_report *rep, tally *ty, fn_totals *tt,
+                        call_changes *cc)
 {
    run_pair *pairs;
    size_t np, i;
@@ -894,6 +1170,9 @@ static int compare_runs(run *ra, run *rb, const options *o,
       if (compare_pair(ra, rb, &ra->threads.t[p->ia], &rb->threads.t[p->ib],
                        o, tt, rep, ty) < 0)
          ty->trouble = 1;
+      /* the pair's calls, when both were recorded with costs */
+      if (!o->within && pair_call_changes(ra, rb, p, o, cc) < 0)
+         ty->trouble = 1;
    }
    pl_progress_free(progress);
    progress = NULL;
@@ -909,6 +1188,7 @@ int main(int argc, char **argv)
    run ra, rb;
    tally ty;
    fn_totals tt;
+   call_changes cc;
    outbuf out;
    diff_report rep;
    int status, ba, bb;
@@ -932,6 +1212,7 @@ int main(int argc, char **argv)
       return EXIT_TROUBLE;
    memset(&ty, 0, sizeof ty);
    memset(&tt, 0, sizeof tt);
+   memset(&cc, 0, sizeof cc);
    /* --within: the run on both sides, each with a trace open of its own */
    ba = read_run(&ra, argv[optind], &o, 1);
    bb = read_run(&rb, argv[o.within ? optind : optind + 1], &o, !o.within);
@@ -945,9 +1226,9 @@ int main(int argc, char **argv)
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;
    } else {
-      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt) < 0
+      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt, &cc) < 0
           || put_summary(&rep, &ty, &tt) < 0
-          || (!o.within && put_costs(&ra, &rb, &o, &rep) < 0)
+          || (!o.within && put_costs(&ra, &rb, &o, &cc, &rep) < 0)
           || rep.finish(&rep) < 0) {
          fprintf(stderr, PROG ": out of memory\n");
          ty.trouble = 1;
@@ -970,6 +1251,10 @@ int main(int argc, char **argv)
          status = EXIT_DIFFER;
       else
          status = EXIT_SAME;
+   }
+   for (i = 0; i < cc.n; i++) {
+      free(cc.v[i].thread);
+      free(cc.v[i].label);
    }
    for (i = 0; i < tt.cap; i++)
       free(tt.v[i].label);

@@ -100,6 +100,13 @@ struct diff_report {
    void (*costs_head)(diff_report *r, const uint64_t ir[2], size_t n);
    void (*cost)(diff_report *r, const char *label, const uint64_t self[2],
                 const uint64_t incl[2]);
+   /* Then the n calls whose instructions in the program's own code (not
+      in runtimes, pl_runtime.h) changed most between corresponding
+      threads: thread's call `number` (its Nth call of the function, from
+      1), incl[2] A's and B's. */
+   void (*call_costs_head)(diff_report *r, size_t n);
+   void (*call_cost)(diff_report *r, const char *thread, const char *label,
+                     uint64_t number, const uint64_t incl[2]);
    /* 0, or -1 if out of memory (output errors are in o->err). */
    int  (*finish)(diff_report *r);
 };

@@ -253,6 +253,25 @@ static void t_cost(diff_report *r, const char *label, const uint64_t self[2],
                  (unsigned long long)self[1], label);
 }
 
+static void t_call_costs_head(diff_report *r, size_t n)
+{
+   outbuf_printf(r->o, "== the %zu call%s whose instructions in the "
+                 "program's own code changed most (#N: the thread's Nth call "
+                 "of the function; runtimes such as MPI left out):"
+                 "\n%14s %14s %7s  call\n", n, n == 1 ? "" : "s", "A", "B",
+                 "");
+}
+
+static void t_call_cost(diff_report *r, const char *thread, const char *label,
+                        uint64_t number, const uint64_t incl[2])
+{
+   outbuf_printf(r->o, "%14llu %14llu ", (unsigned long long)incl[0],
+                 (unsigned long long)incl[1]);
+   put_change(r->o, incl[0], incl[1]);
+   outbuf_printf(r->o, "  %s: %s #%llu\n", thread, label,
+                 (unsigned long long)number);
+}
+
 static int t_finish(diff_report *r)
 {
    free(r->impl);
@@ -278,6 +297,8 @@ int diff_report_text(diff_report *r, outbuf *o)
    r->function = t_function;
    r->costs_head = t_costs_head;
    r->cost = t_cost;
+   r->call_costs_head = t_call_costs_head;
+   r->call_cost = t_call_cost;
    r->finish = t_finish;
    return 0;
 }

@@ -251,6 +251,25 @@ static void x_cost(diff_report *r, const char *label, const uint64_t self[2],
    xml_end(x);
 }
 
+static void x_call_costs_head(diff_report *r, size_t n)
+{
+   (void)r;
+   (void)n;
+}
+
+static void x_call_cost(diff_report *r, const char *thread, const char *label,
+                        uint64_t number, const uint64_t incl[2])
+{
+   xml_out *x = X(r);
+   xml_start(x, "call-cost");
+   xml_attr_text(x, "thread", thread);
+   xml_attr_text(x, "name", label);
+   xml_attr_u64(x, "number", number);
+   xml_attr_u64(x, "inclusive-a", incl[0]);
+   xml_attr_u64(x, "inclusive-b", incl[1]);
+   xml_end(x);
+}
+
 static int x_finish(diff_report *r)
 {
    xml_out *x = X(r);
@@ -281,6 +300,8 @@ int diff_report_xml(diff_report *r, outbuf *o, const char *creator)
    r->function = x_function;
    r->costs_head = x_costs_head;
    r->cost = x_cost;
+   r->call_costs_head = x_call_costs_head;
+   r->call_cost = x_call_cost;
    r->finish = x_finish;
    return 0;
 }

@@ -18,7 +18,10 @@
 #     agree with the export; the XML carries the costs and validates
 #     ($XMLLINT, docs/parlot-callgraph.rng);
 #   - parlot-diff of two runs (12 and 16 iterations): the functions whose
-#     inclusive Ir changed most, each run's self Ir as in its export;
+#     inclusive Ir changed most, each run's self Ir as in its export; of a
+#     CG run against one with an extra call injected in rank 1's 4th
+#     iteration (MPICH): that call first among the calls whose own
+#     instructions changed most, and the XML valid;
 #   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
 #     (CRC made valid, rewrite_chunk.py) garbage coded bytes or a count
 #     the stream lacks give a one-line error and exit 1, not a crash.
@@ -267,6 +270,36 @@ for impl in mpich openmpi; do
       compare "$label" "$out.export" "$objs" --no-inclusive "$out"/cg.*
       sizes "$label" "$out"/parlot.out.*
    done
+   # parlot-diff against a run with a fault injected (an extra call of
+   # rescale_z in rank 1's 4th conj_grad): the first call its per-call
+   # costs list is that one
+   [ $impl = mpich ] || continue
+   extra=$work/$impl-extra
+   if PARLOT_OPTS=--collect-insns=yes RUN_TIMEOUT=600 \
+         bash "$solver/run.sh" "$impl" "$work/$impl/cg_c" "$extra" 2 extra 1 4 6 \
+         > "$extra.run" 2>&1; then
+      "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" "$work/$impl-cg_c" "$extra" \
+         > "$extra.diff" 2> "$extra.diff.err"
+      first=$(grep -A2 "^== the .* calls* whose instructions" "$extra.diff" | sed -n 3p)
+      if echo "$first" | grep -q "rank 1: conj_grad #4$"; then
+         pass "$impl: parlot-diff names the slower iteration first: $(echo $first)"
+      else
+         fail "$impl: parlot-diff's per-call costs do not name rank 1's conj_grad #4 first" \
+            "$(grep -A5 "^== the .* whose instructions" "$extra.diff")"
+      fi
+      "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --xml "$work/$impl-cg_c" "$extra" \
+         > "$extra.xml" 2> /dev/null
+      if [ -n "${XMLLINT:-}" ] && ! $XMLLINT --noout --relaxng "$here/../../../docs/parlot-diff.rng" \
+            "$extra.xml" > "$extra.xmllint" 2>&1; then
+         fail "$impl: parlot-diff --xml with costs is invalid" "$(head -3 "$extra.xmllint")"
+      elif grep -q "<call-cost" "$extra.xml"; then
+         pass "$impl: parlot-diff --xml carries the costs${XMLLINT:+ and validates}"
+      else
+         fail "$impl: parlot-diff --xml has no call-cost"
+      fi
+   else
+      fail "$impl: the run with an extra call" "$(tail -3 "$extra.run")"
+   fi
 done
 
 echo "# $passed passed, $failed failed"
