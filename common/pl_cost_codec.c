@@ -2,9 +2,10 @@
 /* The per-event cost model (pl_cost_codec.h, docs/codec.md 12).
 
    Costs repeat by call context, and which of a context's few usual costs
-   comes next depends on the path the code took, which the cost of the
-   event before often tells.  So, as PPM does for bytes: three contexts,
+   comes next depends on the path the code took, which the costs of the
+   events before often tell.  So, as PPM does for bytes: four contexts,
    longest first,
+     C3 = C2 and the costs of the two events before the previous one,
      C2 = (value, top of the stack, previous event, previous cost),
      C1 = (value, top of the stack, previous event),
      C0 = (value, top of the stack),
@@ -26,6 +27,7 @@
 #include "pl_cm.h"
 #include "pl_hash.h"
 
+#define NCTX PL_COST_CONTEXTS
 #define P_INIT    2048u
 #define P_SHIFT   4          /* literal bits: 1/16 of the distance */
 #define P_MIN     15u
@@ -52,6 +54,7 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed)
    size_t i, j;
    pl_cm_stretch_init(m->stretch);
    if (!zeroed) {
+      clear_slots(m->c3, 1u << PL_COST_C3_BITS);
       clear_slots(m->c2, 1u << PL_COST_C2_BITS);
       clear_slots(m->c1, 1u << PL_COST_C1_BITS);
       clear_slots(m->c0, 1u << PL_COST_C0_BITS);
@@ -60,7 +63,9 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed)
    m->last = 0;
    m->last_exit = 0;
    m->last_cost = 0;
-   for (i = 0; i < 3; i++)
+   m->last_cost2 = 0;
+   m->last_cost3 = 0;
+   for (i = 0; i < NCTX; i++)
       for (j = 0; j < PL_COST_WAYS; j++) {
          unsigned b;
          for (b = 0; b < 64; b++)
@@ -102,14 +107,16 @@ static pl_cost_slot *find_slot(pl_cost_slot *table, unsigned bits,
 }
 
 /* The event's slots, longest context first. */
-static void contexts(pl_cost_model *m, uint32_t value, pl_cost_slot *s[3])
+static void contexts(pl_cost_model *m, uint32_t value, pl_cost_slot *s[NCTX])
 {
    uint64_t h0 = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
    uint64_t h1 = pl_fnv1a_step(h0, (uint64_t)m->last << 1 | m->last_exit);
    uint64_t h2 = pl_fnv1a_step(h1, m->last_cost);
-   s[0] = find_slot(m->c2, PL_COST_C2_BITS, h2);
-   s[1] = find_slot(m->c1, PL_COST_C1_BITS, h1);
-   s[2] = find_slot(m->c0, PL_COST_C0_BITS, h0);
+   uint64_t h3 = pl_fnv1a_step(pl_fnv1a_step(h2, m->last_cost2), m->last_cost3);
+   s[0] = find_slot(m->c3, PL_COST_C3_BITS, h3);
+   s[1] = find_slot(m->c2, PL_COST_C2_BITS, h2);
+   s[2] = find_slot(m->c1, PL_COST_C1_BITS, h1);
+   s[3] = find_slot(m->c0, PL_COST_C0_BITS, h0);
 }
 
 /* Costs already tried in longer contexts are skipped (they were not it). */
@@ -164,11 +171,11 @@ static void slot_learn(pl_cost_slot *s, uint64_t cost)
 }
 
 /* After an event: its cost joins the slots, the stack follows it. */
-static void learn(pl_cost_model *m, pl_cost_slot *s[3], uint32_t value,
+static void learn(pl_cost_model *m, pl_cost_slot *s[NCTX], uint32_t value,
                   uint64_t cost)
 {
    unsigned k;
-   for (k = 0; k < 3; k++)
+   for (k = 0; k < NCTX; k++)
       slot_learn(s[k], cost);
    if (value) {
       if (m->depth < PL_COST_FRAMES)
@@ -182,6 +189,8 @@ static void learn(pl_cost_model *m, pl_cost_slot *s[3], uint32_t value,
       if (m->depth)
          m->depth--;
    }
+   m->last_cost3 = m->last_cost2;
+   m->last_cost2 = m->last_cost;
    m->last_cost = cost;
 }
 
@@ -220,15 +229,15 @@ static void refine_update(uint32_t *entry, unsigned bit)
       *entry -= *entry >> APM_SHIFT;
 }
 
-/* Walk the candidates of the three contexts, longest first, skipping
+/* Walk the candidates of the contexts, longest first, skipping
    costs already tried; 1 with *cost when decide() says one is it. */
-static int walk(pl_cost_model *m, pl_cost_slot *s[3], uint64_t *cost,
+static int walk(pl_cost_model *m, pl_cost_slot *s[NCTX], uint64_t *cost,
                 decide_fn decide, void *ctx)
 {
-   uint64_t seen[3 * PL_COST_WAYS];
+   uint64_t seen[NCTX * PL_COST_WAYS];
    unsigned nseen = 0, k, i;
 
-   for (k = 0; k < 3; k++) {
+   for (k = 0; k < NCTX; k++) {
       uint8_t skip[PL_COST_WAYS];
       unsigned left = 0;
       for (i = 0; i < s[k]->n; i++) {
@@ -277,13 +286,13 @@ static unsigned dec_decide(void *ctx, uint32_t p1, uint64_t candidate)
 void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
                     uint64_t cost)
 {
-   pl_cost_slot *s[3];
+   pl_cost_slot *s[NCTX];
    enc_ctx c = { e, cost };
    uint64_t found;
 
    contexts(m, value, s);
    if (!walk(m, s, &found, enc_decide, &c)) {
-      unsigned nb = bit_length(cost), ctx = literal_ctx(s[2]), node = 1;
+      unsigned nb = bit_length(cost), ctx = literal_ctx(s[NCTX - 1]), node = 1;
       int k;
       for (k = 6; k >= 0; k--) {
          unsigned bit = (nb >> k) & 1u;
@@ -308,12 +317,12 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
 
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
 {
-   pl_cost_slot *s[3];
+   pl_cost_slot *s[NCTX];
    uint64_t cost = 0;
 
    contexts(m, value, s);
    if (!walk(m, s, &cost, dec_decide, d)) {
-      unsigned nb, ctx = literal_ctx(s[2]), node = 1;
+      unsigned nb, ctx = literal_ctx(s[NCTX - 1]), node = 1;
       int k;
       for (k = 6; k >= 0; k--) {
          unsigned bit = pl_rcc_dec_bit(d, m->p_nbits[ctx][node]);

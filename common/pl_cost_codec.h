@@ -3,7 +3,8 @@
    thread's stream, the guest instructions the thread executed since its
    previous event.  COSTS chunks carry them, coded by a model that
    predicts an event's cost from its call context: what the event is, the
-   function on top of the stack, the event before it and its cost.  The
+   function on top of the stack, the event before it and the costs of the
+   last three.  The
    same call from the same place usually costs one of a few amounts, so
    most events cost a fraction of a bit.  Specified in docs/codec.md 12.
 
@@ -26,14 +27,15 @@
 #define PL_COSTS_PREFIX_SIZE 16
 #define PL_COST_INSNS 1u        /* guest instructions (Callgrind's Ir) */
 
-#define PL_COST_C2_BITS 14     /* slots of each context (docs/codec.md 12) */
+#define PL_COST_C3_BITS 14     /* slots of each context (docs/codec.md 12) */
+#define PL_COST_C2_BITS 14
 #define PL_COST_C1_BITS 13
 #define PL_COST_C0_BITS 12
+#define PL_COST_CONTEXTS 4
 #define PL_COST_WAYS    4       /* costs per slot */
 #define PL_COST_FRAMES  1024    /* stack frames kept (deeper share one) */
-/* The most coded bytes one event can add: 12 candidates, 3 escapes,
-   7 + 63 literal bits, none of probability below 15/4096 (8.1 bits
-   each), rounded up. */
+/* The most coded bytes one event can add: 16 candidates, 7 + 63 literal
+   bits, none of probability below 15/4096 (8.1 bits each), rounded up. */
 #define PL_COST_MAX_EVENT_BYTES 96
 /* Bytes pl_rcc_enc_finish may add, beyond the events' bound. */
 #define PL_COST_FINISH_BYTES 8
@@ -47,6 +49,7 @@ typedef struct {
 } pl_cost_slot;
 
 typedef struct {
+   pl_cost_slot c3[1u << PL_COST_C3_BITS];
    pl_cost_slot c2[1u << PL_COST_C2_BITS];
    pl_cost_slot c1[1u << PL_COST_C1_BITS];
    pl_cost_slot c0[1u << PL_COST_C0_BITS];
@@ -55,9 +58,10 @@ typedef struct {
    uint32_t last;            /* the previous event's function, 0 none */
    uint32_t last_exit;       /* whether it was an exit */
    uint64_t last_cost;       /* its cost */
+   uint64_t last_cost2, last_cost3;   /* those of the two events before */
    uint16_t p_nbits[65][128];  /* literal bit length, by C0's usual one */
    uint16_t p_mant[65][8];   /* the 3 bits below the top one */
-   uint32_t apm[3][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]
+   uint32_t apm[PL_COST_CONTEXTS][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]
                                           [logit step of the counts' P] */
    int16_t  stretch[4096];
 } pl_cost_model;
