@@ -12,7 +12,9 @@
    each a slot of up to PL_COST_WAYS costs with counts.  The cost is coded
    as one of the longest context's costs (a binary decision per
    candidate) or an escape, then the next context's costs not tried yet,
-   then literally.  A candidate's probability starts from the counts (its
+   then literally; only the contexts the coding reached learn the cost
+   (PPM's update exclusion), which spares a cost predicted by the longest
+   context three table updates.  A candidate's probability starts from the counts (its
    count over the counts left plus one per cost left, the escape, as
    PPM's method C) and is refined by an adaptive table (secondary
    estimation) indexed by the context's order, its number of costs and
@@ -106,17 +108,36 @@ static pl_cost_slot *find_slot(pl_cost_slot *table, unsigned bits,
    return s;
 }
 
-/* The event's slots, longest context first. */
-static void contexts(pl_cost_model *m, uint32_t value, pl_cost_slot *s[NCTX])
+/* The event's contexts, longest first: their hashes, and their slots as
+   far as the coding has looked (a slot is found, and taken over if it
+   belongs to another context, only when the coding reaches it). */
+typedef struct {
+   uint64_t      h[NCTX];
+   pl_cost_slot *s[NCTX];
+   unsigned      used;          /* slots s[0..used) found */
+} contexts_t;
+
+static void contexts(const pl_cost_model *m, uint32_t value, contexts_t *c)
 {
-   uint64_t h0 = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
-   uint64_t h1 = pl_fnv1a_step(h0, (uint64_t)m->last << 1 | m->last_exit);
-   uint64_t h2 = pl_fnv1a_step(h1, m->last_cost);
-   uint64_t h3 = pl_fnv1a_step(pl_fnv1a_step(h2, m->last_cost2), m->last_cost3);
-   s[0] = find_slot(m->c3, PL_COST_C3_BITS, h3);
-   s[1] = find_slot(m->c2, PL_COST_C2_BITS, h2);
-   s[2] = find_slot(m->c1, PL_COST_C1_BITS, h1);
-   s[3] = find_slot(m->c0, PL_COST_C0_BITS, h0);
+   c->h[3] = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
+   c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->last << 1 | m->last_exit);
+   c->h[1] = pl_fnv1a_step(c->h[2], m->last_cost);
+   c->h[0] = pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->last_cost2),
+                           m->last_cost3);
+   c->used = 0;
+}
+
+static pl_cost_slot *slot(pl_cost_model *m, contexts_t *c, unsigned k)
+{
+   static const unsigned bits[NCTX] = { PL_COST_C3_BITS, PL_COST_C2_BITS,
+                                        PL_COST_C1_BITS, PL_COST_C0_BITS };
+   while (c->used <= k) {
+      unsigned j = c->used++;
+      pl_cost_slot *table = j == 0 ? m->c3 : j == 1 ? m->c2 : j == 2 ? m->c1
+                                                                     : m->c0;
+      c->s[j] = find_slot(table, bits[j], c->h[j]);
+   }
+   return c->s[k];
 }
 
 /* Costs already tried in longer contexts are skipped (they were not it). */
@@ -171,12 +192,12 @@ static void slot_learn(pl_cost_slot *s, uint64_t cost)
 }
 
 /* After an event: its cost joins the slots, the stack follows it. */
-static void learn(pl_cost_model *m, pl_cost_slot *s[NCTX], uint32_t value,
+static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
                   uint64_t cost)
 {
    unsigned k;
-   for (k = 0; k < NCTX; k++)
-      slot_learn(s[k], cost);
+   for (k = 0; k < c->used; k++)     /* the contexts the coding reached */
+      slot_learn(c->s[k], cost);
    if (value) {
       if (m->depth < PL_COST_FRAMES)
          m->stack[m->depth] = value;
@@ -231,15 +252,17 @@ static void refine_update(uint32_t *entry, unsigned bit)
 
 /* Walk the candidates of the contexts, longest first, skipping
    costs already tried; 1 with *cost when decide() says one is it. */
-static int walk(pl_cost_model *m, pl_cost_slot *s[NCTX], uint64_t *cost,
+static int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
                 decide_fn decide, void *ctx)
 {
    uint64_t seen[NCTX * PL_COST_WAYS];
    unsigned nseen = 0, k, i;
+   pl_cost_slot *s[NCTX];
 
    for (k = 0; k < NCTX; k++) {
       uint8_t skip[PL_COST_WAYS];
       unsigned left = 0;
+      s[k] = slot(m, c, k);
       for (i = 0; i < s[k]->n; i++) {
          skip[i] = (uint8_t)tried(seen, nseen, s[k]->v[i]);
          left += !skip[i];
@@ -286,13 +309,14 @@ static unsigned dec_decide(void *ctx, uint32_t p1, uint64_t candidate)
 void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
                     uint64_t cost)
 {
-   pl_cost_slot *s[NCTX];
+   contexts_t cx;
    enc_ctx c = { e, cost };
    uint64_t found;
 
-   contexts(m, value, s);
-   if (!walk(m, s, &found, enc_decide, &c)) {
-      unsigned nb = bit_length(cost), ctx = literal_ctx(s[NCTX - 1]), node = 1;
+   contexts(m, value, &cx);
+   if (!walk(m, &cx, &found, enc_decide, &c)) {
+      unsigned nb = bit_length(cost), ctx = literal_ctx(cx.s[NCTX - 1]);
+      unsigned node = 1;
       int k;
       for (k = 6; k >= 0; k--) {
          unsigned bit = (nb >> k) & 1u;
@@ -312,17 +336,17 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
          }
       }
    }
-   learn(m, s, value, cost);
+   learn(m, &cx, value, cost);
 }
 
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
 {
-   pl_cost_slot *s[NCTX];
+   contexts_t cx;
    uint64_t cost = 0;
 
-   contexts(m, value, s);
-   if (!walk(m, s, &cost, dec_decide, d)) {
-      unsigned nb, ctx = literal_ctx(s[NCTX - 1]), node = 1;
+   contexts(m, value, &cx);
+   if (!walk(m, &cx, &cost, dec_decide, d)) {
+      unsigned nb, ctx = literal_ctx(cx.s[NCTX - 1]), node = 1;
       int k;
       for (k = 6; k >= 0; k--) {
          unsigned bit = pl_rcc_dec_bit(d, m->p_nbits[ctx][node]);
@@ -348,6 +372,6 @@ uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
          cost = cost << 1 | bit;
       }
    }
-   learn(m, s, value, cost);
+   learn(m, &cx, value, cost);
    return cost;
 }
