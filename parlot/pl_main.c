@@ -139,7 +139,7 @@ static void pl_print_usage(void)
 "                              thread executed since its previous event\n"
 "                              (Callgrind's Ir; COSTS chunks) [no]\n"
 "    --collect-time=no|yes     record wall-clock stamps of each thread:\n"
-"                              every 4096 events, around system calls that\n"
+"                              every 65536 events, around system calls that\n"
 "                              may block, at thread switches (TIMES\n"
 "                              chunks) [no]\n"
    );
@@ -176,9 +176,11 @@ static Bool flush_check_due(ULong blocks_done)
 }
 
 /* --collect-time: blocks between two stamps of a running thread at the
-   starts of its client code (the scheduler's time slice is 100,000), and
-   the least time between two stamps where code is translated. */
+   starts of its client code (the scheduler's time slice is 100,000), the
+   least time between two such stamps, and between two stamps where code
+   is translated. */
 #define STAMP_BLOCKS 20000
+#define RUN_STAMP_NS 5000000
 #define TRANSLATION_STAMP_NS 1000000
 
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
@@ -206,7 +208,7 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
       loop) still gets a stamp every STAMP_BLOCKS blocks */
    if (pl_collect_time && blocks_done - stamped_at >= STAMP_BLOCKS) {
       stamped_at = blocks_done;
-      pl_thread_stamp(t);
+      pl_times_stamp_due(t->times, t->number, t->enc.events, RUN_STAMP_NS);
    }
 
    if (clo_flush_ms > 0 && flush_check_due(blocks_done)) {

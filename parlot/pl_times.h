@@ -3,9 +3,9 @@
    first N events it was time T", taken where they bound what the events
    cost in time: at the thread's start and end, every PL_TIMES_EVERY
    events, around each system call that may block, at each thread switch,
-   every 20,000 blocks it runs and where its code is translated (at most
-   every millisecond: translating new code takes time without
-   instructions).  Written in TIMES chunks (format 2.5). */
+   every 20,000 blocks it runs (at most every 5 ms) and where its code is
+   translated (at most every millisecond: translating new code takes time
+   without instructions).  Written in TIMES chunks (format 2.5). */
 #ifndef PL_TIMES_H
 #define PL_TIMES_H
 
@@ -14,8 +14,10 @@
 /* --collect-time=yes */
 extern Bool pl_collect_time;
 
-/* A stamp every this many events of a thread (a power of two). */
-#define PL_TIMES_EVERY 4096
+/* A stamp every this many events of a thread (a power of two): few
+   enough that a program of short calls (fib) gets a stamp per
+   millisecond or so, not per microsecond. */
+#define PL_TIMES_EVERY 65536
 
 typedef struct pl_times pl_times;
 

@@ -211,7 +211,7 @@ typedef struct {
 } pl_time_stamp;
 
 /* The thread's stamps, by position (never decreasing): at its start and
-   end, every 4,096 events, around the system calls that may have blocked
+   end, every 65,536 events, around the system calls that may have blocked
    and at thread switches; NULL (*n = 0) if it has none.  Valid while the
    trace is open.  (Since libparlot 0.9.) */
 const pl_time_stamp *pl_trace_times(const pl_trace *t, size_t index,
