@@ -591,6 +591,7 @@ static void pl_post_clo_init(void)
       VG_(clo_vex_control).guest_chase = False;
       VG_(clo_vex_control).iropt_unroll_thresh = 0;
    }
+   pl_collecting = pl_collect_insns || pl_collect_time;
    pl_control_post_clo();
    pl_fn_init(clo_images_main, clo_keep_plt, clo_unwind_names);
    pl_threads_init(clo_codec);

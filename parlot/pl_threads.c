@@ -53,6 +53,7 @@ UWord      pl_jump_sp;
 Bool       pl_selective;
 UWord      pl_max_depth;
 Bool       pl_instrumenting = True;
+Bool       pl_collecting;
 
 static Int  codec_kind;
 static UInt next_number = 1;
@@ -89,12 +90,18 @@ void pl_thread_stamp(pl_thread *t)
       pl_times_stamp(t->times, t->number, t->enc.events);
 }
 
-void pl_thread_sync(pl_thread *t)
+/* Write the costs and stamps the thread has kept. */
+static void flush_extras(pl_thread *t)
 {
    if (t->costs)
       pl_costs_flush(t->costs, t->number);
    if (t->times)
       pl_times_flush(t->times, t->number);
+}
+
+void pl_thread_sync(pl_thread *t)
+{
+   flush_extras(t);
    if (t->enc.events == t->events_at_sync)
       return;
    t->events_at_sync = t->enc.events;
@@ -122,6 +129,16 @@ static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
       pl_enc_exit(&t->enc);
 }
 
+/* --collect-insns and --collect-time: the event's cost; a stamp every
+   PL_TIMES_EVERY events. */
+static __attribute__((noinline)) void encode_extras(pl_thread *t, UInt x)
+{
+   if (t->costs)
+      pl_costs_event(t->costs, t->number, x);
+   if (t->times && (t->enc.events & (PL_TIMES_EVERY - 1)) == 0)
+      pl_times_stamp(t->times, t->number, t->enc.events);
+}
+
 /* Every event goes into the stream here: x, 0 an exit, else the trace ID
    entered.  The codec's common case (an event of an open CCM run) is
    inline and writes no bytes, so only the other events make room. */
@@ -130,11 +147,8 @@ void encode(pl_thread *t, UInt x)
 {
    if (!pl_enc_fast_event(&t->enc, x))
       encode_slow(t, x);
-   if (UNLIKELY(t->costs != NULL))
-      pl_costs_event(t->costs, t->number, x);
-   if (UNLIKELY(t->times != NULL)
-       && (t->enc.events & (PL_TIMES_EVERY - 1)) == 0)
-      pl_times_stamp(t->times, t->number, t->enc.events);
+   if (UNLIKELY(pl_collecting))
+      encode_extras(t, x);
 }
 
 static __attribute__((noinline)) void grow_stack(pl_thread *t)
@@ -396,12 +410,8 @@ void pl_thread_end(pl_thread *t, UInt reason)
       pop(t);
    pl_enc_sync(&t->enc);
    pl_thread_flush(t);
-   if (t->costs)
-      pl_costs_flush(t->costs, t->number);
-   if (t->times) {
-      pl_thread_stamp(t);
-      pl_times_flush(t->times, t->number);
-   }
+   pl_thread_stamp(t);
+   flush_extras(t);
 
    UChar p[PL_THREAD_END_WRITTEN];
    pl_put64(p + 0, t->enc.events);

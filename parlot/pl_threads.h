@@ -126,6 +126,10 @@ VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
 VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
 
+/* --collect-insns or --collect-time: the per-event path does more than
+   encode (pl_main.c sets it from the options). */
+extern Bool pl_collecting;
+
 /* The threads by Valgrind slot: the thread in slot tid, or NULL; the
    number of slots, and slot i's thread (NULL if free); put t (NULL: none)
    in slot tid.  A slot is cleared at thread exit, so a new thread in a

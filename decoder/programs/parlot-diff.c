@@ -743,6 +743,8 @@ static int put_costs(run *ra, run *rb, const options *o,
    size_t n = 0, cap = 0, i, k;
    int ret = -1, side;
 
+   if (!ra->threads.costs || !rb->threads.costs)
+      return 0;
    memset(p, 0, sizeof p);
    memset(g, 0, sizeof g);
    if (read_program(ra, o, &p[0], &g[0]) < 0)
@@ -1171,7 +1173,8 @@ static int compare_runs(run *ra, run *rb, const options *o,
                        o, tt, rep, ty) < 0)
          ty->trouble = 1;
       /* the pair's calls, when both were recorded with costs */
-      if (!o->within && pair_call_changes(ra, rb, p, o, cc) < 0)
+      if (!o->within && ra->threads.costs && rb->threads.costs
+          && pair_call_changes(ra, rb, p, o, cc) < 0)
          ty->trouble = 1;
    }
    pl_progress_free(progress);

@@ -93,6 +93,7 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
          th->input = i;
          th->index = k;
          th->number = number;
+         r->costs |= pl_trace_cost_events(t, k) != 0;
          th->pid = strdup(pid);
          th->rank = rank ? strdup(rank) : NULL;
          r->n++;

@@ -31,6 +31,8 @@ typedef struct {
    const pl_inputs *in;
    run_thread      *t;      /* sorted: ranked (rank, thread), then the
                                others (order, thread) */
+   int              costs;  /* some selected thread has costs
+                               (--collect-insns) */
    size_t           n, cap;
    int              damaged;  /* some input could not be read */
    size_t           processes;   /* selected processes read */
