@@ -4,12 +4,16 @@
 --collect-insns (its parlot-decode --callgrind export) with a Callgrind
 profile of the same program.
 
-usage: compare_ir.py [--tolerance PCT] [--no-inclusive] PARLOT_EXPORT
-                     OBJECTS CALLGRIND_OUT...
+usage: compare_ir.py [--tolerance PCT] [--no-inclusive]
+                     [--no-inclusive-of FN[,FN...]] PARLOT_EXPORT OBJECTS
+                     CALLGRIND_OUT...
 
 OBJECTS: comma-separated basenames of the objects whose functions are
 compared (the program's own).  Several Callgrind profiles (one per MPI
-rank) add up, as the export adds up its traces.
+rank) add up, as the export adds up its traces.  --no-inclusive-of leaves
+out the inclusive figures of the functions named (a main that creates
+and joins threads: what waiting costs inside the C library depends on
+the scheduling).
 
 Per function of those objects, by name:
   - self Ir: the "fn=" cost lines;
@@ -188,7 +192,7 @@ def inclusive(s, c):
 
 def main():
     args = sys.argv[1:]
-    tol, incl_too = 1.0, True
+    tol, incl_too, no_incl = 1.0, True, set()
     while args and args[0].startswith("--"):
         if args[0] == "--tolerance":
             tol = float(args[1])
@@ -196,6 +200,9 @@ def main():
         elif args[0] == "--no-inclusive":
             incl_too = False
             args = args[1:]
+        elif args[0] == "--no-inclusive-of":
+            no_incl = set(args[1].split(","))
+            args = args[2:]
         else:
             sys.exit(__doc__)
     if len(args) < 3:
@@ -217,7 +224,7 @@ def main():
     bad = exact = compared = 0
     for f in sorted(set(k for k in set(ps) | set(cs) if k[0] in objs)):
         rows = [("self", ps.get(f), cs.get(f))]
-        if incl_too and f in pi and f in ci:
+        if incl_too and f in pi and f in ci and f[1] not in no_incl:
             rows.append(("inclusive", pi[f], ci[f]))
         for what, p, c in rows:
             compared += 1
