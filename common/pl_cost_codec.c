@@ -22,8 +22,16 @@
    a guess is right, which the counts alone misjudge (deterministic
    contexts, recent changes of path).  The literal: its bit length (a 7-bit tree whose
    probabilities depend on the length of C0's most frequent cost), the 3
-   bits below the top bit (by length), the rest at 1/2.  Every context's
-   slot learns the cost. */
+   bits below the top bit (by length), the rest at 1/2.
+
+   Revision 1 adds runs.  A table keeps each C3 context's last cost (its
+   guess); once the guesses have been right RUN_MIN times in a row, the
+   events that follow form a run for as long as they stay right, coded by
+   its length when it ends (or at the chunk's end): there an event costs a
+   hash, a comparison and a few stores, and no coding, which is where most
+   events of a regular program are.  A run's length is coded first as
+   "as long as the last run that began in the same context", which loops
+   make likely, else by its bit length and bits. */
 
 #include "pl_cost_codec.h"
 #include "pl_cm.h"
@@ -35,6 +43,7 @@
 #define P_MIN     15u
 #define APM_SHIFT 6
 #define COUNT_MAX 60u
+#define RUN_MIN   16u        /* right guesses in a row that start a run */
 
 static void prob_update(uint16_t *p, unsigned bit)
 {
@@ -51,7 +60,7 @@ static void clear_slots(pl_cost_slot *s, size_t n)
       s[i].tag = 0;
 }
 
-void pl_cost_model_init(pl_cost_model *m, int zeroed)
+void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision)
 {
    size_t i, j;
    pl_cm_stretch_init(m->stretch);
@@ -60,6 +69,19 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed)
       clear_slots(m->c2, 1u << PL_COST_C2_BITS);
       clear_slots(m->c1, 1u << PL_COST_C1_BITS);
       clear_slots(m->c0, 1u << PL_COST_C0_BITS);
+      for (i = 0; i < (1u << PL_COST_RUNS_BITS); i++)
+         m->runs[i].tag = 0;
+   }
+   m->revision = revision;
+   m->streak = m->run = m->run_len = m->run_ctx = 0;
+   m->run_key = 0;
+   m->last_same = 0;
+   m->p_same[0] = m->p_same[1] = P_INIT;
+   for (i = 0; i < 33; i++) {
+      for (j = 0; j < 64; j++)
+         m->p_run[i][j] = P_INIT;
+      for (j = 0; j < 8; j++)
+         m->p_run_mant[i][j] = P_INIT;
    }
    m->depth = 0;
    m->last = 0;
@@ -117,13 +139,28 @@ typedef struct {
    unsigned      used;          /* slots s[0..used) found */
 } contexts_t;
 
+/* Revision 1's hash of C3: cheaper than the chain of the others, as it
+   is all an event of a run computes. */
+static uint64_t guess_key(const pl_cost_model *m, uint32_t value)
+{
+   uint64_t k = value * 0x9E3779B97F4A7C15ull
+              ^ top(m) * 0xC2B2AE3D27D4EB4Full
+              ^ ((uint64_t)m->last << 1 | m->last_exit) * 0x165667B19E3779F9ull
+              ^ m->last_cost * 0xD6E8FEB86659FD93ull
+              ^ m->last_cost2 * 0xFF51AFD7ED558CCDull
+              ^ m->last_cost3 * 0xC4CEB9FE1A85EC53ull;
+   k ^= k >> 29;
+   return k * PL_GOLDEN64;
+}
+
 static void contexts(const pl_cost_model *m, uint32_t value, contexts_t *c)
 {
    c->h[3] = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
    c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->last << 1 | m->last_exit);
    c->h[1] = pl_fnv1a_step(c->h[2], m->last_cost);
-   c->h[0] = pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->last_cost2),
-                           m->last_cost3);
+   c->h[0] = m->revision >= PL_COST_REV_RUNS ? guess_key(m, value)
+             : pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->last_cost2),
+                             m->last_cost3);
    c->used = 0;
 }
 
@@ -186,18 +223,15 @@ static void slot_learn(pl_cost_slot *s, uint64_t cost)
       s->count[i] = 0;
    }
    s->count[i] += 2;
+   s->last = (uint8_t)i;
    if (s->count[i] > COUNT_MAX)
       for (low = 0; low < s->n; low++)
          s->count[low] = (uint16_t)((s->count[low] + 1) >> 1);
 }
 
-/* After an event: its cost joins the slots, the stack follows it. */
-static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
-                  uint64_t cost)
+/* The stack and the last costs follow an event. */
+static void follow(pl_cost_model *m, uint32_t value, uint64_t cost)
 {
-   unsigned k;
-   for (k = 0; k < c->used; k++)     /* the contexts the coding reached */
-      slot_learn(c->s[k], cost);
    if (value) {
       if (m->depth < PL_COST_FRAMES)
          m->stack[m->depth] = value;
@@ -214,6 +248,151 @@ static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
    m->last_cost2 = m->last_cost;
    m->last_cost = cost;
 }
+
+/* After an event coded by the contexts: its cost joins the slots the
+   coding reached. */
+static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
+                  uint64_t cost)
+{
+   unsigned k;
+   for (k = 0; k < c->used; k++)
+      slot_learn(c->s[k], cost);
+   follow(m, value, cost);
+}
+
+/* ---- Revision 1: runs -------------------------------------------------- */
+
+static uint32_t key_tag(uint64_t k)
+{
+   return (uint32_t)k | 1u;
+}
+
+/* C3's slot for hash k, or NULL if it holds another context's costs. */
+static pl_cost_slot *c3_slot(pl_cost_model *m, uint64_t k)
+{
+   pl_cost_slot *s = &m->c3[pl_golden_slot(k, PL_COST_C3_BITS)];
+   return s->tag == ((uint32_t)(k >> 32) | 1u) && s->n ? s : NULL;
+}
+
+/* The guess: C3's last cost, if it has one: its slot with *cost. */
+static pl_cost_slot *guessed(pl_cost_model *m, uint64_t k, uint64_t *cost)
+{
+   pl_cost_slot *s = c3_slot(m, k);
+   if (s)
+      *cost = s->v[s->last];
+   return s;
+}
+
+/* An event of a run: C3 learns that its last cost came again. */
+static void run_learn(pl_cost_slot *s)
+{
+   unsigned i;
+   s->count[s->last] += 2;
+   if (s->count[s->last] > COUNT_MAX)
+      for (i = 0; i < s->n; i++)
+         s->count[i] = (uint16_t)((s->count[i] + 1) >> 1);
+}
+
+/* After an event coded by the contexts: enough right guesses in a row
+   start a run. */
+static void guess_update(pl_cost_model *m, int right)
+{
+   if (!right)
+      m->streak = 0;
+   else if (++m->streak >= RUN_MIN)
+      m->run = 1;
+}
+
+/* A run's end where the guess was wrong (not where a chunk cut it). */
+static void run_missed(pl_cost_model *m)
+{
+   m->run = 0;
+   m->streak = 0;
+}
+
+/* A run's length: whether it is that of the last run that began in the
+   same context; if not, its bit length (a 6-bit tree whose
+   probabilities depend on the last run's), the 3 bits below the top bit
+   (by length), the rest at 1/2.  Both sides then remember it. */
+static void encode_run(pl_cost_model *m, pl_rcc_enc *e, uint32_t len)
+{
+   unsigned nb = bit_length(len), node = 1;
+   pl_cost_run *r = &m->runs[m->run_key >> (64 - PL_COST_RUNS_BITS)];
+   int k;
+   m->run = 0;
+   if (r->tag == key_tag(m->run_key)) {
+      unsigned same = r->len == len;
+      pl_rcc_enc_bit(e, m->p_same[m->last_same], same);
+      prob_update(&m->p_same[m->last_same], same);
+      m->last_same = same;
+      if (same)
+         return;
+   }
+   r->tag = key_tag(m->run_key);
+   r->len = len;
+   for (k = 5; k >= 0; k--) {
+      unsigned bit = (nb >> k) & 1u;
+      pl_rcc_enc_bit(e, m->p_run[m->run_ctx][node], bit);
+      prob_update(&m->p_run[m->run_ctx][node], bit);
+      node = node * 2 + bit;
+   }
+   node = 1;
+   for (k = (int)nb - 2; k >= 0; k--) {
+      unsigned bit = (len >> k) & 1u;
+      if (node < 8) {
+         pl_rcc_enc_bit(e, m->p_run_mant[nb][node], bit);
+         prob_update(&m->p_run_mant[nb][node], bit);
+         node = node * 2 + bit;
+      } else {
+         pl_rcc_enc_bit(e, 2048u, bit);
+      }
+   }
+   m->run_ctx = nb;
+}
+
+static uint32_t decode_run(pl_cost_model *m, pl_rcc_dec *d)
+{
+   unsigned nb, node = 1;
+   uint32_t len;
+   pl_cost_run *r = &m->runs[m->run_key >> (64 - PL_COST_RUNS_BITS)];
+   int k;
+   if (r->tag == key_tag(m->run_key)) {
+      unsigned same = pl_rcc_dec_bit(d, m->p_same[m->last_same]);
+      prob_update(&m->p_same[m->last_same], same);
+      m->last_same = same;
+      if (same)
+         return r->len;
+   }
+   for (k = 5; k >= 0; k--) {
+      unsigned bit = pl_rcc_dec_bit(d, m->p_run[m->run_ctx][node]);
+      prob_update(&m->p_run[m->run_ctx][node], bit);
+      node = node * 2 + bit;
+   }
+   nb = node & 63u;
+   if (nb > 32) {               /* no 32-bit length is that long */
+      d->short_input = 1;
+      nb = 32;
+   }
+   len = nb ? 1 : 0;
+   node = 1;
+   for (k = (int)nb - 2; k >= 0; k--) {
+      unsigned bit;
+      if (node < 8) {
+         bit = pl_rcc_dec_bit(d, m->p_run_mant[nb][node]);
+         prob_update(&m->p_run_mant[nb][node], bit);
+         node = node * 2 + bit;
+      } else {
+         bit = pl_rcc_dec_bit(d, 2048u);
+      }
+      len = len << 1 | bit;
+   }
+   m->run_ctx = nb;
+   r->tag = key_tag(m->run_key);
+   r->len = len;
+   return len;
+}
+
+/* ---- The contexts' candidates and the literal -------------------------- */
 
 /* The literal's length context: C0's most frequent cost's length. */
 static unsigned literal_ctx(const pl_cost_slot *c0)
@@ -251,12 +430,12 @@ static void refine_update(uint32_t *entry, unsigned bit)
 }
 
 /* Walk the candidates of the contexts, longest first, skipping
-   costs already tried; 1 with *cost when decide() says one is it. */
+   costs already tried (the first nseen of seen, the matcher's wrong
+   guess); 1 with *cost when decide() says one is it. */
 static int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
-                decide_fn decide, void *ctx)
+                decide_fn decide, void *ctx, uint64_t *seen, unsigned nseen)
 {
-   uint64_t seen[NCTX * PL_COST_WAYS];
-   unsigned nseen = 0, k, i;
+   unsigned k, i;
    pl_cost_slot *s[NCTX];
 
    for (k = 0; k < NCTX; k++) {
@@ -306,27 +485,51 @@ static unsigned dec_decide(void *ctx, uint32_t p1, uint64_t candidate)
    return pl_rcc_dec_bit(ctx, p1);
 }
 
+
 void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
                     uint64_t cost)
 {
    contexts_t cx;
    enc_ctx c = { e, cost };
-   uint64_t found;
+   uint64_t found, seen[NCTX * PL_COST_WAYS], k = 0, g = 0;
+   unsigned nseen = 0;
+   pl_cost_slot *known = NULL;
 
+   if (m->revision >= PL_COST_REV_RUNS) {
+      k = guess_key(m, value);
+      known = guessed(m, k, &g);
+      if (m->run) {
+         if (m->run == 1) {           /* its first event */
+            m->run = 2;
+            m->run_key = k;
+            m->run_len = 0;
+         }
+         if (known && g == cost) {
+            m->run_len++;
+            run_learn(known);
+            follow(m, value, cost);
+            return;
+         }
+         encode_run(m, e, m->run_len);
+         run_missed(m);
+         if (known)                   /* the run's end says it is not g */
+            seen[nseen++] = g;
+      }
+   }
    contexts(m, value, &cx);
-   if (!walk(m, &cx, &found, enc_decide, &c)) {
+   if (!walk(m, &cx, &found, enc_decide, &c, seen, nseen)) {
       unsigned nb = bit_length(cost), ctx = literal_ctx(cx.s[NCTX - 1]);
       unsigned node = 1;
-      int k;
-      for (k = 6; k >= 0; k--) {
-         unsigned bit = (nb >> k) & 1u;
+      int b;
+      for (b = 6; b >= 0; b--) {
+         unsigned bit = (nb >> b) & 1u;
          pl_rcc_enc_bit(e, m->p_nbits[ctx][node], bit);
          prob_update(&m->p_nbits[ctx][node], bit);
          node = node * 2 + bit;
       }
       node = 1;
-      for (k = (int)nb - 2; k >= 0; k--) {
-         unsigned bit = (unsigned)(cost >> k) & 1u;
+      for (b = (int)nb - 2; b >= 0; b--) {
+         unsigned bit = (unsigned)(cost >> b) & 1u;
          if (node < 8) {
             pl_rcc_enc_bit(e, m->p_mant[nb][node], bit);
             prob_update(&m->p_mant[nb][node], bit);
@@ -337,18 +540,45 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
       }
    }
    learn(m, &cx, value, cost);
+   if (m->revision >= PL_COST_REV_RUNS)
+      guess_update(m, known != NULL && g == cost);
 }
 
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
 {
    contexts_t cx;
-   uint64_t cost = 0;
+   uint64_t cost = 0, seen[NCTX * PL_COST_WAYS], k = 0, g = 0;
+   unsigned nseen = 0;
+   pl_cost_slot *known = NULL;
 
+   if (m->revision >= PL_COST_REV_RUNS) {
+      k = guess_key(m, value);
+      known = guessed(m, k, &g);
+      if (m->run) {
+         if (m->run == 1) {           /* its first event: how long */
+            m->run = 2;
+            m->run_key = k;
+            m->run_len = decode_run(m, d);
+         }
+         if (m->run_len) {
+            m->run_len--;
+            if (known)
+               run_learn(known);
+            else
+               d->short_input = 1;   /* damage: no guess to follow */
+            follow(m, value, g);
+            return g;
+         }
+         run_missed(m);               /* it ran out: the guess was wrong */
+         if (known)
+            seen[nseen++] = g;
+      }
+   }
    contexts(m, value, &cx);
-   if (!walk(m, &cx, &cost, dec_decide, d)) {
+   if (!walk(m, &cx, &cost, dec_decide, d, seen, nseen)) {
       unsigned nb, ctx = literal_ctx(cx.s[NCTX - 1]), node = 1;
-      int k;
-      for (k = 6; k >= 0; k--) {
+      int b;
+      for (b = 6; b >= 0; b--) {
          unsigned bit = pl_rcc_dec_bit(d, m->p_nbits[ctx][node]);
          prob_update(&m->p_nbits[ctx][node], bit);
          node = node * 2 + bit;
@@ -360,7 +590,7 @@ uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
       }
       cost = nb ? 1 : 0;
       node = 1;
-      for (k = (int)nb - 2; k >= 0; k--) {
+      for (b = (int)nb - 2; b >= 0; b--) {
          unsigned bit;
          if (node < 8) {
             bit = pl_rcc_dec_bit(d, m->p_mant[nb][node]);
@@ -373,5 +603,25 @@ uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
       }
    }
    learn(m, &cx, value, cost);
+   if (m->revision >= PL_COST_REV_RUNS)
+      guess_update(m, known != NULL && g == cost);
    return cost;
+}
+
+void pl_cost_encode_cut(pl_cost_model *m, pl_rcc_enc *e)
+{
+   if (m->run == 2) {
+      encode_run(m, e, m->run_len);
+      m->run = 1;                     /* not missed: the next one runs */
+   }
+}
+
+int pl_cost_decode_cut(pl_cost_model *m)
+{
+   if (m->run == 2) {
+      if (m->run_len)
+         return -1;
+      m->run = 1;
+   }
+   return 0;
 }

@@ -4,9 +4,10 @@
    previous event.  COSTS chunks carry them, coded by a model that
    predicts an event's cost from its call context: what the event is, the
    function on top of the stack, the event before it and the costs of the
-   last three.  The
-   same call from the same place usually costs one of a few amounts, so
-   most events cost a fraction of a bit.  Specified in docs/codec.md 12.
+   last three.  The same call from the same place usually costs one of a
+   few amounts, so most events cost a fraction of a bit; where the last
+   cost of the context keeps being right, the events form a run, coded by
+   its length, and cost almost nothing.  Specified in docs/codec.md 12.
 
    Freestanding (as pl_codec.h): the tool encodes, libparlot decodes. */
 #ifndef PL_COST_CODEC_H
@@ -20,12 +21,18 @@
 /* COSTS payload (format 2.5):
      0  8  first: events of the thread's stream before the first cost here
      8  4  count: costs here (>= 1)
-    12  4  what they count (PL_COST_INSNS)
+    12  4  what: what they count (PL_COST_INSNS), and the revision
+           of the coding << 16
     16     coded bytes (pl_rc_carry.h)
    A thread's COSTS chunks come in stream order, each starting where the
    last one ended, and the model carries from one to the next. */
 #define PL_COSTS_PREFIX_SIZE 16
 #define PL_COST_INSNS 1u        /* guest instructions (Callgrind's Ir) */
+#define PL_COST_WHAT(w)      ((w) & 0xFFFFu)
+#define PL_COST_REVISION(w)  ((w) >> 16)
+#define PL_COST_REV_CONTEXTS 0u /* 2.5: the contexts only (codec.md 12) */
+#define PL_COST_REV_RUNS     1u /* 2.6: and runs */
+#define PL_COST_REV_LATEST   PL_COST_REV_RUNS
 
 #define PL_COST_C3_BITS 14     /* slots of each context (docs/codec.md 12) */
 #define PL_COST_C2_BITS 14
@@ -34,16 +41,25 @@
 #define PL_COST_CONTEXTS 4
 #define PL_COST_WAYS    4       /* costs per slot */
 #define PL_COST_FRAMES  1024    /* stack frames kept (deeper share one) */
-/* The most coded bytes one event can add: 16 candidates, 7 + 63 literal
-   bits, none of probability below 15/4096 (8.1 bits each), rounded up. */
-#define PL_COST_MAX_EVENT_BYTES 96
+#define PL_COST_RUNS_BITS  12   /* run lengths by where they began: slots */
+/* The most coded bytes one event can add: a run's length (1 + 6 + 31
+   bits), 16 candidates, 7 + 63 literal bits, none of
+   probability below 15/4096 (8.1 bits each), rounded up. */
+#define PL_COST_MAX_EVENT_BYTES 136
 /* Bytes pl_rcc_enc_finish may add, beyond the events' bound. */
 #define PL_COST_FINISH_BYTES 8
+
+/* The length of the last run that began in a context (revision 1). */
+typedef struct {
+   uint32_t tag;            /* 0: empty */
+   uint32_t len;
+} pl_cost_run;
 
 /* A context's usual costs and how often each came (recently). */
 typedef struct {
    uint32_t tag;            /* 0: empty */
-   uint16_t n;              /* costs in v */
+   uint8_t  n;              /* costs in v */
+   uint8_t  last;           /* the one that came last (revision 1) */
    uint16_t count[PL_COST_WAYS];
    uint64_t v[PL_COST_WAYS];
 } pl_cost_slot;
@@ -64,12 +80,26 @@ typedef struct {
    uint32_t apm[PL_COST_CONTEXTS][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]
                                           [logit step of the counts' P] */
    int16_t  stretch[4096];
+   /* Revision 1: runs (codec.md 12.2). */
+   uint32_t revision;
+   uint32_t streak;          /* C3's last cost right so many in a row */
+   uint32_t run;             /* 0 none, 1 due to start, 2 under way */
+   uint32_t run_len;         /* encoder: its events; decoder: those left */
+   uint64_t run_key;         /* the context its first event came in */
+   uint32_t run_ctx;         /* the last run length's bit length */
+   uint16_t p_same[2];       /* P(a run is as long as the last one that
+                                began in the same context), by whether
+                                the last such one was */
+   uint32_t last_same;
+   uint16_t p_run[33][64];   /* run length's bit length, by run_ctx */
+   uint16_t p_run_mant[33][8];
+   pl_cost_run runs[1u << PL_COST_RUNS_BITS];
 } pl_cost_model;
 
 /* A model at the start of a stream.  zeroed: its memory is all zero
    bytes (fresh pages), so the slots, which start empty, are not written
    and cost memory only once used. */
-void pl_cost_model_init(pl_cost_model *m, int zeroed);
+void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision);
 
 /* Code one event's cost: value as the stream has it (0 an exit, else the
    function entered).  The encoder needs PL_COST_MAX_EVENT_BYTES free
@@ -81,5 +111,12 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
 /* Decode one event's cost.  d->short_input is set if the bytes ran out,
    or if they coded a bit length above 64 (damage). */
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value);
+
+/* A chunk ends: a run under way is cut there (its length coded) and goes
+   on, if it does, in the next chunk.  The encoder calls it before
+   pl_rcc_enc_finish; the decoder after the chunk's last cost, which
+   returns -1 if the chunk ended inside a run (damage), else 0. */
+void pl_cost_encode_cut(pl_cost_model *m, pl_rcc_enc *e);
+int pl_cost_decode_cut(pl_cost_model *m);
 
 #endif

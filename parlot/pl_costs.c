@@ -24,6 +24,7 @@
 /* A thread's COSTS chunk grows to this many coded bytes before it is
    written (or ends at a sync): its 37 bytes of framing stay below 0.2 %. */
 #define OUT_CAP (16 * 1024)
+#define MAX_CHUNK_EVENTS 0x40000000u
 
 Bool  pl_collect_insns;
 ULong pl_insns;
@@ -55,7 +56,7 @@ static void start(pl_costs *c, Bool zeroed)
    c->first = 0;
    c->n = 0;
    open_chunk(c);
-   pl_cost_model_init(&c->model, zeroed);
+   pl_cost_model_init(&c->model, zeroed, PL_COST_REV_LATEST);
 }
 
 /* A mapping of its own, as for pl_thread: fresh pages read as zero, so
@@ -101,9 +102,10 @@ static void write_chunk(pl_costs *c, UInt number)
    if (c->in_chunk == 0)
       return;
    UChar *p = c->out + PL_CHUNK_HEADER_SIZE;
+   pl_cost_encode_cut(&c->model, &c->enc);
    pl_put64(p, c->first);
    pl_put32(p + 8, c->in_chunk);
-   pl_put32(p + 12, PL_COST_INSNS);
+   pl_put32(p + 12, PL_COST_INSNS | PL_COST_REV_LATEST << 16);
    UInt len = (UInt)(PL_COSTS_PREFIX_SIZE + pl_rcc_enc_finish(&c->enc));
    pl_chunk_header(c->out, PL_CHUNK_COSTS, number, p, len);
    pl_out_write(c->out, PL_CHUNK_HEADER_SIZE + len);
@@ -115,8 +117,10 @@ static void write_chunk(pl_costs *c, UInt number)
 static void code_batch(pl_costs *c, UInt number)
 {
    for (UInt i = 0; i < c->n; i++) {
-      if (c->enc.len + PL_COST_MAX_EVENT_BYTES + PL_COST_FINISH_BYTES
-          > OUT_CAP)
+      /* room for the event, a run's length at the cut, and the finish;
+         a chunk of runs also ends before its count could overflow */
+      if (c->enc.len + 2 * PL_COST_MAX_EVENT_BYTES + PL_COST_FINISH_BYTES
+          > OUT_CAP || c->in_chunk == MAX_CHUNK_EVENTS)
          write_chunk(c, number);
       pl_cost_encode(&c->model, &c->enc, c->value[i], c->cost[i]);
       c->in_chunk++;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of the per-event cost codec (pl_cost_codec.h): every cost comes
-   back exactly, chunk by chunk with the model carried over, for random
-   and extreme costs, call stacks deeper than the model keeps, and
-   programs whose costs repeat (which must cost a fraction of a bit per
-   event); damaged chunks are detected or decode to some costs, never
-   crash, and take bounded work. */
+/* Tests of the per-event cost codec (pl_cost_codec.h), both revisions:
+   every cost comes back exactly, chunk by chunk with the model carried
+   over (and runs cut at chunk ends), for random and extreme costs, call
+   stacks deeper than the model keeps, and programs whose costs repeat
+   (which must cost a fraction of a bit per event, and with runs far
+   less); damaged chunks are detected or decode to some costs, never
+   crash, and take bounded work; a chunk that ends inside a run is
+   damage. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@ static uint32_t value[MAX_EVENTS];
 static uint64_t cost[MAX_EVENTS], back[MAX_EVENTS];
 static uint8_t  coded[MAX_EVENTS * PL_COST_MAX_EVENT_BYTES / 8 + 4096];
 static pl_cost_model enc_model, dec_model;
+static unsigned revision;
 
 /* Code events [0, n) in chunks of at most `chunk` events, the model
    carried over; returns the bytes and fills ends[] with each chunk's end
@@ -26,13 +29,14 @@ static size_t encode_chunks(size_t n, size_t chunk, size_t *ends,
                             size_t *counts, size_t *nchunks)
 {
    size_t at = 0, i = 0, k = 0;
-   pl_cost_model_init(&enc_model, 0);
+   pl_cost_model_init(&enc_model, 0, revision);
    while (i < n) {
       pl_rcc_enc e;
       size_t j;
       pl_rcc_enc_init(&e, coded + at);
       for (j = 0; j < chunk && i < n; j++, i++)
          pl_cost_encode(&enc_model, &e, value[i], cost[i]);
+      pl_cost_encode_cut(&enc_model, &e);
       at += pl_rcc_enc_finish(&e);
       ends[k] = at;
       counts[k++] = j;
@@ -47,7 +51,7 @@ static int decode_chunks(size_t nchunks, const size_t *ends,
 {
    size_t k, i = 0, start = 0;
    int exact = 1;
-   pl_cost_model_init(&dec_model, 0);
+   pl_cost_model_init(&dec_model, 0, revision);
    for (k = 0; k < nchunks; k++) {
       pl_rcc_dec d;
       size_t j;
@@ -55,7 +59,7 @@ static int decode_chunks(size_t nchunks, const size_t *ends,
          return 0;
       for (j = 0; j < counts[k]; j++, i++)
          back[i] = pl_cost_decode(&dec_model, &d, value[i]);
-      exact &= pl_rcc_dec_exact(&d);
+      exact &= pl_cost_decode_cut(&dec_model) == 0 && pl_rcc_dec_exact(&d);
       start = ends[k];
    }
    return exact;
@@ -108,19 +112,11 @@ static uint64_t pick_by_function(prng *r, uint32_t v)
    return prng_below(r, 1000) == 0 ? prng_below(r, 1u << 20) : 7u + 13u * v;
 }
 
-int main(void)
+/* The loop of main calling f, g and h 50,000 times, each costing the
+   same: n events. */
+static size_t loop_stream(void)
 {
-   prng r = { 42 };
-   size_t n, i, bytes;
-
-   /* random costs, every size from 1 bit to 64, chunks of several sizes */
-   random_stream(&r, 50000, 300, pick_any);
-   round_trip("random, one chunk", 50000, 50000);
-   round_trip("random, chunks of 4096", 50000, 4096);
-   round_trip("random, chunks of 1", 2000, 1);
-
-   /* a loop: main calls f, g, h 50,000 times, each costing the same */
-   n = 0;
+   size_t n = 0, i;
    value[n] = 1, cost[n++] = 100;
    for (i = 0; i < 50000 && n + 6 < MAX_EVENTS; i++) {
       uint32_t f;
@@ -130,9 +126,28 @@ int main(void)
       }
    }
    value[n] = 0, cost[n++] = 3;
-   bytes = round_trip("loop", n, 4096);
+   return n;
+}
+
+/* The tests of one revision; returns the loop's bytes. */
+static size_t test_revision(prng *pr)
+{
+   prng r = *pr;
+   size_t n, i, bytes, loop_bytes;
+
+   /* random costs, every size from 1 bit to 64, chunks of several sizes */
+   random_stream(&r, 50000, 300, pick_any);
+   round_trip("random, one chunk", 50000, 50000);
+   round_trip("random, chunks of 4096", 50000, 4096);
+   round_trip("random, chunks of 1", 2000, 1);
+
+   /* a loop, in one chunk and cut into many */
+   n = loop_stream();
+   loop_bytes = bytes = round_trip("loop", n, n);
    CHECK(bytes * 8 < n / 10, "loop: %zu bytes for %zu events: more than "
          "0.1 bit per event", bytes, n);
+   round_trip("loop, chunks of 1000", n, 1000);
+   round_trip("loop, chunks of 17", n, 17);
 
    /* costs that depend on the function: mostly predicted */
    random_stream(&r, 200000, 20, pick_by_function);
@@ -163,7 +178,7 @@ int main(void)
             coded[prng_below(&r, total)] ^= (uint8_t)(1u << prng_below(&r, 8));
          if (trial >= 150)
             len = total + 1, coded[total] = (uint8_t)trial;
-         pl_cost_model_init(&dec_model, 0);
+         pl_cost_model_init(&dec_model, 0, revision);
          if (pl_rcc_dec_init(&d, coded, len) != NULL) {
             found++;
          } else {
@@ -179,6 +194,36 @@ int main(void)
       /* a truncation or an extra byte is always caught; a flipped bit
          may decode to other costs, which the test accepts */
       CHECK(found >= 150, "damaged chunks: %u of 200 detected", found);
+   }
+   *pr = r;
+   return loop_bytes;
+}
+
+int main(void)
+{
+   prng r = { 42 };
+   size_t rev0, rev1, n;
+
+   revision = PL_COST_REV_CONTEXTS;
+   rev0 = test_revision(&r);
+   revision = PL_COST_REV_RUNS;
+   rev1 = test_revision(&r);
+   /* runs: the loop is one run, coded by its length */
+   CHECK(rev1 * 8 < rev0, "runs: the loop takes %zu bytes, without runs "
+         "%zu", rev1, rev0);
+
+   /* a chunk that ends inside a run (its count cut short) is damage */
+   {
+      pl_rcc_dec d;
+      size_t j, nchunks;
+      n = loop_stream();
+      encode_chunks(n, n, ends, counts, &nchunks);
+      pl_cost_model_init(&dec_model, 0, revision);
+      CHECK(pl_rcc_dec_init(&d, coded, ends[0]) == NULL, "loop chunk: init");
+      for (j = 0; j < n / 2; j++)
+         (void)pl_cost_decode(&dec_model, &d, value[j]);
+      CHECK(pl_cost_decode_cut(&dec_model) < 0, "a chunk ending inside a "
+            "run was not found damaged");
    }
    return check_totals("cost codec");
 }

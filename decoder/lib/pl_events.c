@@ -109,7 +109,7 @@ pl_events *pl_events_open(const pl_trace *t, size_t index, pl_error *err)
          pl_error_set(err, 0, "out of memory");
          return NULL;
       }
-      pl_cost_model_init(&it->cr->model, 1);   /* calloc */
+      pl_cost_model_init(&it->cr->model, 1, th->cost_revision);  /* calloc */
    }
    pl_dec_init(&it->dec, (int)th->info.codec);
    /* matches were bounded from format 1.3 on (pl_codec.h PL_MAX_MATCH) */
@@ -432,7 +432,8 @@ static void decode_costs(pl_events *it, size_t n)
       }
       it->costs[i] = pl_cost_decode(&cr->model, &cr->dec, it->values[i]);
       cr->done++;
-      if (--cr->left == 0 && !pl_rcc_dec_exact(&cr->dec))
+      if (--cr->left == 0 && (pl_cost_decode_cut(&cr->model) < 0
+                              || !pl_rcc_dec_exact(&cr->dec)))
          fail(it, cr->chunk_off, "thread %u: corrupt COSTS chunk: its bytes "
               "do not hold exactly its %u costs", it->th->info.number,
               it->th->costs[cr->next - 1].count);

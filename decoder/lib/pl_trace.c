@@ -407,15 +407,17 @@ static int on_stream(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
 }
 
 /* COSTS (2.5): u64 first, u32 count, u32 what, coded bytes.  Kinds of
-   cost this reader does not know are skipped. */
+   cost, and revisions of their coding, this reader does not know are
+   skipped. */
 static int on_costs(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
                     const uint8_t *p)
 {
    thread_rec *th = find_thread(t, thr);
    uint64_t first = pl_get64(p);
-   uint32_t count = pl_get32(p + 8);
+   uint32_t count = pl_get32(p + 8), what = pl_get32(p + 12);
 
-   if (pl_get32(p + 12) != PL_COST_INSNS)
+   if (PL_COST_WHAT(what) != PL_COST_INSNS
+       || PL_COST_REVISION(what) > PL_COST_REV_LATEST)
       return 0;
    if (!th)
       return pl_trace_set_damage(t, off, "COSTS chunk of thread %u before its THREAD_BEGIN",
@@ -429,6 +431,12 @@ static int on_costs(pl_trace *t, uint64_t off, uint32_t thr, uint32_t len,
                                  ULL(th->cost_events));
    if (count == 0)
       return pl_trace_set_damage(t, off, "thread %u: COSTS chunk of no events", thr);
+   if (th->ncosts == 0)
+      th->cost_revision = PL_COST_REVISION(what);
+   else if (PL_COST_REVISION(what) != th->cost_revision)
+      return pl_trace_set_damage(t, off, "thread %u: COSTS chunk coded by revision %u "
+                                 "after chunks of revision %u", thr,
+                                 PL_COST_REVISION(what), th->cost_revision);
    if (pl_grow(&th->costs, &th->costs_cap, th->ncosts + 1, sizeof *th->costs))
       return pl_trace_set_damage(t, off, "out of memory");
    th->costs[th->ncosts].off = off;

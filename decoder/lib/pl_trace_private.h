@@ -56,6 +56,7 @@ typedef struct {
    size_t     nchunks, chunks_cap;
    cost_ref  *costs;          /* COSTS chunks of instruction counts */
    size_t     ncosts, costs_cap;
+   unsigned   cost_revision;  /* their coding's (the first chunk's) */
    uint64_t   cost_events;    /* events they cover: the first ones */
    pl_time_stamp *times;      /* TIMES chunks' stamps, in order */
    size_t     ntimes, times_cap;
