@@ -141,16 +141,23 @@ typedef struct {
 
 /* Revision 1's hash of C3: cheaper than the chain of the others, as it
    is all an event of a run computes. */
-static uint64_t guess_key(const pl_cost_model *m, uint32_t value)
+static inline uint64_t key_of(uint32_t value, uint32_t top, uint64_t lastx,
+                              uint64_t c1, uint64_t c2, uint64_t c3)
 {
    uint64_t k = value * 0x9E3779B97F4A7C15ull
-              ^ top(m) * 0xC2B2AE3D27D4EB4Full
-              ^ ((uint64_t)m->last << 1 | m->last_exit) * 0x165667B19E3779F9ull
-              ^ m->last_cost * 0xD6E8FEB86659FD93ull
-              ^ m->last_cost2 * 0xFF51AFD7ED558CCDull
-              ^ m->last_cost3 * 0xC4CEB9FE1A85EC53ull;
+              ^ top * 0xC2B2AE3D27D4EB4Full
+              ^ lastx * 0x165667B19E3779F9ull
+              ^ c1 * 0xD6E8FEB86659FD93ull
+              ^ c2 * 0xFF51AFD7ED558CCDull
+              ^ c3 * 0xC4CEB9FE1A85EC53ull;
    k ^= k >> 29;
    return k * PL_GOLDEN64;
+}
+
+static uint64_t guess_key(const pl_cost_model *m, uint32_t value)
+{
+   return key_of(value, top(m), (uint64_t)m->last << 1 | m->last_exit,
+                 m->last_cost, m->last_cost2, m->last_cost3);
 }
 
 static void contexts(const pl_cost_model *m, uint32_t value, contexts_t *c)
@@ -624,4 +631,70 @@ int pl_cost_decode_cut(pl_cost_model *m)
       m->run = 1;
    }
    return 0;
+}
+
+/* The encoder's fast path: the events of a run, as long as the guesses
+   are right, with the model's state in locals (the same steps as
+   pl_cost_encode's for them).  Returns how many. */
+static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
+                          const uint64_t *costs, size_t n)
+{
+   uint32_t depth = m->depth, last = m->last, last_exit = m->last_exit;
+   uint64_t c1 = m->last_cost, c2 = m->last_cost2, c3 = m->last_cost3;
+   uint32_t tp = top(m);
+   size_t i;
+
+   for (i = 0; i < n; i++) {
+      uint32_t x = values[i];
+      uint64_t c = costs[i];
+      uint64_t k = key_of(x, tp, (uint64_t)last << 1 | last_exit, c1, c2,
+                          c3);
+      pl_cost_slot *s = &m->c3[pl_golden_slot(k, PL_COST_C3_BITS)];
+      if (s->tag != ((uint32_t)(k >> 32) | 1u) || s->n == 0
+          || s->v[s->last] != c)
+         break;
+      if (m->run == 1) {               /* its first event */
+         m->run = 2;
+         m->run_key = k;
+         m->run_len = 0;
+      }
+      run_learn(s);
+      if (x) {
+         if (depth < PL_COST_FRAMES)
+            m->stack[depth] = x;
+         depth++;
+         last = tp = x;
+         last_exit = 0;
+      } else {
+         last = tp;
+         last_exit = 1;
+         if (depth)
+            depth--;
+         tp = depth ? m->stack[(depth < PL_COST_FRAMES ? depth
+                                : PL_COST_FRAMES) - 1] : 0;
+      }
+      c3 = c2;
+      c2 = c1;
+      c1 = c;
+   }
+   m->depth = depth;
+   m->last = last;
+   m->last_exit = last_exit;
+   m->last_cost = c1;
+   m->last_cost2 = c2;
+   m->last_cost3 = c3;
+   m->run_len += (uint32_t)i;
+   return i;
+}
+
+size_t pl_cost_encode_some(pl_cost_model *m, pl_rcc_enc *e,
+                           const uint32_t *values, const uint64_t *costs,
+                           size_t n)
+{
+   size_t i = m->run ? run_stretch(m, values, costs, n) : 0;
+   if (i < n) {
+      pl_cost_encode(m, e, values[i], costs[i]);
+      i++;
+   }
+   return i;
 }

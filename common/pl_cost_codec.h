@@ -108,6 +108,13 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision);
 void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
                     uint64_t cost);
 
+/* Code the costs of at least one and at most n events: those of a run
+   under way, while it lasts, then one more.  Returns how many; the same
+   bytes as pl_cost_encode on each, faster. */
+size_t pl_cost_encode_some(pl_cost_model *m, pl_rcc_enc *e,
+                           const uint32_t *values, const uint64_t *costs,
+                           size_t n);
+
 /* Decode one event's cost.  d->short_input is set if the bytes ran out,
    or if they coded a bit length above 64 (damage). */
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value);

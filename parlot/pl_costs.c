@@ -116,14 +116,19 @@ static void write_chunk(pl_costs *c, UInt number)
 /* Code the batch into the open chunk, writing it whenever it is full. */
 static void code_batch(pl_costs *c, UInt number)
 {
-   for (UInt i = 0; i < c->n; i++) {
-      /* room for the event, a run's length at the cut, and the finish;
+   UInt i = 0;
+   while (i < c->n) {
+      /* room for an event, a run's length at the cut, and the finish;
          a chunk of runs also ends before its count could overflow */
       if (c->enc.len + 2 * PL_COST_MAX_EVENT_BYTES + PL_COST_FINISH_BYTES
           > OUT_CAP || c->in_chunk == MAX_CHUNK_EVENTS)
          write_chunk(c, number);
-      pl_cost_encode(&c->model, &c->enc, c->value[i], c->cost[i]);
-      c->in_chunk++;
+      UInt room = MAX_CHUNK_EVENTS - c->in_chunk;
+      UInt k = (UInt)pl_cost_encode_some(&c->model, &c->enc, c->value + i,
+                                         (const uint64_t *)c->cost + i,
+                                         c->n - i < room ? c->n - i : room);
+      i += k;
+      c->in_chunk += k;
    }
    c->n = 0;
 }

@@ -21,6 +21,7 @@ static uint64_t cost[MAX_EVENTS], back[MAX_EVENTS];
 static uint8_t  coded[MAX_EVENTS * PL_COST_MAX_EVENT_BYTES / 8 + 4096];
 static pl_cost_model enc_model, dec_model;
 static unsigned revision;
+static int use_some;            /* code with pl_cost_encode_some */
 
 /* Code events [0, n) in chunks of at most `chunk` events, the model
    carried over; returns the bytes and fills ends[] with each chunk's end
@@ -34,8 +35,17 @@ static size_t encode_chunks(size_t n, size_t chunk, size_t *ends,
       pl_rcc_enc e;
       size_t j;
       pl_rcc_enc_init(&e, coded + at);
-      for (j = 0; j < chunk && i < n; j++, i++)
-         pl_cost_encode(&enc_model, &e, value[i], cost[i]);
+      if (use_some) {
+         for (j = 0; j < chunk && i < n; ) {
+            size_t k = pl_cost_encode_some(&enc_model, &e, value + i,
+                                           cost + i, MIN(chunk - j, n - i));
+            j += k;
+            i += k;
+         }
+      } else {
+         for (j = 0; j < chunk && i < n; j++, i++)
+            pl_cost_encode(&enc_model, &e, value[i], cost[i]);
+      }
       pl_cost_encode_cut(&enc_model, &e);
       at += pl_rcc_enc_finish(&e);
       ends[k] = at;
@@ -66,6 +76,23 @@ static int decode_chunks(size_t nchunks, const size_t *ends,
 }
 
 static size_t ends[MAX_EVENTS], counts[MAX_EVENTS];
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+static uint8_t coded_one[sizeof coded];
+
+/* pl_cost_encode_some codes events [0, n) as pl_cost_encode does. */
+static void same_bytes(const char *what, size_t n, size_t chunk)
+{
+   size_t nchunks, bytes, bytes_some;
+   bytes = encode_chunks(n, chunk, ends, counts, &nchunks);
+   memcpy(coded_one, coded, bytes);
+   use_some = 1;
+   bytes_some = encode_chunks(n, chunk, ends, counts, &nchunks);
+   use_some = 0;
+   CHECK(bytes == bytes_some && memcmp(coded, coded_one, bytes) == 0,
+         "%s: pl_cost_encode_some codes other bytes (%zu, %zu)", what,
+         bytes_some, bytes);
+}
 
 /* Round trip of events [0, n): returns the coded bytes. */
 static size_t round_trip(const char *what, size_t n, size_t chunk)
@@ -148,10 +175,12 @@ static size_t test_revision(prng *pr)
          "0.1 bit per event", bytes, n);
    round_trip("loop, chunks of 1000", n, 1000);
    round_trip("loop, chunks of 17", n, 17);
+   same_bytes("loop", n, 1000);
 
    /* costs that depend on the function: mostly predicted */
    random_stream(&r, 200000, 20, pick_by_function);
    bytes = round_trip("by function", 200000, 4096);
+   same_bytes("by function", 200000, 4096);
    CHECK(bytes < 200000 / 4, "by function: %zu bytes for 200000 events",
          bytes);
 
