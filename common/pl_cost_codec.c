@@ -73,6 +73,9 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision)
          m->runs[i].tag = 0;
    }
    m->revision = revision;
+   for (i = 1; i < PL_COST_RECIPROCALS; i++)   /* ceil(2^32 / i) */
+      m->reciprocal[i] = ((1ull << 32) + i - 1) / i;
+   m->reciprocal[0] = 0;
    m->streak = m->run = m->run_len = m->run_ctx = 0;
    m->run_key = 0;
    m->last_same = 0;
@@ -196,8 +199,8 @@ static int tried(const uint64_t *seen, unsigned nseen, uint64_t v)
 
 /* P(the cost is candidate i of s | not those before it), from the counts
    of the candidates left (skip: tried) and the escape's weight. */
-static uint32_t candidate_p(const pl_cost_slot *s, unsigned i,
-                            const uint8_t *skip)
+static uint32_t candidate_p(const pl_cost_model *m, const pl_cost_slot *s,
+                            unsigned i, const uint8_t *skip)
 {
    uint32_t left = s->n, k, total = 0, p;
    for (k = i; k < s->n; k++)
@@ -206,7 +209,12 @@ static uint32_t candidate_p(const pl_cost_slot *s, unsigned i,
       else
          left--;
    total += left;                     /* escape: one per cost left */
-   p = (uint32_t)(((uint64_t)s->count[i] << 12) / total);
+   /* count × 4096 / total, by the reciprocal: a division would be most
+      of the walk's time */
+   p = total < PL_COST_RECIPROCALS
+       ? (uint32_t)(((uint64_t)s->count[i] << 12) * m->reciprocal[total]
+                    >> 32)
+       : (uint32_t)(((uint64_t)s->count[i] << 12) / total);
    return p < P_MIN ? P_MIN : p > 4096u - P_MIN ? 4096u - P_MIN : p;
 }
 
@@ -458,7 +466,7 @@ static int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
          unsigned bit;
          if (skip[i])
             continue;
-         p = refine(m, k, s[k]->n, candidate_p(s[k], i, skip), &entry);
+         p = refine(m, k, s[k]->n, candidate_p(m, s[k], i, skip), &entry);
          bit = decide(ctx, p, s[k]->v[i]);
          refine_update(entry, bit);
          if (bit) {

@@ -41,6 +41,7 @@
 #define PL_COST_CONTEXTS 4
 #define PL_COST_WAYS    4       /* costs per slot */
 #define PL_COST_FRAMES  1024    /* stack frames kept (deeper share one) */
+#define PL_COST_RECIPROCALS 256 /* a slot's counts add up to less */
 #define PL_COST_RUNS_BITS  12   /* run lengths by where they began: slots */
 /* The most coded bytes one event can add: a run's length (1 + 6 + 31
    bits), 16 candidates, 7 + 63 literal bits, none of
@@ -80,6 +81,9 @@ typedef struct {
    uint32_t apm[PL_COST_CONTEXTS][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]
                                           [logit step of the counts' P] */
    int16_t  stretch[4096];
+   /* ceil(2^32 / t): floor(n / t) = n × it >> 32 exactly for the counts'
+      n < 2^18 and totals t < 2^14 */
+   uint64_t reciprocal[PL_COST_RECIPROCALS];
    /* Revision 1: runs (codec.md 12.2). */
    uint32_t revision;
    uint32_t streak;          /* C3's last cost right so many in a row */
