@@ -53,6 +53,73 @@ static void prob_update(uint16_t *p, unsigned bit)
       *p = (uint16_t)(*p - (*p >> P_SHIFT));
 }
 
+static unsigned bit_length(uint64_t v)
+{
+   return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+}
+
+/* A number, as the literal cost and a run's length are coded: its bit
+   length nb by a tree of `depth` decisions (probabilities tree[node]),
+   then the bits below its top one, the first 3 with mant[nb][node], the
+   rest at 1/2; the probabilities used learn their bits. */
+static void encode_number(pl_rcc_enc *e, uint16_t *tree, unsigned depth,
+                          uint16_t (*mant)[8], uint64_t v)
+{
+   unsigned nb = bit_length(v), node = 1;
+   int k;
+   for (k = (int)depth - 1; k >= 0; k--) {
+      unsigned bit = (nb >> k) & 1u;
+      pl_rcc_enc_bit(e, tree[node], bit);
+      prob_update(&tree[node], bit);
+      node = node * 2 + bit;
+   }
+   node = 1;
+   for (k = (int)nb - 2; k >= 0; k--) {
+      unsigned bit = (unsigned)(v >> k) & 1u;
+      if (node < 8) {
+         pl_rcc_enc_bit(e, mant[nb][node], bit);
+         prob_update(&mant[nb][node], bit);
+         node = node * 2 + bit;
+      } else {
+         pl_rcc_enc_bit(e, 2048u, bit);
+      }
+   }
+}
+
+/* The decoder's side; a bit length above max_nb is damage
+   (d->short_input). */
+static uint64_t decode_number(pl_rcc_dec *d, uint16_t *tree, unsigned depth,
+                              uint16_t (*mant)[8], unsigned max_nb)
+{
+   unsigned nb, node = 1;
+   uint64_t v;
+   int k;
+   for (k = (int)depth - 1; k >= 0; k--) {
+      unsigned bit = pl_rcc_dec_bit(d, tree[node]);
+      prob_update(&tree[node], bit);
+      node = node * 2 + bit;
+   }
+   nb = node & ((1u << depth) - 1u);
+   if (nb > max_nb) {
+      d->short_input = 1;
+      nb = max_nb;
+   }
+   v = nb ? 1 : 0;
+   node = 1;
+   for (k = (int)nb - 2; k >= 0; k--) {
+      unsigned bit;
+      if (node < 8) {
+         bit = pl_rcc_dec_bit(d, mant[nb][node]);
+         prob_update(&mant[nb][node], bit);
+         node = node * 2 + bit;
+      } else {
+         bit = pl_rcc_dec_bit(d, 2048u);
+      }
+      v = v << 1 | bit;
+   }
+   return v;
+}
+
 static void clear_slots(pl_cost_slot *s, size_t n)
 {
    size_t i;
@@ -105,11 +172,6 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision)
       for (j = 0; j < 8; j++)
          m->p_mant[i][j] = P_INIT;
    }
-}
-
-static unsigned bit_length(uint64_t v)
-{
-   return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
 }
 
 /* The function on top of the stack, 0 if none. */
@@ -331,9 +393,7 @@ static void run_missed(pl_cost_model *m)
    (by length), the rest at 1/2.  Both sides then remember it. */
 static void encode_run(pl_cost_model *m, pl_rcc_enc *e, uint32_t len)
 {
-   unsigned nb = bit_length(len), node = 1;
    pl_cost_run *r = &m->runs[m->run_key >> (64 - PL_COST_RUNS_BITS)];
-   int k;
    m->run = 0;
    if (r->tag == key_tag(m->run_key)) {
       unsigned same = r->len == len;
@@ -345,32 +405,14 @@ static void encode_run(pl_cost_model *m, pl_rcc_enc *e, uint32_t len)
    }
    r->tag = key_tag(m->run_key);
    r->len = len;
-   for (k = 5; k >= 0; k--) {
-      unsigned bit = (nb >> k) & 1u;
-      pl_rcc_enc_bit(e, m->p_run[m->run_ctx][node], bit);
-      prob_update(&m->p_run[m->run_ctx][node], bit);
-      node = node * 2 + bit;
-   }
-   node = 1;
-   for (k = (int)nb - 2; k >= 0; k--) {
-      unsigned bit = (len >> k) & 1u;
-      if (node < 8) {
-         pl_rcc_enc_bit(e, m->p_run_mant[nb][node], bit);
-         prob_update(&m->p_run_mant[nb][node], bit);
-         node = node * 2 + bit;
-      } else {
-         pl_rcc_enc_bit(e, 2048u, bit);
-      }
-   }
-   m->run_ctx = nb;
+   encode_number(e, m->p_run[m->run_ctx], 6, m->p_run_mant, len);
+   m->run_ctx = bit_length(len);
 }
 
 static uint32_t decode_run(pl_cost_model *m, pl_rcc_dec *d)
 {
-   unsigned nb, node = 1;
-   uint32_t len;
    pl_cost_run *r = &m->runs[m->run_key >> (64 - PL_COST_RUNS_BITS)];
-   int k;
+   uint32_t len;
    if (r->tag == key_tag(m->run_key)) {
       unsigned same = pl_rcc_dec_bit(d, m->p_same[m->last_same]);
       prob_update(&m->p_same[m->last_same], same);
@@ -378,30 +420,10 @@ static uint32_t decode_run(pl_cost_model *m, pl_rcc_dec *d)
       if (same)
          return r->len;
    }
-   for (k = 5; k >= 0; k--) {
-      unsigned bit = pl_rcc_dec_bit(d, m->p_run[m->run_ctx][node]);
-      prob_update(&m->p_run[m->run_ctx][node], bit);
-      node = node * 2 + bit;
-   }
-   nb = node & 63u;
-   if (nb > 32) {               /* no 32-bit length is that long */
-      d->short_input = 1;
-      nb = 32;
-   }
-   len = nb ? 1 : 0;
-   node = 1;
-   for (k = (int)nb - 2; k >= 0; k--) {
-      unsigned bit;
-      if (node < 8) {
-         bit = pl_rcc_dec_bit(d, m->p_run_mant[nb][node]);
-         prob_update(&m->p_run_mant[nb][node], bit);
-         node = node * 2 + bit;
-      } else {
-         bit = pl_rcc_dec_bit(d, 2048u);
-      }
-      len = len << 1 | bit;
-   }
-   m->run_ctx = nb;
+   /* no 32-bit length is longer than 32 bits */
+   len = (uint32_t)decode_number(d, m->p_run[m->run_ctx], 6, m->p_run_mant,
+                                 32);
+   m->run_ctx = bit_length(len);
    r->tag = key_tag(m->run_key);
    r->len = len;
    return len;
@@ -532,28 +554,9 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
       }
    }
    contexts(m, value, &cx);
-   if (!walk(m, &cx, &found, enc_decide, &c, seen, nseen)) {
-      unsigned nb = bit_length(cost), ctx = literal_ctx(cx.s[NCTX - 1]);
-      unsigned node = 1;
-      int b;
-      for (b = 6; b >= 0; b--) {
-         unsigned bit = (nb >> b) & 1u;
-         pl_rcc_enc_bit(e, m->p_nbits[ctx][node], bit);
-         prob_update(&m->p_nbits[ctx][node], bit);
-         node = node * 2 + bit;
-      }
-      node = 1;
-      for (b = (int)nb - 2; b >= 0; b--) {
-         unsigned bit = (unsigned)(cost >> b) & 1u;
-         if (node < 8) {
-            pl_rcc_enc_bit(e, m->p_mant[nb][node], bit);
-            prob_update(&m->p_mant[nb][node], bit);
-            node = node * 2 + bit;
-         } else {
-            pl_rcc_enc_bit(e, 2048u, bit);
-         }
-      }
-   }
+   if (!walk(m, &cx, &found, enc_decide, &c, seen, nseen))
+      encode_number(e, m->p_nbits[literal_ctx(cx.s[NCTX - 1])], 7, m->p_mant,
+                    cost);
    learn(m, &cx, value, cost);
    if (m->revision >= PL_COST_REV_RUNS)
       guess_update(m, known != NULL && g == cost);
@@ -590,33 +593,10 @@ uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
       }
    }
    contexts(m, value, &cx);
-   if (!walk(m, &cx, &cost, dec_decide, d, seen, nseen)) {
-      unsigned nb, ctx = literal_ctx(cx.s[NCTX - 1]), node = 1;
-      int b;
-      for (b = 6; b >= 0; b--) {
-         unsigned bit = pl_rcc_dec_bit(d, m->p_nbits[ctx][node]);
-         prob_update(&m->p_nbits[ctx][node], bit);
-         node = node * 2 + bit;
-      }
-      nb = node & 127u;
-      if (nb > 64) {           /* no 64-bit cost is that long */
-         d->short_input = 1;
-         nb = 64;
-      }
-      cost = nb ? 1 : 0;
-      node = 1;
-      for (b = (int)nb - 2; b >= 0; b--) {
-         unsigned bit;
-         if (node < 8) {
-            bit = pl_rcc_dec_bit(d, m->p_mant[nb][node]);
-            prob_update(&m->p_mant[nb][node], bit);
-            node = node * 2 + bit;
-         } else {
-            bit = pl_rcc_dec_bit(d, 2048u);
-         }
-         cost = cost << 1 | bit;
-      }
-   }
+   if (!walk(m, &cx, &cost, dec_decide, d, seen, nseen))
+      /* no 64-bit cost is longer than 64 bits */
+      cost = decode_number(d, m->p_nbits[literal_ctx(cx.s[NCTX - 1])], 7,
+                           m->p_mant, 64);
    learn(m, &cx, value, cost);
    if (m->revision >= PL_COST_REV_RUNS)
       guess_update(m, known != NULL && g == cost);

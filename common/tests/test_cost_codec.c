@@ -15,6 +15,7 @@
 #include "test_prng.h"
 
 #define MAX_EVENTS 300000
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 static uint32_t value[MAX_EVENTS];
 static uint64_t cost[MAX_EVENTS], back[MAX_EVENTS];
@@ -77,7 +78,6 @@ static int decode_chunks(size_t nchunks, const size_t *ends,
 
 static size_t ends[MAX_EVENTS], counts[MAX_EVENTS];
 
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
 static uint8_t coded_one[sizeof coded];
 
 /* pl_cost_encode_some codes events [0, n) as pl_cost_encode does. */
