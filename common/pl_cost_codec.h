@@ -81,11 +81,11 @@ typedef struct {
    uint32_t apm[PL_COST_CONTEXTS][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]
                                           [logit step of the counts' P] */
    int16_t  stretch[4096];
-   /* ceil(2^32 / t): floor(n / t) = n × it >> 32 exactly for the counts'
-      n < 2^18 and totals t < 2^14 */
+   /* ceil(2^32 / t): floor(n / t) = n × reciprocal[t] >> 32 exactly for
+      the counts' n < 2^18 and the totals t < 256 */
    uint64_t reciprocal[PL_COST_RECIPROCALS];
-   /* Revision 1: runs (codec.md 12.2). */
-   uint32_t revision;
+   uint32_t revision;        /* of the coding: PL_COST_REV_* */
+   /* Revision 1: runs (codec.md 12.6). */
    uint32_t streak;          /* C3's last cost right so many in a row */
    uint32_t run;             /* 0 none, 1 due to start, 2 under way */
    uint32_t run_len;         /* encoder: its events; decoder: those left */
