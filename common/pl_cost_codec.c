@@ -153,12 +153,7 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision)
       for (j = 0; j < 8; j++)
          m->p_run_mant[i][j] = P_INIT;
    }
-   m->depth = 0;
-   m->last = 0;
-   m->last_exit = 0;
-   m->last_cost = 0;
-   m->last_cost2 = 0;
-   m->last_cost3 = 0;
+   m->at = (pl_cost_path){ 0, 0, 0, 0, 0, 0 };
    for (i = 0; i < NCTX; i++)
       for (j = 0; j < PL_COST_WAYS; j++) {
          unsigned b;
@@ -174,11 +169,50 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision)
    }
 }
 
-/* The function on top of the stack, 0 if none. */
+/* The function on top of the stack, 0 if none.  The path functions
+   take the stack and the path apart, so that the run loop can keep its
+   path in locals. */
+static inline uint32_t path_top(const uint32_t *stack, const pl_cost_path *p)
+{
+   uint32_t d = p->depth < PL_COST_FRAMES ? p->depth : PL_COST_FRAMES;
+   return d ? stack[d - 1] : 0;
+}
+
+/* The stack and the last costs follow an event. */
+static inline void path_follow(uint32_t *stack, pl_cost_path *p,
+                               uint32_t value, uint64_t cost)
+{
+   if (value) {
+      if (p->depth < PL_COST_FRAMES)
+         stack[p->depth] = value;
+      p->depth++;
+      p->last = value;
+      p->last_exit = 0;
+   } else {
+      p->last = path_top(stack, p);
+      p->last_exit = 1;
+      if (p->depth)
+         p->depth--;
+   }
+   p->last_cost3 = p->last_cost2;
+   p->last_cost2 = p->last_cost;
+   p->last_cost = cost;
+}
+
 static uint32_t top(const pl_cost_model *m)
 {
-   uint32_t d = m->depth < PL_COST_FRAMES ? m->depth : PL_COST_FRAMES;
-   return d ? m->stack[d - 1] : 0;
+   return path_top(m->stack, &m->at);
+}
+
+static void follow(pl_cost_model *m, uint32_t value, uint64_t cost)
+{
+   path_follow(m->stack, &m->at, value, cost);
+}
+
+/* A slot's tag for context hash h (never 0, which marks an empty one). */
+static inline uint32_t slot_tag(uint64_t h)
+{
+   return (uint32_t)(h >> 32) | 1u;
 }
 
 /* The slot of `table` (2^bits slots) for context hash h; one that belongs
@@ -186,7 +220,7 @@ static uint32_t top(const pl_cost_model *m)
 static pl_cost_slot *find_slot(pl_cost_slot *table, unsigned bits,
                                uint64_t h)
 {
-   uint32_t tag = (uint32_t)(h >> 32) | 1u;
+   uint32_t tag = slot_tag(h);
    pl_cost_slot *s = &table[pl_golden_slot(h, bits)];
    if (s->tag != tag) {
       s->tag = tag;
@@ -206,33 +240,32 @@ typedef struct {
 
 /* Revision 1's hash of C3: cheaper than the chain of the others, as it
    is all an event of a run computes. */
-static inline uint64_t key_of(uint32_t value, uint32_t top, uint64_t lastx,
-                              uint64_t c1, uint64_t c2, uint64_t c3)
+static inline uint64_t path_key(const uint32_t *stack, const pl_cost_path *p,
+                                uint32_t value)
 {
    uint64_t k = value * 0x9E3779B97F4A7C15ull
-              ^ top * 0xC2B2AE3D27D4EB4Full
-              ^ lastx * 0x165667B19E3779F9ull
-              ^ c1 * 0xD6E8FEB86659FD93ull
-              ^ c2 * 0xFF51AFD7ED558CCDull
-              ^ c3 * 0xC4CEB9FE1A85EC53ull;
+              ^ path_top(stack, p) * 0xC2B2AE3D27D4EB4Full
+              ^ ((uint64_t)p->last << 1 | p->last_exit) * 0x165667B19E3779F9ull
+              ^ p->last_cost * 0xD6E8FEB86659FD93ull
+              ^ p->last_cost2 * 0xFF51AFD7ED558CCDull
+              ^ p->last_cost3 * 0xC4CEB9FE1A85EC53ull;
    k ^= k >> 29;
    return k * PL_GOLDEN64;
 }
 
 static uint64_t guess_key(const pl_cost_model *m, uint32_t value)
 {
-   return key_of(value, top(m), (uint64_t)m->last << 1 | m->last_exit,
-                 m->last_cost, m->last_cost2, m->last_cost3);
+   return path_key(m->stack, &m->at, value);
 }
 
 static void contexts(const pl_cost_model *m, uint32_t value, contexts_t *c)
 {
    c->h[3] = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
-   c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->last << 1 | m->last_exit);
-   c->h[1] = pl_fnv1a_step(c->h[2], m->last_cost);
+   c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->at.last << 1 | m->at.last_exit);
+   c->h[1] = pl_fnv1a_step(c->h[2], m->at.last_cost);
    c->h[0] = m->revision >= PL_COST_REV_RUNS ? guess_key(m, value)
-             : pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->last_cost2),
-                             m->last_cost3);
+             : pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->at.last_cost2),
+                             m->at.last_cost3);
    c->used = 0;
 }
 
@@ -306,26 +339,6 @@ static void slot_learn(pl_cost_slot *s, uint64_t cost)
          s->count[low] = (uint16_t)((s->count[low] + 1) >> 1);
 }
 
-/* The stack and the last costs follow an event. */
-static void follow(pl_cost_model *m, uint32_t value, uint64_t cost)
-{
-   if (value) {
-      if (m->depth < PL_COST_FRAMES)
-         m->stack[m->depth] = value;
-      m->depth++;
-      m->last = value;
-      m->last_exit = 0;
-   } else {
-      m->last = top(m);
-      m->last_exit = 1;
-      if (m->depth)
-         m->depth--;
-   }
-   m->last_cost3 = m->last_cost2;
-   m->last_cost2 = m->last_cost;
-   m->last_cost = cost;
-}
-
 /* After an event coded by the contexts: its cost joins the slots the
    coding reached. */
 static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
@@ -339,6 +352,8 @@ static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
 
 /* ---- Revision 1: runs -------------------------------------------------- */
 
+/* The runs table's tag for a context hash (its low half: the table is
+   indexed by the top bits). */
 static uint32_t key_tag(uint64_t k)
 {
    return (uint32_t)k | 1u;
@@ -348,7 +363,7 @@ static uint32_t key_tag(uint64_t k)
 static pl_cost_slot *c3_slot(pl_cost_model *m, uint64_t k)
 {
    pl_cost_slot *s = &m->c3[pl_golden_slot(k, PL_COST_C3_BITS)];
-   return s->tag == ((uint32_t)(k >> 32) | 1u) && s->n ? s : NULL;
+   return s->tag == slot_tag(k) && s->n ? s : NULL;
 }
 
 /* The guess: C3's last cost, if it has one: its slot with *cost. */
@@ -467,8 +482,8 @@ static void refine_update(uint32_t *entry, unsigned bit)
 }
 
 /* Walk the candidates of the contexts, longest first, skipping
-   costs already tried (the first nseen of seen, the matcher's wrong
-   guess); 1 with *cost when decide() says one is it. */
+   costs already tried (the first nseen of seen: the wrong guess that
+   ended a run); 1 with *cost when decide() says one is it. */
 static int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
                 decide_fn decide, void *ctx, uint64_t *seen, unsigned nseen)
 {
@@ -521,7 +536,6 @@ static unsigned dec_decide(void *ctx, uint32_t p1, uint64_t candidate)
    (void)candidate;
    return pl_rcc_dec_bit(ctx, p1);
 }
-
 
 void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
                     uint64_t cost)
@@ -622,24 +636,18 @@ int pl_cost_decode_cut(pl_cost_model *m)
 }
 
 /* The encoder's fast path: the events of a run, as long as the guesses
-   are right, with the model's state in locals (the same steps as
-   pl_cost_encode's for them).  Returns how many. */
+   are right: pl_cost_encode's steps for them, with the path in locals.
+   Returns how many. */
 static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
                           const uint64_t *costs, size_t n)
 {
-   uint32_t depth = m->depth, last = m->last, last_exit = m->last_exit;
-   uint64_t c1 = m->last_cost, c2 = m->last_cost2, c3 = m->last_cost3;
-   uint32_t tp = top(m);
+   pl_cost_path at = m->at;
    size_t i;
 
    for (i = 0; i < n; i++) {
-      uint32_t x = values[i];
-      uint64_t c = costs[i];
-      uint64_t k = key_of(x, tp, (uint64_t)last << 1 | last_exit, c1, c2,
-                          c3);
-      pl_cost_slot *s = &m->c3[pl_golden_slot(k, PL_COST_C3_BITS)];
-      if (s->tag != ((uint32_t)(k >> 32) | 1u) || s->n == 0
-          || s->v[s->last] != c)
+      uint64_t k = path_key(m->stack, &at, values[i]);
+      pl_cost_slot *s = c3_slot(m, k);
+      if (!s || s->v[s->last] != costs[i])
          break;
       if (m->run == 1) {               /* its first event */
          m->run = 2;
@@ -647,30 +655,9 @@ static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
          m->run_len = 0;
       }
       run_learn(s);
-      if (x) {
-         if (depth < PL_COST_FRAMES)
-            m->stack[depth] = x;
-         depth++;
-         last = tp = x;
-         last_exit = 0;
-      } else {
-         last = tp;
-         last_exit = 1;
-         if (depth)
-            depth--;
-         tp = depth ? m->stack[(depth < PL_COST_FRAMES ? depth
-                                : PL_COST_FRAMES) - 1] : 0;
-      }
-      c3 = c2;
-      c2 = c1;
-      c1 = c;
+      path_follow(m->stack, &at, values[i], costs[i]);
    }
-   m->depth = depth;
-   m->last = last;
-   m->last_exit = last_exit;
-   m->last_cost = c1;
-   m->last_cost2 = c2;
-   m->last_cost3 = c3;
+   m->at = at;
    m->run_len += (uint32_t)i;
    return i;
 }

@@ -56,6 +56,15 @@ typedef struct {
    uint32_t len;
 } pl_cost_run;
 
+/* Where a thread's stream is, which the contexts are made of. */
+typedef struct {
+   uint32_t depth;
+   uint32_t last;            /* the previous event's function, 0 none */
+   uint32_t last_exit;       /* whether it was an exit */
+   uint64_t last_cost;       /* its cost */
+   uint64_t last_cost2, last_cost3;   /* those of the two events before */
+} pl_cost_path;
+
 /* A context's usual costs and how often each came (recently). */
 typedef struct {
    uint32_t tag;            /* 0: empty */
@@ -71,11 +80,7 @@ typedef struct {
    pl_cost_slot c1[1u << PL_COST_C1_BITS];
    pl_cost_slot c0[1u << PL_COST_C0_BITS];
    uint32_t stack[PL_COST_FRAMES];
-   uint32_t depth;
-   uint32_t last;            /* the previous event's function, 0 none */
-   uint32_t last_exit;       /* whether it was an exit */
-   uint64_t last_cost;       /* its cost */
-   uint64_t last_cost2, last_cost3;   /* those of the two events before */
+   pl_cost_path at;
    uint16_t p_nbits[65][128];  /* literal bit length, by C0's usual one */
    uint16_t p_mant[65][8];   /* the 3 bits below the top one */
    uint32_t apm[PL_COST_CONTEXTS][PL_COST_WAYS][64];  /* P(right), 16-bit: [order][n-1]

@@ -36,7 +36,7 @@ struct pl_costs {
    UInt  in_chunk;            /* events coded into the open chunk */
    UInt  n;                   /* events in the batch, not yet coded */
    UInt  value[BATCH];
-   ULong cost[BATCH];
+   uint64_t cost[BATCH];
    pl_rcc_enc enc;            /* the open chunk's coder, writing at out */
    UChar out[PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE + OUT_CAP];
    pl_cost_model model;
@@ -125,7 +125,7 @@ static void code_batch(pl_costs *c, UInt number)
          write_chunk(c, number);
       UInt room = MAX_CHUNK_EVENTS - c->in_chunk;
       UInt k = (UInt)pl_cost_encode_some(&c->model, &c->enc, c->value + i,
-                                         (const uint64_t *)c->cost + i,
+                                         c->cost + i,
                                          c->n - i < room ? c->n - i : room);
       i += k;
       c->in_chunk += k;
