@@ -395,6 +395,17 @@ static void guess_update(pl_cost_model *m, int right)
       m->run = 1;
 }
 
+/* Whether a run begins with this event, of context hash k (the run was
+   due): then it is under way. */
+static int run_begins(pl_cost_model *m, uint64_t k)
+{
+   if (m->run != 1)
+      return 0;
+   m->run = 2;
+   m->run_key = k;
+   return 1;
+}
+
 /* A run's end where the guess was wrong (not where a chunk cut it). */
 static void run_missed(pl_cost_model *m)
 {
@@ -550,11 +561,8 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
       k = guess_key(m, value);
       known = guessed(m, k, &g);
       if (m->run) {
-         if (m->run == 1) {           /* its first event */
-            m->run = 2;
-            m->run_key = k;
+         if (run_begins(m, k))
             m->run_len = 0;
-         }
          if (known && g == cost) {
             m->run_len++;
             run_learn(known);
@@ -587,11 +595,8 @@ uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
       k = guess_key(m, value);
       known = guessed(m, k, &g);
       if (m->run) {
-         if (m->run == 1) {           /* its first event: how long */
-            m->run = 2;
-            m->run_key = k;
+         if (run_begins(m, k))        /* how long */
             m->run_len = decode_run(m, d);
-         }
          if (m->run_len) {
             m->run_len--;
             if (known)
@@ -649,11 +654,8 @@ static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
       pl_cost_slot *s = c3_slot(m, k);
       if (!s || s->v[s->last] != costs[i])
          break;
-      if (m->run == 1) {               /* its first event */
-         m->run = 2;
-         m->run_key = k;
+      if (run_begins(m, k))
          m->run_len = 0;
-      }
       run_learn(s);
       path_follow(m->stack, &at, values[i], costs[i]);
    }
