@@ -131,10 +131,10 @@ static void pl_print_usage(void)
 "                              every object, or none [main]\n"
 "    --flush-interval=<ms>     write completed stream data at least this\n"
 "                              often, 0 = only when buffers fill [1000]\n"
-"    --flush-on-block=yes|no   write a thread's stream data before a system\n"
-"                              call that may block (a hung run killed with\n"
-"                              SIGKILL then shows where each thread\n"
-"                              waits) [yes]\n"
+"    --flush-on-block=yes|no   write the threads' stream data when the last\n"
+"                              running thread starts a wait without a time\n"
+"                              limit (a hung run killed with SIGKILL then\n"
+"                              shows where each thread waits) [yes]\n"
 "    --collect-insns=no|yes    record with each event the instructions the\n"
 "                              thread executed since its previous event\n"
 "                              (Callgrind's Ir; COSTS chunks) [no]\n"
@@ -183,9 +183,10 @@ static Bool flush_check_due(ULong blocks_done)
 #define RUN_STAMP_NS 5000000
 #define TRANSLATION_STAMP_NS 1000000
 
+static UInt last_flush_ms;      /* of the periodic flush */
+
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 {
-   static UInt last_flush_ms;
    static ULong stamped_at;
    pl_thread *t = pl_thread_of(tid);
    if (t == NULL) {                      /* the initial thread */
@@ -389,6 +390,42 @@ static Bool is_exec(UInt sysno)
    return sysno == __NR_execve;
 }
 
+/* Whether to write a thread's events before a call that may block, so
+   that a process killed with SIGKILL while it hangs still leaves them.
+   While any thread runs client code, the periodic flush writes every
+   thread's events at least each --flush-interval, the waiting threads'
+   too; only the last thread to stop running must write them all itself
+   (a deadlock, every rank's thread in a blocking receive).  A wait that
+   ends by itself within the interval (a short sleep or poll) counts as
+   running.  Besides, a thread writes its own events at a wait if neither
+   the periodic flush nor a wait of its own did for an interval.  So a
+   loop of short sleeps (PMIx sleeps 100 us some 1,000 times in MPI_Init)
+   or a helper thread woken often (a progress thread's epoll_wait) makes a
+   chunk per interval, not one per wait, and a process killed with SIGKILL
+   loses at most what a running one does: the last interval's events.
+   Without a periodic flush (--flush-interval=0), every wait writes. */
+static Bool flush_before_wait(pl_thread *t, UInt sysno, const UWord *args)
+{
+   if (!clo_flush_on_block)
+      return False;
+   if (clo_flush_ms == 0)
+      return True;
+   Long limit = pl_syscall_wait_limit_ms(sysno, args);
+   if (limit < 0 || limit >= clo_flush_ms) {
+      t->in_wait = True;
+      if (!pl_other_thread_running(t)) {
+         pl_sync_all_threads();
+         return False;
+      }
+   }
+   UInt now = VG_(read_millisecond_timer)();
+   if (now - t->wait_synced_ms < (UInt)clo_flush_ms
+       || now - last_flush_ms < (UInt)clo_flush_ms)
+      return False;
+   t->wait_synced_ms = now;
+   return True;
+}
+
 /* Before a call that may block, put the thread's events in the file.
    Before exec, put every event so far in the file: if the exec succeeds,
    nothing of this process image runs again.  If it fails (execvp tries
@@ -406,7 +443,7 @@ static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
       pl_thread *t = pl_thread_of(tid);
       if (t)
          pl_thread_stamp(t);       /* the wait starts */
-      if (t && clo_flush_on_block)
+      if (t && flush_before_wait(t, sysno, args))
          pl_thread_sync(t);
       return;
    }
@@ -428,9 +465,11 @@ static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 static void pl_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs,
                             SysRes res)
 {
-   pl_thread *t;
-   if (pl_collect_time && (t = pl_thread_of(tid)) != NULL
-       && pl_syscall_may_block(sysno, args))
+   pl_thread *t = pl_thread_of(tid);
+   if (t == NULL)
+      return;
+   t->in_wait = False;
+   if (pl_collect_time && pl_syscall_may_block(sysno, args))
       pl_thread_stamp(t);
 }
 

@@ -2,6 +2,7 @@
 /* The system calls that may block (pl_syscalls.h), for the flush before
    them. */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
@@ -9,6 +10,7 @@
 #include "pl_syscalls.h"
 
 #define PL_MSG_DONTWAIT 0x40        /* Linux's; the VKI headers lack it */
+#define PL_TIMER_ABSTIME 1          /* clock_nanosleep's flag */
 
 /* Whether reading fd can wait for another thread or process: not for a
    regular file or a block device (MPI_Init's hwloc reads hundreds of
@@ -72,5 +74,56 @@ Bool pl_syscall_may_block(UInt sysno, const UWord *args)
       return True;
    default:
       return False;
+   }
+}
+
+/* A relative timeout the client passes as struct timespec (tv_nsec) or
+   struct timeval (tv_usec) at addr, in ms rounded up; -1 for NULL, an
+   unreadable address or a negative time (the kernel then waits without
+   limit or fails the call). */
+static Long client_timeout_ms(UWord addr, Long sub_per_ms)
+{
+   if (addr == 0
+       || !VG_(am_is_valid_for_client)(addr, 2 * sizeof(Word), VKI_PROT_READ))
+      return -1;
+   const Word *tv = (const Word *)addr;     /* the platform's longs */
+   if (tv[0] < 0 || tv[1] < 0 || tv[0] > 100000000)
+      return -1;
+   return (Long)tv[0] * 1000 + ((Long)tv[1] + sub_per_ms - 1) / sub_per_ms;
+}
+
+#define NS_PER_MS 1000000
+#define US_PER_MS 1000
+
+Long pl_syscall_wait_limit_ms(UInt sysno, const UWord *args)
+{
+   switch (sysno) {
+   case __NR_nanosleep:
+      return client_timeout_ms(args[0], NS_PER_MS);
+   case __NR_clock_nanosleep:           /* an absolute time: unknown here */
+      return args[1] & PL_TIMER_ABSTIME ? -1
+                                         : client_timeout_ms(args[2], NS_PER_MS);
+   case __NR_futex:                     /* WAIT's time is relative; the
+                                           others' absolute */
+      return (args[1] & 0x7f) == 0 ? client_timeout_ms(args[3], NS_PER_MS) : -1;
+   case __NR_poll:
+      return (Int)args[2] < 0 ? -1 : (Long)(Int)args[2];
+#if defined(__NR_epoll_wait)
+   case __NR_epoll_wait:
+#endif
+   case __NR_epoll_pwait:
+      return (Int)args[3] < 0 ? -1 : (Long)(Int)args[3];
+   case __NR_ppoll:
+      return client_timeout_ms(args[2], NS_PER_MS);
+   case __NR_pselect6:
+      return client_timeout_ms(args[4], NS_PER_MS);
+#if defined(__NR_select)
+   case __NR_select:
+      return client_timeout_ms(args[4], US_PER_MS);
+#endif
+   case __NR_rt_sigtimedwait:
+      return client_timeout_ms(args[2], NS_PER_MS);
+   default:
+      return -1;
    }
 }

@@ -13,4 +13,9 @@
    timeout, receives with MSG_DONTWAIT. */
 Bool pl_syscall_may_block(UInt sysno, const UWord *args);
 
+/* The longest a call that may block (above) can wait, in milliseconds
+   rounded up, from its timeout argument; -1 if it has none (it may wait
+   forever) or one not known here (an absolute time). */
+Long pl_syscall_wait_limit_ms(UInt sysno, const UWord *args);
+
 #endif

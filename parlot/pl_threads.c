@@ -645,3 +645,11 @@ void pl_sync_all_threads(void)
       if (threads[i])
          pl_thread_sync(threads[i]);
 }
+
+Bool pl_other_thread_running(const pl_thread *t)
+{
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i] && threads[i] != t && !threads[i]->in_wait)
+         return True;
+   return False;
+}

@@ -38,6 +38,8 @@ typedef struct {
    UInt      n_barriers, cap_barriers;
    UChar    *buf;           /* chunk header + stream prefix + encoder output */
    ULong     events_at_sync;
+   UInt      wait_synced_ms;  /* when a wait last wrote its events */
+   Bool      in_wait;       /* in a system call that may wait long */
    /* selective tracing (pl_control.c): every frame is on the stack, only
       the recorded ones are in the stream */
    Bool      active;        /* recording now */
@@ -142,6 +144,8 @@ void       pl_thread_set(ThreadId tid, pl_thread *t);
 void       pl_thread_stamp(pl_thread *t);
 /* pl_thread_sync() every thread. */
 void       pl_sync_all_threads(void);
+/* Whether a thread other than t runs client code (is not in_wait). */
+Bool       pl_other_thread_running(const pl_thread *t);
 
 /* Process totals over ended streams, for the summary. */
 typedef struct {

@@ -814,6 +814,9 @@ static void index_file(pl_trace *t, reader *r)
       }
       if (index_chunk(t, r, off, type, thr, len, pl_get32(h + 12)))
          return;
+      t->chunks++;
+      t->framing_bytes += PL_CHUNK_HEADER_SIZE
+                          + (type == PL_CHUNK_STREAM ? PL_STREAM_PREFIX_SIZE : 0);
       if (type <= PL_CHUNK_TRACING)   /* skipped unknown types do not count */
          t->last_type = type;
       off += PL_CHUNK_HEADER_SIZE + (uint64_t)len;

@@ -178,6 +178,13 @@ char *pl_trace_command(const pl_trace *t);
 uint64_t pl_trace_size(const pl_trace *t);
 uint64_t pl_trace_table_bytes(const pl_trace *t);
 
+/* The chunks of the trace, of every type, and their framing: the bytes of
+   their headers and of the STREAM chunks' prefixes (stream offset and
+   raw end), what cutting the data into chunks costs.  Table bytes count
+   their chunks' headers too.  (Since libparlot 0.10.) */
+uint64_t pl_trace_chunks(const pl_trace *t);
+uint64_t pl_trace_framing_bytes(const pl_trace *t);
+
 /* NULL if the trace records every call of every thread from the start;
    else what it leaves out, as a line for report headers (e.g.
    "only=MPI_* max-depth=3; recording started or stopped 4 times"). */
@@ -196,6 +203,9 @@ uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index);
    for every codec but LZZE twice the words, so also known for a thread
    without THREAD_END (an exec, a kill).  (Since libparlot 0.8.) */
 uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index);
+/* The thread's STREAM chunks (a flush each: buffer full, --flush-interval,
+   a wait, exec, the end).  (Since libparlot 0.10.) */
+uint64_t pl_trace_stream_chunks(const pl_trace *t, size_t index);
 
 /* Events of the thread with a recorded cost (format 2.5, a trace made
    with --collect-insns): its first ones; all of them unless the trace was

@@ -130,6 +130,16 @@ uint64_t pl_trace_table_bytes(const pl_trace *t)
    return t->table_bytes;
 }
 
+uint64_t pl_trace_chunks(const pl_trace *t)
+{
+   return t->chunks;
+}
+
+uint64_t pl_trace_framing_bytes(const pl_trace *t)
+{
+   return t->framing_bytes;
+}
+
 const char *pl_trace_recording(const pl_trace *t)
 {
    return t->recording;
@@ -156,6 +166,11 @@ uint64_t pl_trace_stream_bytes(const pl_trace *t, size_t index)
 uint64_t pl_trace_raw_bytes(const pl_trace *t, size_t index)
 {
    return index < t->nthreads ? t->threads[index].raw_end : 0;
+}
+
+uint64_t pl_trace_stream_chunks(const pl_trace *t, size_t index)
+{
+   return index < t->nthreads ? t->threads[index].nchunks : 0;
 }
 
 uint64_t pl_trace_cost_events(const pl_trace *t, size_t index)

@@ -136,6 +136,8 @@ struct pl_trace {
    char    *recording;        /* pl_trace_recording(), NULL: everything */
    uint64_t table_bytes;      /* OBJECTS, FUNCTIONS and ALIASES chunks,
                                  headers included */
+   uint64_t chunks;           /* chunks read, of every type */
+   uint64_t framing_bytes;    /* their headers and STREAM prefixes */
 };
 
 #define ULL(x) ((unsigned long long)(x))

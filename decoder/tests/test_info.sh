@@ -36,21 +36,24 @@ data = open(trace, "rb").read()
 assert data[:8] == b"\x89PARLOT\n"
 codecs = {1: "lzze", 2: "raw", 3: "lzrc", 4: "ccm1", 5: "ccm"}
 threads = collections.OrderedDict()
-tables = 0
+tables = chunks = framing = 0
 off = 16
 while off + 16 <= len(data):
     typ, _, _, n, thr, _ = struct.unpack_from("<BBHIII", data, off)
     if off + 16 + n > len(data):
         break
     p = data[off + 16: off + 16 + n]
+    chunks += 1
+    framing += 16 + (16 if typ == 5 else 0)
     # table chunks; PACKED_TABLE (12) exists from format 2.0
     if typ in (2, 3, 11) or (typ == 12 and data[8] >= 2):
         tables += 16 + n
     elif typ == 4:
         threads[thr] = {"codec": codecs[struct.unpack_from("<I", p, 12)[0]],
-                        "stream": 0, "end": "open", "raw": None}
+                        "stream": 0, "chunks": 0, "end": "open", "raw": None}
     elif typ == 5:
         threads[thr]["stream"] += n - 16
+        threads[thr]["chunks"] += 1
     elif typ == 6:
         words = struct.unpack_from("<Q", p, 8)[0]
         reason = struct.unpack_from("<I", p, 36)[0]
@@ -77,6 +80,8 @@ def want(what, got, exp):
         bad.append("%s: %s, want %s" % (what, got, exp))
 want("file-bytes", tr.get("file-bytes"), os.path.getsize(trace))
 want("table-bytes", tr.get("table-bytes"), tables)
+want("chunks", tr.get("chunks"), chunks)
+want("framing-bytes", tr.get("framing-bytes"), framing)
 xt = {int(x.get("number")): x for x in tr.iter("thread")}
 want("threads", sorted(xt), sorted(threads))
 for n, t in threads.items():
@@ -85,6 +90,7 @@ for n, t in threads.items():
         continue
     want("thread %d codec" % n, x.get("codec"), t["codec"])
     want("thread %d stream-bytes" % n, x.get("stream-bytes"), t["stream"])
+    want("thread %d chunks" % n, x.get("chunks"), t["chunks"])
     want("thread %d end" % n, x.get("end"), t["end"])
     want("thread %d uncompressed" % n, x.get("uncompressed-bytes"),
          t["raw"])
@@ -106,6 +112,9 @@ s = lambda k: sum(int(t.get(k)) for t in th)
 exp = {"traces": len(list(r.iter("trace"))), "threads": len(th),
        "events": s("events"), "stream-bytes": s("stream-bytes"),
        "table-bytes": sum(int(t.get("table-bytes")) for t in r.iter("trace")),
+       "chunks": sum(int(t.get("chunks")) for t in r.iter("trace")),
+       "framing-bytes": sum(int(t.get("framing-bytes"))
+                            for t in r.iter("trace")),
        "file-bytes": sum(int(t.get("file-bytes")) for t in r.iter("trace"))}
 bad = ["%s %s != %s" % (k, tot.get(k), v) for k, v in exp.items()
        if int(tot.get(k)) != v]
@@ -143,8 +152,8 @@ done
 out=$(python3 "$tmp/totals.py" "$tmp/info.xml" 2>&1) && pass "$out" ||
    fail "totals" "$out"
 
-# the text form holds the same numbers: each thread row's events and
-# stream bytes, and the total line
+# the text form holds the same numbers: each thread row's events, stream
+# bytes and chunks, each trace's framing, and the total line
 # shellcheck disable=SC2086
 run "$PARLOT_DECODE" "$tmp/info.txt" "$tmp/err" --info $files
 want=$(python3 - "$tmp/info.xml" <<'EOF'
@@ -152,11 +161,17 @@ import sys
 import xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
 for t in r.iter("thread"):
-    print("%s %s" % (format(int(t.get("events")), ","),
-                     format(int(t.get("stream-bytes")), ",")))
+    print("%s %s %s" % (format(int(t.get("events")), ","),
+                        format(int(t.get("stream-bytes")), ","),
+                        format(int(t.get("chunks")), ",")))
+for t in r.iter("trace"):
+    print("framing %s bytes in %s chunks" % (
+        format(int(t.get("framing-bytes")), ","),
+        format(int(t.get("chunks")), ",")))
 EOF
 )
-got=$(awk '$1 ~ /^[0-9]+$/ && NF >= 7 { print $4, $6 }' "$tmp/info.txt")
+got=$(awk '$1 ~ /^[0-9]+$/ && NF >= 7 { print $4, $6, $NF }' "$tmp/info.txt"
+      sed -n 's/.*; \(framing [0-9,]* bytes in [0-9,]* chunks\);.*/\1/p' "$tmp/info.txt")
 [ $rc -eq 0 ] && [ "$got" = "$want" ] &&
    grep -q "^== total: $i traces, $((3 * i)) threads" "$tmp/info.txt" &&
    pass "the text form lists the same threads and totals" ||

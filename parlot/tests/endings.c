@@ -4,10 +4,14 @@
      term / int  sends the process SIGTERM / SIGINT from inside nested
                  calls, then blocks there too (a hung program ended by
                  timeout(1) or Ctrl-C);
-     abort       calls abort() from inside nested calls.
+     abort       calls abort() from inside nested calls;
+     kill        forks a child that sends the process SIGKILL a second
+                 later, which nobody catches, then blocks too.
    The default action kills the process: every frame open then must stay
    open in the trace (the oracle logs no exit for them), and the trace
-   must say which signal ended the process. */
+   must say which signal ended the process.  After SIGKILL the trace is
+   cut short where the tool last wrote: with every thread waiting, that
+   is after each thread's last event. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -45,7 +49,14 @@ __attribute__((noinline)) void give_up(int n)
    }
    if (signo == SIGABRT)
       abort();
-   kill(getpid(), signo);
+   if (signo == SIGKILL) {
+      if (fork() == 0) {       /* no instrumented call until the kill */
+         sleep(1);
+         kill(getppid(), SIGKILL);
+         _exit(0);
+      }
+   } else
+      kill(getpid(), signo);
    wait_here();
 }
 
@@ -65,7 +76,8 @@ int main(int argc, char **argv)
    const char *how = argc > 1 ? argv[1] : "term";
 
    signo = strcmp(how, "int") == 0 ? SIGINT
-           : strcmp(how, "abort") == 0 ? SIGABRT : SIGTERM;
+           : strcmp(how, "abort") == 0 ? SIGABRT
+           : strcmp(how, "kill") == 0 ? SIGKILL : SIGTERM;
    /* a test run in the background may inherit SIGINT ignored */
    signal(SIGINT, SIG_DFL);
    if (pipe(never) != 0 || pipe(ready) != 0)

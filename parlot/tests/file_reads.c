@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* --flush-on-block writes a thread's events before a system call that may
    wait for another thread or process: before reading a pipe, not before
-   reading a regular file.  After new calls each time: 300 read() and 300
-   pread() of this program's own file, then 40 reads of a pipe (which
-   never wait: a byte is written first).  The checker counts the STREAM
-   chunks of the thread: about 40, not about 640. */
+   reading a regular file, nor (but once an interval) before a wait that
+   ends by itself within --flush-interval.  After new calls each time: 300
+   read() and 300 pread() of this program's own file, 300 sleeps of 100
+   us and 300 polls of nothing for 1 ms (as PMIx waits in MPI_Init), then
+   40 reads of a pipe (which never wait: a byte is written first).  The
+   checker counts the STREAM chunks of the thread: about 40, not about
+   1,240. */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 static int work(int k)
@@ -29,6 +34,13 @@ int main(int argc, char **argv)
       sum += work(i + 1);
       if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, buf, 1) != 1)
          return 3;
+   }
+   for (i = 0; i < 300; i++) {
+      struct timespec ts = { 0, 100000 };
+      sum += work(i);
+      nanosleep(&ts, NULL);
+      sum += work(i + 1);
+      poll(NULL, 0, 1);
    }
    for (i = 0; i < 40; i++) {
       sum += work(i);

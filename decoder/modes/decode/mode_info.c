@@ -31,7 +31,7 @@
 
 typedef struct {
    uint32_t number, codec, end;   /* end: 0 none recorded, else reason */
-   uint64_t events, max_depth, stream_bytes;
+   uint64_t events, max_depth, stream_bytes, chunks;
    uint64_t uncompressed;         /* 2 x words; 0 if unknown */
 } info_thread;
 
@@ -40,7 +40,7 @@ typedef struct {
    pl_ending   ending;
    unsigned    major, minor;
    uint32_t    nfns, nobjs;
-   uint64_t    table_bytes, file_bytes;
+   uint64_t    table_bytes, file_bytes, chunks, framing_bytes;
    info_thread *threads;
    size_t       nthreads, threads_cap;
 } info_trace;
@@ -125,6 +125,8 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
    r->nobjs = pl_trace_nobjects(t);
    r->table_bytes = pl_trace_table_bytes(t);
    r->file_bytes = pl_trace_size(t);
+   r->chunks = pl_trace_chunks(t);
+   r->framing_bytes = pl_trace_framing_bytes(t);
    if (!r->file || !r->cmd)
       goto oom;
    r->threads = calloc(nth ? nth : 1, sizeof *r->threads);
@@ -140,6 +142,7 @@ static int info_file(void *state, pl_trace *t, pl_error *err,
       th->number = ti->number;
       th->codec = ti->codec;
       th->stream_bytes = pl_trace_stream_bytes(t, i);
+      th->chunks = pl_trace_stream_chunks(t, i);
       if (ti->ended) {
          th->end = ti->end_reason;
          th->events = ti->events;
@@ -181,7 +184,8 @@ static const char *thread_end_name(uint32_t e)
 /* ---- Totals -------------------------------------------------------------- */
 
 typedef struct {
-   uint64_t threads, events, stream, uncompressed, tables, file;
+   uint64_t threads, events, stream, uncompressed, tables, framing, file;
+   uint64_t chunks;
    int      uncompressed_known;   /* every thread with stream bytes has it */
 } info_totals;
 
@@ -202,6 +206,8 @@ static void totals_of(const info_state *s, info_totals *t)
       }
       t->threads += r->nthreads;
       t->tables += r->table_bytes;
+      t->framing += r->framing_bytes;
+      t->chunks += r->chunks;
       t->file += r->file_bytes;
    }
    if (!t->uncompressed_known)
@@ -228,7 +234,7 @@ static const char *commas(char *buf, uint64_t v)
 static void write_text(const info_state *s, outbuf *o)
 {
    info_totals tot;
-   char a[32], b[32], c[32], d[32], ending[128];
+   char a[32], b[32], c[32], d[32], e[32], ending[128];
    size_t i, k;
 
    for (i = 0; i < s->n; i++) {
@@ -252,7 +258,7 @@ static void write_text(const info_state *s, outbuf *o)
          outbuf_str(o, "\n");
       }
       outbuf_str(o, "   thread codec end                  events max-depth  "
-                    "stream-bytes  uncompressed   ratio\n");
+                    "stream-bytes  uncompressed   ratio  chunks\n");
       for (k = 0; k < r->nthreads; k++) {
          const info_thread *th = &r->threads[k];
          outbuf_printf(o, "   %6u %-5s %-12s %15s %9llu %13s %13s ",
@@ -262,18 +268,21 @@ static void write_text(const info_state *s, outbuf *o)
                        commas(b, th->stream_bytes),
                        th->uncompressed ? commas(c, th->uncompressed) : "-");
          put_ratio(o, th->uncompressed, th->stream_bytes, 7);
-         outbuf_str(o, "\n");
+         outbuf_printf(o, " %7s\n", commas(a, th->chunks));
       }
-      outbuf_printf(o, "   tables %s bytes; file %s bytes\n",
-                    commas(a, r->table_bytes), commas(b, r->file_bytes));
+      outbuf_printf(o, "   tables %s bytes; framing %s bytes in %s chunks; "
+                    "file %s bytes\n", commas(a, r->table_bytes),
+                    commas(b, r->framing_bytes), commas(c, r->chunks),
+                    commas(d, r->file_bytes));
    }
    totals_of(s, &tot);
    outbuf_printf(o, "== total: %zu trace%s, %llu thread%s, %s events, "
-                 "%s stream bytes, %s table bytes, %s file bytes, ratio ",
+                 "%s stream bytes, %s table bytes, %s framing bytes, "
+                 "%s file bytes, ratio ",
                  s->n, s->n == 1 ? "" : "s", (unsigned long long)tot.threads,
                  tot.threads == 1 ? "" : "s", commas(a, tot.events),
                  commas(b, tot.stream), commas(c, tot.tables),
-                 commas(d, tot.file));
+                 commas(e, tot.framing), commas(d, tot.file));
    put_ratio(o, tot.uncompressed, tot.stream, 0);
    outbuf_str(o, " (uncompressed stream / stream)\n");
 }
@@ -303,6 +312,8 @@ static void write_xml_body(xml_out *x, const info_state *s)
       xml_attr_u64(x, "functions", r->nfns);
       xml_attr_u64(x, "objects", r->nobjs);
       xml_attr_u64(x, "table-bytes", r->table_bytes);
+      xml_attr_u64(x, "chunks", r->chunks);
+      xml_attr_u64(x, "framing-bytes", r->framing_bytes);
       xml_attr_u64(x, "file-bytes", r->file_bytes);
       for (k = 0; k < r->nthreads; k++) {
          const info_thread *th = &r->threads[k];
@@ -313,6 +324,7 @@ static void write_xml_body(xml_out *x, const info_state *s)
          xml_attr_u64(x, "events", th->events);
          xml_attr_u64(x, "max-depth", th->max_depth);
          xml_attr_u64(x, "stream-bytes", th->stream_bytes);
+         xml_attr_u64(x, "chunks", th->chunks);
          if (th->uncompressed)
             xml_attr_u64(x, "uncompressed-bytes", th->uncompressed);
          xml_end(x);
@@ -328,6 +340,8 @@ static void write_xml_body(xml_out *x, const info_state *s)
    if (tot.uncompressed)
       xml_attr_u64(x, "uncompressed-bytes", tot.uncompressed);
    xml_attr_u64(x, "table-bytes", tot.tables);
+   xml_attr_u64(x, "chunks", tot.chunks);
+   xml_attr_u64(x, "framing-bytes", tot.framing);
    xml_attr_u64(x, "file-bytes", tot.file);
    xml_end(x);
 }
