@@ -31,21 +31,24 @@ enum pl_codec_kind {
    PL_CODEC_RAW  = 2, /* plain little-endian 16-bit words (--codec=raw) */
    PL_CODEC_LZRC = 3, /* LZ + range coder (--codec=lzrc) */
    PL_CODEC_CCM1 = 4, /* CCM as first released: runs start at 256 (read) */
-   PL_CODEC_CCM  = 5  /* call-context model + range coder (default) */
+   PL_CODEC_CCM2 = 5, /* CCM's second revision: runs start sooner (read) */
+   PL_CODEC_CCM  = 6  /* call-context model + range coder (default): as
+                         ccm2, with tables that grow as the stream needs */
 };
 
 /* The codec's name, as --codec and parlot-decode --info spell it. */
 static inline const char *pl_codec_name(int kind)
 {
-   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_CCM1 ? "ccm1"
-        : kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze"
+   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_CCM2 ? "ccm2"
+        : kind == PL_CODEC_CCM1 ? "ccm1" : kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze"
         : kind == PL_CODEC_RAW ? "raw" : "?";
 }
 
-/* Both revisions of CCM share the model and the code (docs/codec.md 11). */
+/* The revisions of CCM share the model and the code (docs/codec.md 11). */
 static inline int pl_codec_is_ccm(int kind)
 {
-   return kind == PL_CODEC_CCM || kind == PL_CODEC_CCM1;
+   return kind == PL_CODEC_CCM || kind == PL_CODEC_CCM2
+          || kind == PL_CODEC_CCM1;
 }
 
 /* LZ parameters (part of the format: changing them changes the stream). */
@@ -122,6 +125,13 @@ typedef struct {
 #define PL_CCM_WAYS        4    /* values per call-context slot */
 #define PL_CCM_CALLEES     8    /* values per callee list */
 #define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
+/* ccm (codec 6) starts its tables this small and doubles each as the
+   stream fills it, up to the sizes above (docs/codec.md 11.9), so that a
+   thread costs the memory its stream needs */
+#define PL_CCM_SLOT_BITS0   8
+#define PL_CCM_CALLEE_BITS0 6
+#define PL_CCM_RUNMEM_BITS0 6
+#define PL_CCM_MATCH_BITS0  9
 /* The most decisions a chunk can hold per coded byte (docs/codec.md 7.1):
    each has probability <= 4095/4096.  An event outside a run is at least
    one, of at most 6 raw bytes; 11.8 bounds the runs' raw bytes per
@@ -210,6 +220,12 @@ typedef struct {
    pl_ccm_runmem runmem[1u << PL_CCM_RUNMEM_BITS], *rm;
    uint32_t rm_tag;
    uint64_t mpow[2];            /* FNV prime ^ each matcher's length */
+   /* the tables' sizes now (bits of their index; the arrays above have
+      room for the largest), and how many times an entry of each tagged
+      table took a new tag; grows: ccm, whose tables start small */
+   unsigned slot_bits, callee_bits, runmem_bits, match_bits;
+   uint32_t slot_fills, callee_fills, runmem_fills;
+   int      grows;
 } pl_ccm_model;
 
 typedef struct {

@@ -84,14 +84,70 @@ static inline uint32_t key_tag(uint64_t h)
    return (uint32_t)h | 1u;
 }
 
-/* A fresh model.  zeroed: its bytes are all zero already, and the tables
-   (which start as zeros) are not written. */
-static void model_init(pl_ccm_model *m, int zeroed, int run_memory)
+/* Table growth (ccm, docs/codec.md 11.9).  A table's index is the top
+   bits of its key's hash, so doubling it sends the keys of entry i to
+   2i or 2i + 1, by a bit of the hash the entry does not keep: the entry
+   is copied to both.  The copy at the index its key does not have is
+   never found (its tag differs from every key's there; for the matchers,
+   the history at its position does not match) and acts as an empty
+   entry.  From the top down, so that no entry is overwritten unread. */
+#define DOUBLE_TABLE(t, n)                        \
+   do {                                           \
+      uint32_t i_;                                \
+      for (i_ = (n); i_-- > 0; ) {                \
+         (t)[2u * i_ + 1u] = (t)[i_];             \
+         (t)[2u * i_] = (t)[i_];                  \
+      }                                           \
+   } while (0)
+
+/* A tagged table doubles once its entries took a new tag half as many
+   times as it has entries (evictions count: they say it is crowded). */
+static inline int crowded(uint32_t fills, unsigned bits, unsigned max_bits)
+{
+   return bits < max_bits && fills >= 1u << (bits - 1u);
+}
+
+/* After an event outside a run, its entries no longer in use. */
+static void grow_contexts(pl_ccm_model *m)
+{
+   if (crowded(m->slot_fills, m->slot_bits, PL_CCM_SLOT_BITS)) {
+      DOUBLE_TABLE(m->slot, 1u << m->slot_bits);
+      m->slot_bits++;
+   }
+   if (crowded(m->callee_fills, m->callee_bits, PL_CCM_CALLEE_BITS)) {
+      DOUBLE_TABLE(m->callees, 1u << m->callee_bits);
+      m->callee_bits++;
+   }
+}
+
+/* The matchers' position tables double when the history holds half as
+   many values as each has entries. */
+static void grow_matchers(pl_ccm_model *m)
+{
+   if (m->match_bits < PL_CCM_MATCH_BITS
+       && m->pos >= 1u << (m->match_bits - 1u)) {
+      DOUBLE_TABLE(m->mtab[0], 1u << m->match_bits);
+      DOUBLE_TABLE(m->mtab[1], 1u << m->match_bits);
+      m->match_bits++;
+   }
+}
+
+/* A fresh model of codec kind.  zeroed: its bytes are all zero already,
+   and the tables (which start as zeros) are not written.  Growing tables
+   are cleared only as far as they start: growth writes every entry it
+   adds. */
+static void model_init(pl_ccm_model *m, int zeroed, int kind)
 {
    unsigned i, j, k, l;
 
+   m->grows = kind == PL_CODEC_CCM;
+   m->slot_bits = m->grows ? PL_CCM_SLOT_BITS0 : PL_CCM_SLOT_BITS;
+   m->callee_bits = m->grows ? PL_CCM_CALLEE_BITS0 : PL_CCM_CALLEE_BITS;
+   m->runmem_bits = m->grows ? PL_CCM_RUNMEM_BITS0 : PL_CCM_RUNMEM_BITS;
+   m->match_bits = m->grows ? PL_CCM_MATCH_BITS0 : PL_CCM_MATCH_BITS;
+   m->slot_fills = m->callee_fills = m->runmem_fills = 0;
    for (k = 0; k < 2; k++) {
-      for (i = 0; !zeroed && i < (1u << PL_CCM_MATCH_BITS); i++)
+      for (i = 0; !zeroed && i < (1u << m->match_bits); i++)
          m->mtab[k][i] = 0;
       m->mt[k].ptr = 0;
       m->mt[k].len = 0;
@@ -100,13 +156,13 @@ static void model_init(pl_ccm_model *m, int zeroed, int run_memory)
       for (i = 0; i < min_len[k]; i++)
          m->mpow[k] *= FNV;
    }
-   for (i = 0; !zeroed && i < (1u << PL_CCM_SLOT_BITS); i++)
+   for (i = 0; !zeroed && i < (1u << m->slot_bits); i++)
       m->slot[i].tag = 0;
-   for (i = 0; !zeroed && i < (1u << PL_CCM_CALLEE_BITS); i++)
+   for (i = 0; !zeroed && i < (1u << m->callee_bits); i++)
       m->callees[i].tag = 0;
-   for (i = 0; !zeroed && i < (1u << PL_CCM_RUNMEM_BITS); i++)
+   for (i = 0; !zeroed && i < (1u << m->runmem_bits); i++)
       m->runmem[i].tag = 0;
-   m->run_memory = run_memory;
+   m->run_memory = kind != PL_CODEC_CCM1;
    m->rm = &m->runmem[0];
    m->rm_tag = 0;
    m->frame[0].fn = m->frame[0].c1 = m->frame[0].c2 = 0;
@@ -187,7 +243,7 @@ static inline int run_starts(pl_ccm_model *m)
       return 1;
    if (!m->keys_ok)
       context_keys(m);
-   m->rm = &m->runmem[m->keys[0] >> (64 - PL_CCM_RUNMEM_BITS)];
+   m->rm = &m->runmem[m->keys[0] >> (64 - m->runmem_bits)];
    m->rm_tag = key_tag(m->keys[0]);
    return len >= RUN_LEN || m->rm->tag != m->rm_tag || m->rm->len >= RUN_KEEP;
 }
@@ -206,8 +262,15 @@ static inline void run_ended(pl_ccm_model *m, uint32_t len)
 {
    if (!m->run_memory)
       return;
+   m->runmem_fills += m->rm->tag != m->rm_tag;
    m->rm->tag = m->rm_tag;
    m->rm->len = len;
+   if (m->grows && crowded(m->runmem_fills, m->runmem_bits,
+                           PL_CCM_RUNMEM_BITS)) {
+      DOUBLE_TABLE(m->runmem, 1u << m->runmem_bits);
+      m->runmem_bits++;
+      m->rm = &m->runmem[0];       /* the next run_starts sets it */
+   }
 }
 
 /* An event outside a run starts: the contexts are looked up, the
@@ -221,9 +284,9 @@ static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
    if (!m->keys_ok)
       context_keys(m);
    m->keys_ok = 0;
-   m->s2 = &m->slot[h[0] >> (64 - PL_CCM_SLOT_BITS)];
-   m->s1 = &m->slot[h[1] >> (64 - PL_CCM_SLOT_BITS)];
-   m->s0 = &m->callees[h[2] >> (64 - PL_CCM_CALLEE_BITS)];
+   m->s2 = &m->slot[h[0] >> (64 - m->slot_bits)];
+   m->s1 = &m->slot[h[1] >> (64 - m->slot_bits)];
+   m->s0 = &m->callees[h[2] >> (64 - m->callee_bits)];
    m->t2 = key_tag(h[0]);
    m->t1 = key_tag(h[1]);
    m->t0 = key_tag(h[2]);
@@ -402,7 +465,8 @@ static void move_to_front(uint32_t *v, unsigned *n, unsigned ways, uint32_t x)
    v[0] = x;
 }
 
-static void slot_update(pl_ccm_slot *s, uint32_t tag, uint32_t x)
+/* x followed the context of entry s (its tag); 1 if s took the tag. */
+static int slot_update(pl_ccm_slot *s, uint32_t tag, uint32_t x)
 {
    unsigned n;
    if (s->tag != tag) {
@@ -412,31 +476,33 @@ static void slot_update(pl_ccm_slot *s, uint32_t tag, uint32_t x)
       s->hits = 0;
       s->mh = 3;
       s->own = PL_CM_COUNTER_INIT;
-      return;
+      return 1;
    }
    if (s->v[0] == x) {
       if (s->hits < 255)
          s->hits++;
-      return;
+      return 0;
    }
    s->hits = 0;
    n = s->n;
    move_to_front(s->v, &n, PL_CCM_WAYS, x);
    s->n = (uint8_t)n;
+   return 0;
 }
 
-static void callees_update(pl_ccm_callees *s, uint32_t tag, uint32_t x)
+static int callees_update(pl_ccm_callees *s, uint32_t tag, uint32_t x)
 {
    unsigned n;
    if (s->tag != tag) {
       s->tag = tag;
       s->v[0] = x;
       s->n = 1;
-      return;
+      return 1;
    }
    n = s->n;
    move_to_front(s->v, &n, PL_CCM_CALLEES, x);
    s->n = n;
+   return 0;
 }
 
 /* The value x (stored form w) of an event outside a run joins the
@@ -451,6 +517,8 @@ static void history_add(pl_ccm_model *m, uint32_t w)
    pl_ccm_follow(m, 1, w);
    m->hist[m->pos & HMASK] = (uint16_t)w;
    pos = ++m->pos;
+   if (m->grows)
+      grow_matchers(m);
    for (k = 0; k < 2; k++) {
       pl_ccm_matcher *mt = &m->mt[k];
       uint32_t l = min_len[k], slot, c;
@@ -459,7 +527,7 @@ static void history_add(pl_ccm_model *m, uint32_t w)
          mt->hash -= (m->hist[(pos - 1u - l) & HMASK] + 1u) * m->mpow[k];
       if (pos < l)
          continue;
-      slot = (uint32_t)pl_golden_slot(mt->hash, PL_CCM_MATCH_BITS);
+      slot = (uint32_t)pl_golden_slot(mt->hash, m->match_bits);
       c = m->mtab[k][slot];
       m->mtab[k][slot] = pos;
       if (mt->len == 0 && c != 0 && pos - c <= MAX_DIST) {
@@ -502,27 +570,29 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
       if (m->v1)
          m->s1->mh = (uint8_t)(((m->s1->mh << 1) | m->by_matcher) & 3u);
    }
-   slot_update(m->s1, m->t1, x);
-   slot_update(m->s2, m->t2, x);
-   callees_update(m->s0, m->t0, x);
+   m->slot_fills += slot_update(m->s1, m->t1, x);
+   m->slot_fills += slot_update(m->s2, m->t2, x);
+   m->callee_fills += callees_update(m->s0, m->t0, x);
    if (x > m->max_id)
       m->max_id = x;
    history_add(m, stored(x));
    pl_ccm_stack(m, x);
+   if (m->grows)
+      grow_contexts(m);
    /* The next event's entries, most likely needed (unless a run starts),
       start coming into the cache now: in the tool, while the program
       runs on to its next call or return. */
    context_keys(m);
-   __builtin_prefetch(&m->slot[m->keys[0] >> (64 - PL_CCM_SLOT_BITS)]);
-   __builtin_prefetch(&m->slot[m->keys[1] >> (64 - PL_CCM_SLOT_BITS)]);
-   __builtin_prefetch(&m->callees[m->keys[2] >> (64 - PL_CCM_CALLEE_BITS)]);
+   __builtin_prefetch(&m->slot[m->keys[0] >> (64 - m->slot_bits)]);
+   __builtin_prefetch(&m->slot[m->keys[1] >> (64 - m->slot_bits)]);
+   __builtin_prefetch(&m->callees[m->keys[2] >> (64 - m->callee_bits)]);
 }
 
 /* ---- Encoder ------------------------------------------------------------ */
 
 void pl_ccm_enc_init(pl_encoder *e, int zeroed)
 {
-   model_init(&e->ccm, zeroed, e->kind == PL_CODEC_CCM);
+   model_init(&e->ccm, zeroed, e->kind);
    pl_rc_enc_start(e);
    e->sync_at = 0;
    e->sync_raw = 0;
@@ -719,7 +789,7 @@ static const char err_big[]     = "CCM run reaches a value it cannot copy";
 
 void pl_ccm_dec_init(pl_decoder *d)
 {
-   model_init(&d->ccm, 0, d->kind == PL_CODEC_CCM);
+   model_init(&d->ccm, 0, d->kind);
    pl_rc_dec_init(d);
 }
 

@@ -178,6 +178,10 @@ typedef struct {
    int run_memory;
    struct { uint32_t tag, len; } rm[1u << 12];
    uint32_t rm_ix, rm_tag;
+   /* ccm (codec 6, 11.9): the tables' index bits now, and their fills */
+   int grows;
+   unsigned bits_slot, bits_callees, bits_rm, bits_mtab;
+   uint32_t fill_slot, fill_callees, fill_rm;
    /* range decoder */
    const uint8_t *in, *end;
    uint32_t low, range, code;
@@ -350,6 +354,28 @@ static void s_mtf(uint32_t *v, uint32_t *n, uint32_t ways, uint32_t x)
    v[0] = x;
 }
 
+/* 11.9: a table of 2^bits entries of size sz becomes 2^(bits + 1):
+   new entry j is old entry j >> 1. */
+static void s_double(void *table, size_t sz, unsigned bits)
+{
+   size_t n = (size_t)1 << bits, j;
+   uint8_t *old = xrealloc(0, n * sz), *t = table;
+   memcpy(old, t, n * sz);
+   for (j = 0; j < 2 * n; j++)
+      memcpy(t + j * sz, old + (j >> 1) * sz, sz);
+   free(old);
+}
+
+/* 11.9: a tagged table grows once it took new tags 2^(bits - 1) times. */
+static void s_grow(void *table, size_t sz, unsigned *bits, unsigned max,
+                   uint32_t fills)
+{
+   if (*bits < max && fills >= 1u << (*bits - 1)) {
+      s_double(table, sz, *bits);
+      ++*bits;
+   }
+}
+
 static void s_history(spec *m, uint32_t x)
 {
    static const uint32_t L[2] = { 20, 6 };
@@ -366,6 +392,11 @@ static void s_history(spec *m, uint32_t x)
       }
    m->hist[m->pos & S_HM] = (uint16_t)w;
    m->pos++;
+   if (m->grows && m->bits_mtab < 15 && m->pos >= 1u << (m->bits_mtab - 1)) {
+      s_double(m->mtab[0], sizeof m->mtab[0][0], m->bits_mtab);
+      s_double(m->mtab[1], sizeof m->mtab[1][0], m->bits_mtab);
+      m->bits_mtab++;
+   }
    for (k = 0; k < 2; k++) {
       uint64_t H = 0, pw = 1;
       uint32_t q, e, c;
@@ -375,7 +406,7 @@ static void s_history(spec *m, uint32_t x)
          H += (m->hist[(m->pos - q) & S_HM] + 1ull) * pw;
          pw *= S_P;
       }
-      e = (uint32_t)((H * S_G) >> (64 - 15));
+      e = (uint32_t)((H * S_G) >> (64 - m->bits_mtab));
       c = m->mtab[k][e];
       m->mtab[k][e] = m->pos;
       if (m->len[k] == 0 && c != 0 && m->pos - c <= (1u << S_HB) - 64) {
@@ -407,8 +438,9 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
    const s_frame *t = s_fr(m, m->depth);
    uint32_t k1v[2] = { t->fn, t->c1 };
    uint64_t h2 = s_key2(m), h1 = s_key(1, k1v, 2), h0 = s_key(3, &t->fn, 1);
-   s_slot *S2 = &m->slot[h2 >> 50], *S1 = &m->slot[h1 >> 50], *SC;
-   s_callees *S0 = &m->callees[h0 >> 52];
+   s_slot *S2 = &m->slot[h2 >> (64 - m->bits_slot)];
+   s_slot *S1 = &m->slot[h1 >> (64 - m->bits_slot)], *SC;
+   s_callees *S0 = &m->callees[h0 >> (64 - m->bits_callees)];
    uint32_t tag2 = (uint32_t)h2 | 1, tag1 = (uint32_t)h1 | 1, tag0 = (uint32_t)h0 | 1;
    int v2 = S2->tag == tag2, v1 = S1->tag == tag1, v0 = S0->tag == tag0;
    unsigned mstate, hp = 0, ok = 0, src;
@@ -522,6 +554,7 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
          if (s->tag != tg[i]) {
             s->tag = tg[i]; s->v[0] = x; s->n = 1; s->hits = 0; s->mh = 3;
             s->own = 0x80000000u;
+            m->fill_slot++;
          } else if (s->v[0] == x) {
             if (s->hits < 255) s->hits++;
          } else {
@@ -532,6 +565,7 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
    }
    if (S0->tag != tag0) {
       S0->tag = tag0; S0->v[0] = x; S0->n = 1;
+      m->fill_callees++;
    } else {
       s_mtf(S0->v, &S0->n, 8, x);
    }
@@ -539,6 +573,11 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
       m->max_id = x;
    s_history(m, x);
    s_stack(m, x);
+   if (m->grows) {
+      s_grow(m->slot, sizeof m->slot[0], &m->bits_slot, 14, m->fill_slot);
+      s_grow(m->callees, sizeof m->callees[0], &m->bits_callees, 12,
+             m->fill_callees);
+   }
    return x;
 }
 
@@ -554,7 +593,7 @@ static int s_run_starts(spec *m)
    if (m->len[0] < 64)
       return 0;
    h2 = s_key2(m);
-   m->rm_ix = (uint32_t)(h2 >> 52);
+   m->rm_ix = (uint32_t)(h2 >> (64 - m->bits_rm));
    m->rm_tag = (uint32_t)h2 | 1;
    return m->len[0] >= 256 || m->rm[m->rm_ix].tag != m->rm_tag
           || m->rm[m->rm_ix].len >= 192;
@@ -607,8 +646,11 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
             s_stack(m, w);
          }
          if (m->run_memory) {
+            m->fill_rm += m->rm[m->rm_ix].tag != m->rm_tag;
             m->rm[m->rm_ix].tag = m->rm_tag;
             m->rm[m->rm_ix].len = L;
+            if (m->grows)
+               s_grow(m->rm, sizeof m->rm[0], &m->bits_rm, 12, m->fill_rm);
          }
          if (L != 65535 && *raw != raw_end) {
             uint32_t mm = m->hist[m->ptr[0] & S_HM], x;
@@ -642,7 +684,12 @@ static int spec_decode(const stream *s, vec32 *out)
    size_t c;
    int rc = 0;
    s_init(m);
-   m->run_memory = kind == PL_CODEC_CCM;
+   m->run_memory = kind != PL_CODEC_CCM1;
+   m->grows = kind == PL_CODEC_CCM;
+   m->bits_slot = m->grows ? 8 : 14;
+   m->bits_callees = m->grows ? 6 : 12;
+   m->bits_rm = m->grows ? 6 : 12;
+   m->bits_mtab = m->grows ? 9 : 15;
    for (c = 0; c < s->n && rc == 0; c++)
       rc = spec_chunk(m, s->bytes.v + s->ch[c].off, s->ch[c].len,
                       s->ch[c].raw_end, &raw, out);
@@ -863,7 +910,7 @@ int main(int argc, char **argv)
 {
    if (argc > 2 && !strcmp(argv[1], "--seed"))
       rng.s = strtoull(argv[2], 0, 0);
-   /* the default codec, then the first revision (old traces) */
+   /* the default codec, then the older revisions (old traces) */
    for (kind = PL_CODEC_CCM; kind >= PL_CODEC_CCM1; kind--) {
       printf("%s:\n", pl_codec_name(kind));
       test_streams();
