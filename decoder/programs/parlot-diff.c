@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "call_numbers.h"
 #include "diff_pair.h"
 #include "diff_report.h"
 #include "pl_alloc.h"
@@ -451,17 +452,26 @@ static int by_cost_change(const void *x, const void *y)
                             loop's step) is not compared call by call, nor
                             one called once */
 
-/* A function's calls in one thread: each one's inclusive instructions. */
+/* A call that returned: where it was, a hash of its path in the program's
+   terms (from the thread's first shown frame, each frame's function
+   identity and its number among its caller's calls of it: "main >
+   conj_grad #8 > matvec #3", as the differences' headers say), and its
+   inclusive instructions. */
 typedef struct {
-   uint32_t  n;
-   int       over;          /* more than CALLS_MAX */
-   uint64_t *incl;
+   uint64_t where, incl;
+} call_at;
+
+/* A function's calls in one thread (side A), sorted by where. */
+typedef struct {
+   uint32_t n;
+   int      over;           /* more than CALLS_MAX */
+   call_at *v;
 } fn_calls;
 
 /* One of the calls that changed most. */
 typedef struct {
-   char     *thread, *label;
-   uint64_t  number, incl[2];
+   char     *thread, *name, *path;  /* the function; where its call was */
+   uint64_t  number, incl[2];       /* number: among its caller's calls */
 } call_change;
 
 typedef struct {
@@ -474,31 +484,49 @@ static uint64_t change_of(const uint64_t incl[2])
    return incl[0] > incl[1] ? incl[0] - incl[1] : incl[1] - incl[0];
 }
 
-/* Keep c among the COST_ROWS largest changes, largest first.  0, or -1 if
-   out of memory. */
-static int keep_change(call_changes *cc, const char *thread,
-                       const char *label, uint64_t number,
-                       const uint64_t incl[2])
+/* Whether a change of incl would enter cc. */
+static int worth_keeping(const call_changes *cc, const uint64_t incl[2])
+{
+   uint64_t d = change_of(incl);
+   return d != 0 && (cc->n < COST_ROWS
+                     || d > change_of(cc->v[COST_ROWS - 1].incl));
+}
+
+static void free_change(call_change *c)
+{
+   free(c->thread);
+   free(c->name);
+   free(c->path);
+}
+
+/* Keep a change among the COST_ROWS largest, largest first; path is
+   taken (freed if not kept).  0, or -1 if out of memory. */
+static int keep_change(call_changes *cc, const char *thread, const char *name,
+                       char *path, uint64_t number, const uint64_t incl[2])
 {
    uint64_t d = change_of(incl);
    size_t i = cc->n;
-   if (d == 0 || (cc->n == COST_ROWS && d <= change_of(cc->v[COST_ROWS - 1].incl)))
+   if (!path)
+      return -1;
+   if (!worth_keeping(cc, incl)) {
+      free(path);
       return 0;
+   }
    if (cc->n == COST_ROWS) {
       i = COST_ROWS - 1;
-      free(cc->v[i].thread);
-      free(cc->v[i].label);
+      free_change(&cc->v[i]);
    } else {
       cc->n++;
    }
    for (; i > 0 && change_of(cc->v[i - 1].incl) < d; i--)
       cc->v[i] = cc->v[i - 1];
    cc->v[i].thread = strdup(thread);
-   cc->v[i].label = strdup(label);
+   cc->v[i].name = strdup(name);
+   cc->v[i].path = path;
    cc->v[i].number = number;
    cc->v[i].incl[0] = incl[0];
    cc->v[i].incl[1] = incl[1];
-   return cc->v[i].thread && cc->v[i].label ? 0 : -1;
+   return cc->v[i].thread && cc->v[i].name ? 0 : -1;
 }
 
 static void free_calls(fn_calls *fc, uint32_t nfns)
@@ -506,7 +534,7 @@ static void free_calls(fn_calls *fc, uint32_t nfns)
    if (!fc)
       return;
    for (uint32_t f = 0; f <= nfns; f++)
-      free(fc[f].incl);
+      free(fc[f].v);
    free(fc);
 }
 
@@ -520,99 +548,171 @@ static int own_code(const pl_trace *t, uint32_t id)
           && !pl_runtime_function(f->name.str);
 }
 
-/* Per function of thread `index` of t through the filters, the
-   instructions of the program's own code (own_code) from each call to
-   its return, for the calls that returned, in order: a calloc'ed array
-   by function ID; NULL with *err empty if the thread has no costs, or
-   with *err set. */
-static fn_calls *thread_calls(pl_trace *t, size_t index, const options *o,
-                              const uint8_t *keep, pl_error *err)
-{
-   uint32_t nfns = pl_trace_nfunctions(t);
-   fn_calls *fc;
-   uint8_t *own = NULL;
-   uint64_t *start = NULL, cum = 0;
-   uint32_t *fn = NULL;
-   size_t depth = 0, cap = 0;
-   const pl_vevent *ev;
-   pl_view *v;
-   long n;
-
-   err->msg[0] = 0;
-   if (!pl_trace_cost_events(t, index))
-      return NULL;
-   fc = calloc((size_t)nfns + 1, sizeof *fc);
-   own = malloc((size_t)nfns + 1);
-   if (!fc || !own) {
-      free(fc);
-      free(own);
-      pl_error_set(err, 0, "out of memory");
-      return NULL;
-   }
-   for (uint32_t id = 1; id <= nfns; id++)
-      own[id] = (uint8_t)own_code(t, id);
-   if (!(v = pl_view_open(t, index, o->filter, keep, err))) {
-      free(fc);
-      free(own);
-      return NULL;
-   }
-   while ((n = pl_view_next(v, &ev, err)) > 0) {
-      const uint64_t *c = pl_view_costs(v);
-      for (long i = 0; i < n; i++) {
-         /* the event's cost is the frame's on top before it */
-         if (c && depth > 0 && own[fn[depth - 1]])
-            cum += c[i];
-         if (ev[i].kind == PL_EV_CALL) {
-            if (pl_grow(&fn, &cap, depth + 1, sizeof *fn) < 0
-                || !(start = realloc(start, cap * sizeof *start)))
-               goto oom;
-            fn[depth] = ev[i].fn;
-            start[depth++] = cum;
-         } else if (depth > 0) {
-            fn_calls *f = &fc[fn[--depth]];
-            if (f->over)
-               continue;
-            if (f->n == CALLS_MAX) {
-               f->over = 1;
-               free(f->incl);
-               f->incl = NULL;
-               continue;
-            }
-            if (!f->incl && !(f->incl = malloc(CALLS_MAX * sizeof *f->incl)))
-               goto oom;
-            f->incl[f->n++] = cum - start[depth];
-         }
-      }
-   }
-   pl_view_close(v);
-   free(fn);
-   free(start);
-   free(own);
-   if (n < 0) {
-      free_calls(fc, nfns);
-      return NULL;
-   }
-   return fc;
-oom:
-   pl_view_close(v);
-   free(fn);
-   free(start);
-   free(own);
-   free_calls(fc, nfns);
-   pl_error_set(err, 0, "out of memory");
-   return NULL;
-}
-
-/* One side of a pair: its trace, the thread's calls, identities and
-   labels. */
+/* One side of a pair: its trace, identities and labels; side A also its
+   calls by function. */
 typedef struct {
    pl_trace    *t;
    uint8_t     *keep;
-   fn_calls    *fc;
    uint64_t    *ident;
    trace_labels nm;
    uint32_t     nfns;
+   fn_calls    *fc;
 } pair_side;
+
+/* A walk of a thread's calls through the filters: the open frames, each
+   with its function, the instructions of the program's own code when it
+   was entered, where it is and its number. */
+typedef struct {
+   const pair_side *s;
+   uint32_t *fn;
+   uint64_t *start, *where, *num;
+   size_t    depth, cap;
+   call_numbers nums;
+} call_walk;
+
+/* Called for each call that returns, the walk's frames still holding it
+   on top: 0 to go on, -1 if out of memory. */
+typedef int (*call_done)(void *ctx, const call_walk *w, uint64_t incl);
+
+/* Walk thread `index` of side s, calling done for each call that returns.
+   1 if walked, 0 if the thread has no costs or cannot be read, -1 if out
+   of memory. */
+static int walk_calls(const pair_side *s, size_t index, const options *o,
+                      call_done done, void *ctx)
+{
+   call_walk w = { .s = s };
+   uint8_t *own;
+   uint64_t cum = 0;
+   const pl_vevent *ev;
+   pl_error err;
+   pl_view *v;
+   long n;
+   int ret = -1;
+
+   if (!pl_trace_cost_events(s->t, index))
+      return 0;
+   if (!(own = malloc((size_t)s->nfns + 1)))
+      return -1;
+   for (uint32_t id = 1; id <= s->nfns; id++)
+      own[id] = (uint8_t)own_code(s->t, id);
+   if (!(v = pl_view_open(s->t, index, o->filter, s->keep, &err))) {
+      free(own);
+      return strcmp(err.msg, "out of memory") == 0 ? -1 : 0;
+   }
+   while ((n = pl_view_next(v, &ev, &err)) > 0) {
+      const uint64_t *c = pl_view_costs(v);
+      for (long i = 0; i < n; i++) {
+         /* the event's cost is the frame's on top before it */
+         if (c && w.depth > 0 && own[w.fn[w.depth - 1]])
+            cum += c[i];
+         if (ev[i].kind == PL_EV_CALL) {
+            uint64_t up = w.depth ? w.where[w.depth - 1] : 0;
+            size_t cap = w.cap;
+            if (pl_grow(&w.fn, &w.cap, w.depth + 1, sizeof *w.fn) < 0)
+               goto out;
+            if (w.cap != cap
+                && (!(w.start = realloc(w.start, w.cap * sizeof *w.start))
+                    || !(w.where = realloc(w.where, w.cap * sizeof *w.where))
+                    || !(w.num = realloc(w.num, w.cap * sizeof *w.num))))
+               goto out;
+            w.fn[w.depth] = ev[i].fn;
+            w.start[w.depth] = cum;
+            w.num[w.depth] = call_numbers_call(&w.nums, ev[i].depth, ev[i].fn);
+            w.where[w.depth] = pl_fnv1a_step(pl_fnv1a_step(up, s->ident[ev[i].fn]),
+                                           w.num[w.depth]);
+            w.depth++;
+         } else if (w.depth > 0) {
+            if (done(ctx, &w, cum - w.start[w.depth - 1]) < 0)
+               goto out;
+            w.depth--;
+         }
+      }
+   }
+   ret = n < 0 ? 0 : 1;
+out:
+   pl_view_close(v);
+   call_numbers_free(&w.nums);
+   free(w.fn);
+   free(w.start);
+   free(w.where);
+   free(w.num);
+   free(own);
+   return ret;
+}
+
+/* Side A: each call is kept by function. */
+static int keep_call(void *ctx, const call_walk *w, uint64_t incl)
+{
+   fn_calls *f = &((fn_calls *)ctx)[w->fn[w->depth - 1]];
+   if (f->over)
+      return 0;
+   if (f->n == CALLS_MAX) {
+      f->over = 1;
+      free(f->v);
+      f->v = NULL;
+      return 0;
+   }
+   if (!f->v && !(f->v = malloc(CALLS_MAX * sizeof *f->v)))
+      return -1;
+   f->v[f->n].where = w->where[w->depth - 1];
+   f->v[f->n++].incl = incl;
+   return 0;
+}
+
+static int by_where(const void *x, const void *y)
+{
+   const call_at *a = x, *b = y;
+   return a->where < b->where ? -1 : a->where > b->where;
+}
+
+/* The path of the walk's top call, "main > conj_grad #8 > matvec #3"
+   (numbers above 1 shown, as in the differences' headers): malloc'ed. */
+static char *path_label(const call_walk *w)
+{
+   size_t len = 1;
+   char *p, *q;
+   for (size_t d = 0; d < w->depth; d++)
+      len += strlen(trace_label(&w->s->nm, w->fn[d])) + 3 + 24;
+   if (!(p = q = malloc(len)))
+      return NULL;
+   *q = 0;
+   for (size_t d = 0; d < w->depth; d++) {
+      q += sprintf(q, "%s%s", d ? " > " : "", trace_label(&w->s->nm, w->fn[d]));
+      if (w->num[d] > 1)
+         q += sprintf(q, " #%llu", (unsigned long long)w->num[d]);
+   }
+   return p;
+}
+
+/* Side B: each call that A made at the same place is compared. */
+typedef struct {
+   const pair_side *a;
+   const uint32_t  *in_a;     /* B's function ID -> A's, 0 if none */
+   call_changes    *cc;
+   const char      *thread;
+} compare_ctx;
+
+static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
+{
+   const compare_ctx *k = ctx;
+   uint32_t fa = k->in_a[w->fn[w->depth - 1]];
+   const fn_calls *x = fa ? &k->a->fc[fa] : NULL;
+   call_at key = { w->where[w->depth - 1], 0 };
+   const call_at *hit;
+   uint64_t pair[2];
+
+   /* a function called once is no step of a loop (main, the solver) */
+   if (!x || x->n < 2 || x->over
+       || !(hit = bsearch(&key, x->v, x->n, sizeof *x->v, by_where)))
+      return 0;
+   pair[0] = hit->incl;
+   pair[1] = incl;
+   if (!worth_keeping(k->cc, pair))
+      return 0;
+   return keep_change(k->cc, k->thread,
+                      trace_label(&w->s->nm, w->fn[w->depth - 1]),
+                      path_label(w), w->num[w->depth - 1], pair);
+}
 
 static void free_side(pair_side *s)
 {
@@ -624,8 +724,8 @@ static void free_side(pair_side *s)
    memset(s, 0, sizeof *s);
 }
 
-/* 1 with *s filled, 0 if the thread has no costs or cannot be read (it
-   was reported with the threads), -1 if out of memory. */
+/* 1 with *s open, 0 if the thread's trace cannot be read (it was reported
+   with the threads), -1 if out of memory. */
 static int open_side(pair_side *s, run *r, const run_thread *th,
                      const options *o)
 {
@@ -639,21 +739,13 @@ static int open_side(pair_side *s, run *r, const run_thread *th,
    main_obj = pl_main_object(s->t);
    if (!(s->keep = pl_filter_functions(o->filter, s->t, o->demangle))
        || !(s->ident = malloc(((size_t)s->nfns + 1) * sizeof *s->ident))
-       || trace_labels_load(&s->nm, s->t, o->demangle) < 0)
-      goto oom;
+       || trace_labels_load(&s->nm, s->t, o->demangle) < 0) {
+      free_side(s);
+      return -1;
+   }
    for (id = 1; id <= s->nfns; id++)
       s->ident[id] = identity(s->t, id, main_obj);
-   s->fc = thread_calls(s->t, th->index, o, s->keep, &err);
-   if (!s->fc) {
-      if (strcmp(err.msg, "out of memory") == 0)
-         goto oom;
-      free_side(s);
-      return 0;
-   }
    return 1;
-oom:
-   free_side(s);
-   return -1;
 }
 
 static int by_ident_u64(const void *x, const void *y)
@@ -662,16 +754,40 @@ static int by_ident_u64(const void *x, const void *y)
    return a < b ? -1 : a > b;
 }
 
-/* A pair's calls, function by function, call by call, into cc.  0, or -1
-   if out of memory. */
+/* Map B's functions to A's by identity into in_a (0: none).  0, or -1 if
+   out of memory. */
+static int map_functions(const pair_side *a, const pair_side *b,
+                         uint32_t *in_a)
+{
+   uint64_t *keys = malloc(2 * ((size_t)a->nfns + 1) * sizeof *keys);
+   if (!keys)
+      return -1;
+   for (uint32_t f = 1; f <= a->nfns; f++) {
+      keys[2 * (f - 1)] = a->ident[f];
+      keys[2 * (f - 1) + 1] = f;
+   }
+   qsort(keys, a->nfns, 2 * sizeof *keys, by_ident_u64);
+   in_a[0] = 0;
+   for (uint32_t f = 1; f <= b->nfns; f++) {
+      uint64_t key[2] = { b->ident[f], 0 };
+      const uint64_t *hit = bsearch(key, keys, a->nfns, 2 * sizeof *keys,
+                                    by_ident_u64);
+      in_a[f] = hit ? (uint32_t)hit[1] : 0;
+   }
+   free(keys);
+   return 0;
+}
+
+/* A pair's calls, each of B's against A's call at the same place (the
+   same path of functions and call numbers), into cc.  0, or -1 if out of
+   memory. */
 static int pair_call_changes(run *ra, run *rb, const run_pair *p,
                              const options *o, call_changes *cc)
 {
    const run_thread *ta = &ra->threads.t[p->ia], *tb = &rb->threads.t[p->ib];
    pair_side a, b;
-   uint64_t *keys = NULL;        /* B's functions: (identity, ID) pairs */
+   uint32_t *in_a = NULL;
    int ok_a, ok_b, ret = -1;
-   uint32_t f;
 
    if ((ok_a = open_side(&a, ra, ta, o)) <= 0)
       return ok_a;
@@ -679,35 +795,24 @@ static int pair_call_changes(run *ra, run *rb, const run_pair *p,
       free_side(&a);
       return ok_b;
    }
-   /* B's functions by identity: (identity, ID) pairs, sorted */
-   if (!(keys = malloc(2 * ((size_t)b.nfns + 1) * sizeof *keys)))
+   if (!(a.fc = calloc((size_t)a.nfns + 1, sizeof *a.fc))
+       || !(in_a = malloc(((size_t)b.nfns + 1) * sizeof *in_a))
+       || map_functions(&a, &b, in_a) < 0)
       goto out;
-   for (f = 1; f <= b.nfns; f++) {
-      keys[2 * (f - 1)] = b.ident[f];
-      keys[2 * (f - 1) + 1] = f;
+   if ((ok_a = walk_calls(&a, ta->index, o, keep_call, a.fc)) <= 0) {
+      ret = ok_a;
+      goto out;
    }
-   qsort(keys, b.nfns, 2 * sizeof *keys, by_ident_u64);
-   for (f = 1; f <= a.nfns; f++) {
-      const fn_calls *x = &a.fc[f], *y;
-      uint64_t key[2] = { a.ident[f], 0 }, *hit;
-      /* a function called once is no step of a loop (main, the solver) */
-      if (x->n < 2 || x->over)
-         continue;
-      hit = bsearch(key, keys, b.nfns, 2 * sizeof *keys, by_ident_u64);
-      if (!hit)
-         continue;
-      y = &b.fc[hit[1]];
-      if (y->n < 2 || y->over)
-         continue;
-      for (uint32_t k = 0; k < x->n && k < y->n; k++) {
-         uint64_t incl[2] = { x->incl[k], y->incl[k] };
-         if (keep_change(cc, ta->label, trace_label(&a.nm, f), k + 1, incl) < 0)
-            goto out;
-      }
+   for (uint32_t f = 1; f <= a.nfns; f++)
+      if (a.fc[f].v)
+         qsort(a.fc[f].v, a.fc[f].n, sizeof *a.fc[f].v, by_where);
+   {
+      compare_ctx k = { &a, in_a, cc, ta->label };
+      ok_b = walk_calls(&b, tb->index, o, compare_call, &k);
    }
-   ret = 0;
+   ret = ok_b < 0 ? -1 : 0;
 out:
-   free(keys);
+   free(in_a);
    free_side(&a);
    free_side(&b);
    return ret;
@@ -794,8 +899,8 @@ static int put_costs(run *ra, run *rb, const options *o,
       if (cc->n)
          rep->call_costs_head(rep, cc->n);
       for (i = 0; i < cc->n; i++)
-         rep->call_cost(rep, cc->v[i].thread, cc->v[i].label,
-                        cc->v[i].number, cc->v[i].incl);
+         rep->call_cost(rep, cc->v[i].thread, cc->v[i].name,
+                        cc->v[i].path, cc->v[i].number, cc->v[i].incl);
    }
    ret = 0;
 out:
@@ -1255,10 +1360,8 @@ int main(int argc, char **argv)
       else
          status = EXIT_SAME;
    }
-   for (i = 0; i < cc.n; i++) {
-      free(cc.v[i].thread);
-      free(cc.v[i].label);
-   }
+   for (i = 0; i < cc.n; i++)
+      free_change(&cc.v[i]);
    for (i = 0; i < tt.cap; i++)
       free(tt.v[i].label);
    free(tt.v);

@@ -101,12 +101,15 @@ struct diff_report {
    void (*cost)(diff_report *r, const char *label, const uint64_t self[2],
                 const uint64_t incl[2]);
    /* Then the n calls whose instructions in the program's own code (not
-      in runtimes, pl_runtime.h) changed most between corresponding
-      threads: thread's call `number` (its Nth call of the function, from
-      1), incl[2] A's and B's. */
+      in runtimes, pl_runtime.h) changed most between calls at the same
+      place of corresponding threads: a call of function `label` in
+      thread, at `path` ("main > conj_grad #8 > matvec #3", the calls
+      open and each one's number among its caller's calls of it, above 1)
+      as its `number`th call from its caller; incl[2] A's and B's. */
    void (*call_costs_head)(diff_report *r, size_t n);
    void (*call_cost)(diff_report *r, const char *thread, const char *label,
-                     uint64_t number, const uint64_t incl[2]);
+                     const char *path, uint64_t number,
+                     const uint64_t incl[2]);
    /* 0, or -1 if out of memory (output errors are in o->err). */
    int  (*finish)(diff_report *r);
 };

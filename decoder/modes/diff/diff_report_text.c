@@ -256,20 +256,23 @@ static void t_cost(diff_report *r, const char *label, const uint64_t self[2],
 static void t_call_costs_head(diff_report *r, size_t n)
 {
    outbuf_printf(r->o, "== the %zu call%s whose instructions in the "
-                 "program's own code changed most (#N: the thread's Nth call "
-                 "of the function; runtimes such as MPI left out):"
+                 "program's own code changed most, A's and B's calls at the "
+                 "same place (the calls open, #N: the Nth call from its "
+                 "caller; runtimes such as MPI left out):"
                  "\n%14s %14s %7s  call\n", n, n == 1 ? "" : "s", "A", "B",
                  "");
 }
 
 static void t_call_cost(diff_report *r, const char *thread, const char *label,
-                        uint64_t number, const uint64_t incl[2])
+                        const char *path, uint64_t number,
+                        const uint64_t incl[2])
 {
+   (void)label;
+   (void)number;
    outbuf_printf(r->o, "%14llu %14llu ", (unsigned long long)incl[0],
                  (unsigned long long)incl[1]);
    put_change(r->o, incl[0], incl[1]);
-   outbuf_printf(r->o, "  %s: %s #%llu\n", thread, label,
-                 (unsigned long long)number);
+   outbuf_printf(r->o, "  %s: %s\n", thread, path);
 }
 
 static int t_finish(diff_report *r)

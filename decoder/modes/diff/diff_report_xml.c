@@ -258,12 +258,14 @@ static void x_call_costs_head(diff_report *r, size_t n)
 }
 
 static void x_call_cost(diff_report *r, const char *thread, const char *label,
-                        uint64_t number, const uint64_t incl[2])
+                        const char *path, uint64_t number,
+                        const uint64_t incl[2])
 {
    xml_out *x = X(r);
    xml_start(x, "call-cost");
    xml_attr_text(x, "thread", thread);
    xml_attr_text(x, "name", label);
+   xml_attr_text(x, "path", path);
    xml_attr_u64(x, "number", number);
    xml_attr_u64(x, "inclusive-a", incl[0]);
    xml_attr_u64(x, "inclusive-b", incl[1]);
