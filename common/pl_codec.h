@@ -221,10 +221,11 @@ typedef struct {
    uint32_t rm_tag;
    uint64_t mpow[2];            /* FNV prime ^ each matcher's length */
    /* the tables' sizes now (bits of their index; the arrays above have
-      room for the largest), and how many times an entry of each tagged
-      table took a new tag; grows: ccm, whose tables start small */
+      room for the largest), and how many times an entry of each took a
+      new key (the matchers': a new or stale position, found while the
+      matcher was not matching); grows: ccm, whose tables start small */
    unsigned slot_bits, callee_bits, runmem_bits, match_bits;
-   uint32_t slot_fills, callee_fills, runmem_fills;
+   uint32_t slot_fills, callee_fills, runmem_fills, match_fills;
    int      grows;
 } pl_ccm_model;
 

@@ -120,16 +120,38 @@ static void grow_contexts(pl_ccm_model *m)
    }
 }
 
-/* The matchers' position tables double when the history holds half as
-   many values as each has entries. */
+/* The hash of the `len` values before position p: the matcher's hash
+   when it recorded p (history_add keeps it rolling). */
+static uint64_t hash_before(const pl_ccm_model *m, uint32_t p, uint32_t len)
+{
+   uint64_t h = 0;
+   uint32_t q;
+   for (q = len; q > 0; q--)
+      h = h * FNV + m->hist[(p - q) & HMASK] + 1u;
+   return h;
+}
+
+/* The matchers' position tables double once they took as many new or
+   stale positions as one has entries (half full on average).  Their
+   entries have no tag, so each is placed again by the hash of the values
+   before its position, which the history still holds; a position too old
+   to be used again is dropped. */
 static void grow_matchers(pl_ccm_model *m)
 {
-   if (m->match_bits < PL_CCM_MATCH_BITS
-       && m->pos >= 1u << (m->match_bits - 1u)) {
-      DOUBLE_TABLE(m->mtab[0], 1u << m->match_bits);
-      DOUBLE_TABLE(m->mtab[1], 1u << m->match_bits);
-      m->match_bits++;
+   unsigned k, b = m->match_bits;
+   uint32_t i;
+   if (b >= PL_CCM_MATCH_BITS || m->match_fills < 1u << b)
+      return;
+   for (k = 0; k < 2; k++) {
+      uint32_t *t = m->mtab[k];
+      for (i = 1u << b; i-- > 0; ) {
+         uint32_t c = t[i];
+         t[2u * i] = t[2u * i + 1u] = 0;
+         if (c != 0 && m->pos - c <= MAX_DIST)
+            t[pl_golden_slot(hash_before(m, c, min_len[k]), b + 1u)] = c;
+      }
    }
+   m->match_bits = b + 1u;
 }
 
 /* A fresh model of codec kind.  zeroed: its bytes are all zero already,
@@ -145,7 +167,7 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
    m->callee_bits = m->grows ? PL_CCM_CALLEE_BITS0 : PL_CCM_CALLEE_BITS;
    m->runmem_bits = m->grows ? PL_CCM_RUNMEM_BITS0 : PL_CCM_RUNMEM_BITS;
    m->match_bits = m->grows ? PL_CCM_MATCH_BITS0 : PL_CCM_MATCH_BITS;
-   m->slot_fills = m->callee_fills = m->runmem_fills = 0;
+   m->slot_fills = m->callee_fills = m->runmem_fills = m->match_fills = 0;
    for (k = 0; k < 2; k++) {
       for (i = 0; !zeroed && i < (1u << m->match_bits); i++)
          m->mtab[k][i] = 0;
@@ -517,8 +539,6 @@ static void history_add(pl_ccm_model *m, uint32_t w)
    pl_ccm_follow(m, 1, w);
    m->hist[m->pos & HMASK] = (uint16_t)w;
    pos = ++m->pos;
-   if (m->grows)
-      grow_matchers(m);
    for (k = 0; k < 2; k++) {
       pl_ccm_matcher *mt = &m->mt[k];
       uint32_t l = min_len[k], slot, c;
@@ -528,9 +548,14 @@ static void history_add(pl_ccm_model *m, uint32_t w)
       if (pos < l)
          continue;
       slot = (uint32_t)pl_golden_slot(mt->hash, m->match_bits);
+      if (mt->len) {             /* the old entry is not needed: a store
+                                    alone does not wait for its line */
+         m->mtab[k][slot] = pos;
+         continue;
+      }
       c = m->mtab[k][slot];
       m->mtab[k][slot] = pos;
-      if (mt->len == 0 && c != 0 && pos - c <= MAX_DIST) {
+      if (c != 0 && pos - c <= MAX_DIST) {
          uint32_t n = 0;
          while (n < CHECK && n < c
                 && m->hist[(c - 1u - n) & HMASK]
@@ -540,8 +565,12 @@ static void history_add(pl_ccm_model *m, uint32_t w)
             mt->len = n;
             mt->ptr = c;
          }
+      } else {
+         m->match_fills++;       /* a new or stale entry taken */
       }
    }
+   if (m->grows)
+      grow_matchers(m);
 }
 
 static inline uint32_t stored(uint32_t x)

@@ -181,7 +181,7 @@ typedef struct {
    /* ccm (codec 6, 11.9): the tables' index bits now, and their fills */
    int grows;
    unsigned bits_slot, bits_callees, bits_rm, bits_mtab;
-   uint32_t fill_slot, fill_callees, fill_rm;
+   uint32_t fill_slot, fill_callees, fill_rm, fill_mtab;
    /* range decoder */
    const uint8_t *in, *end;
    uint32_t low, range, code;
@@ -392,11 +392,6 @@ static void s_history(spec *m, uint32_t x)
       }
    m->hist[m->pos & S_HM] = (uint16_t)w;
    m->pos++;
-   if (m->grows && m->bits_mtab < 15 && m->pos >= 1u << (m->bits_mtab - 1)) {
-      s_double(m->mtab[0], sizeof m->mtab[0][0], m->bits_mtab);
-      s_double(m->mtab[1], sizeof m->mtab[1][0], m->bits_mtab);
-      m->bits_mtab++;
-   }
    for (k = 0; k < 2; k++) {
       uint64_t H = 0, pw = 1;
       uint32_t q, e, c;
@@ -418,7 +413,29 @@ static void s_history(spec *m, uint32_t x)
             m->len[k] = n;
             m->ptr[k] = c;
          }
+      } else if (m->len[k] == 0) {
+         m->fill_mtab++;
       }
+   }
+   /* 11.9: the position tables grow, each entry placed by the hash of the
+      values before it; those too old for 11.5's distance test go */
+   if (m->grows && m->bits_mtab < 15 && m->fill_mtab >= 1u << m->bits_mtab) {
+      for (k = 0; k < 2; k++) {
+         uint32_t old[1u << 15], j, q;
+         memcpy(old, m->mtab[k], sizeof old);
+         memset(m->mtab[k], 0, sizeof m->mtab[k]);
+         for (j = 0; j < 1u << m->bits_mtab; j++) {
+            uint64_t H = 0, pw = 1;
+            if (old[j] == 0 || m->pos - old[j] > (1u << S_HB) - 64)
+               continue;
+            for (q = 1; q <= L[k]; q++) {
+               H += (m->hist[(old[j] - q) & S_HM] + 1ull) * pw;
+               pw *= S_P;
+            }
+            m->mtab[k][(H * S_G) >> (64 - (m->bits_mtab + 1))] = old[j];
+         }
+      }
+      m->bits_mtab++;
    }
 }
 
