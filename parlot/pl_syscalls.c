@@ -6,11 +6,35 @@
 #include "pub_tool_libcfile.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "pub_core_libcfile.h"      /* VG_(fcntl), VG_(getsockopt): not in
+                                       the tool interface */
 
 #include "pl_syscalls.h"
 
 #define PL_MSG_DONTWAIT 0x40        /* Linux's; the VKI headers lack it */
 #define PL_TIMER_ABSTIME 1          /* clock_nanosleep's flag */
+#define PL_SOCK_SEQPACKET 5         /* Linux's; the VKI headers lack it */
+
+/* Whether fd is in non-blocking mode: a call that would wait on it fails
+   with EAGAIN instead (MPI libraries poll their sockets so). */
+static Bool nonblocking(UWord fd)
+{
+   Int flags = VG_(fcntl)((Int)fd, VKI_F_GETFL, 0);
+   return flags >= 0 && (flags & VKI_O_NONBLOCK);
+}
+
+/* Whether connect on socket fd can wait: on a stream or sequenced-packet
+   socket that blocks, for the peer; on a datagram socket it only sets
+   the peer's address (MPI_Init's interface probing connects hundreds of
+   UDP sockets). */
+static Bool connect_may_wait(UWord fd)
+{
+   Int type = 0, len = (Int)sizeof type;
+   if (VG_(getsockopt)((Int)fd, VKI_SOL_SOCKET, VKI_SO_TYPE, &type, &len) != 0)
+      return True;                       /* let the call say what it is */
+   return (type == VKI_SOCK_STREAM || type == PL_SOCK_SEQPACKET)
+          && !nonblocking(fd);
+}
 
 /* Whether reading fd can wait for another thread or process: not for a
    regular file or a block device (MPI_Init's hwloc reads hundreds of
@@ -21,7 +45,7 @@ static Bool read_may_wait(UWord fd)
    struct vg_stat st;
    if (VG_(fstat)((Int)fd, &st) != 0)
       return True;                       /* let the call say what it is */
-   return !VKI_S_ISREG(st.mode) && !VKI_S_ISBLK(st.mode);
+   return !VKI_S_ISREG(st.mode) && !VKI_S_ISBLK(st.mode) && !nonblocking(fd);
 }
 
 Bool pl_syscall_may_block(UInt sysno, const UWord *args)
@@ -45,11 +69,21 @@ Bool pl_syscall_may_block(UInt sysno, const UWord *args)
       return (Int)args[3] != 0;
 #if defined(__NR_recvfrom)
    case __NR_recvfrom:
-      return !(args[3] & PL_MSG_DONTWAIT);
+      return !(args[3] & PL_MSG_DONTWAIT) && !nonblocking(args[0]);
    case __NR_recvmsg:
-      return !(args[2] & PL_MSG_DONTWAIT);
-   case __NR_accept: case __NR_connect:
-      return True;
+      return !(args[2] & PL_MSG_DONTWAIT) && !nonblocking(args[0]);
+   case __NR_accept:
+      return !nonblocking(args[0]);
+   case __NR_connect:
+      return connect_may_wait(args[0]);
+#endif
+#if defined(__NR_accept4)
+   case __NR_accept4:
+      return !nonblocking(args[0]);
+#endif
+#if defined(__NR_recvmmsg)
+   case __NR_recvmmsg:
+      return !(args[3] & PL_MSG_DONTWAIT) && !nonblocking(args[0]);
 #endif
    case __NR_ppoll: case __NR_pselect6:
    case __NR_nanosleep: case __NR_clock_nanosleep:
@@ -61,12 +95,6 @@ Bool pl_syscall_may_block(UInt sysno, const UWord *args)
 #endif
 #if defined(__NR_pause)
    case __NR_pause:
-#endif
-#if defined(__NR_recvmmsg)
-   case __NR_recvmmsg:
-#endif
-#if defined(__NR_accept4)
-   case __NR_accept4:
 #endif
 #if defined(__NR_msgrcv)
    case __NR_msgrcv: case __NR_semop: case __NR_semtimedop:
