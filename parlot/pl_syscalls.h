@@ -8,9 +8,10 @@
 /* Whether system call sysno with args may wait for another thread or
    process (a lock, a message, a child, time): a thread blocked in one
    forever runs no more client code, so the periodic flush would never
-   write its last events, and the tool writes them before the call.
-   Calls that cannot wait are left out: reads of files, polls with a zero
-   timeout, receives with MSG_DONTWAIT. */
+   write its last events (pl_main.c's flush_before_wait says when the tool
+   writes them first).  Calls that cannot wait are left out: reads of
+   files, polls with a zero timeout, receives with MSG_DONTWAIT, calls on
+   non-blocking descriptors, connects of datagram sockets. */
 Bool pl_syscall_may_block(UInt sysno, const UWord *args);
 
 /* The longest a call that may block (above) can wait, in milliseconds
