@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading many traces with several threads (pl_parallel.h).
 
-   Files are handed out in command-line order from a shared counter.  A
-   slot per file holds the worker's program, its result and its error
-   until the main thread merges it; a worker does not start file i while
-   i >= merged + window, so memory stays bounded by the window whatever
-   the number of files.  One mutex and two condition variables: `ready`
+   Items (files) are handed out in order from a shared counter.  A slot
+   per item holds the worker's result (for a file: its program, result
+   and error) until the main thread takes it; a worker does not start
+   item i while i >= merged + window, so memory stays bounded by the
+   window whatever the number of items.  One mutex and two condition variables: `ready`
    (a file was read: the main thread may merge) and `room` (a file was
    merged: workers may go on). */
 #define _XOPEN_SOURCE 700
@@ -39,44 +39,23 @@ int pl_jobs_parse(const char *s, unsigned *jobs)
    return 0;
 }
 
+/* ---- The ordered pool ---- */
+
 typedef struct {
-   pl_program prog;
-   pl_error   err;
-   int        r;
-   int        done;
+   void *result;
+   int   done;
 } slot;
 
 typedef struct {
-   const pl_input      *in;
+   const pl_ordered_work *w;
    size_t               n;
-   const pl_select     *sel;
-   const pl_read_hooks *hooks;
-   int                  demangle;
-   const pl_filter     *filter;
    slot                *slots;
-   size_t               next;      /* next file to hand out */
-   size_t               merged;    /* files merged so far */
+   size_t               next;      /* next item to hand out */
+   size_t               merged;    /* items done so far */
    size_t               window;
    pthread_mutex_t      mu;
    pthread_cond_t       ready, room;
 } shared;
-
-static int read_one(pl_program *p, const pl_input *in, size_t i,
-                    const pl_select *sel, const pl_read_hooks *h,
-                    pl_error *err)
-{
-   pl_visitor v;
-   memset(&v, 0, sizeof v);
-   if (h && h->visitor && h->visitor(h->ctx, i, &v) == 0)
-      return pl_program_read_input(p, &in[i], sel, &v, err);
-   return pl_program_read_input(p, &in[i], sel, NULL, err);
-}
-
-static void oom(pl_error *err)
-{
-   err->offset = 0;
-   strcpy(err->msg, "out of memory");
-}
 
 static void *worker(void *arg)
 {
@@ -95,14 +74,7 @@ static void *worker(void *arg)
       pthread_mutex_unlock(&s->mu);
 
       sl = &s->slots[i % s->window];
-      pl_program_init(&sl->prog, s->demangle);
-      memset(&sl->err, 0, sizeof sl->err);
-      if (pl_program_set_filter(&sl->prog, s->filter) < 0) {
-         oom(&sl->err);
-         sl->r = -1;
-      } else {
-         sl->r = read_one(&sl->prog, s->in, i, s->sel, s->hooks, &sl->err);
-      }
+      sl->result = s->w->work(s->w->ctx, i);
 
       pthread_mutex_lock(&s->mu);
       sl->done = 1;
@@ -111,83 +83,52 @@ static void *worker(void *arg)
    }
 }
 
-int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
-                          const pl_select *sel, unsigned jobs,
-                          const pl_read_hooks *hooks)
+void pl_run_ordered(size_t n, unsigned jobs, const pl_ordered_work *w)
 {
    shared s;
    pthread_t *tids = NULL;
    size_t i, started = 0;
-   int ret = 0;
 
    if (jobs > n)
       jobs = (unsigned)n;
-   if (jobs <= 1) {
-      for (i = 0; i < n; i++) {
-         pl_error err;
-         int r;
-         memset(&err, 0, sizeof err);
-         r = read_one(p, in, i, sel, hooks, &err);
-         if (hooks && hooks->done)
-            hooks->done(hooks->ctx, i, in[i].name, r, &err);
-      }
-      return 0;
-   }
-
    memset(&s, 0, sizeof s);
-   s.in = in;
-   s.n = n;
-   s.sel = sel;
-   s.hooks = hooks;
-   s.demangle = p->demangle;
-   s.filter = pl_program_filter(p);
-   s.window = 2 * (size_t)jobs;
-   s.slots = calloc(s.window, sizeof *s.slots);
-   tids = malloc(jobs * sizeof *tids);
-   if (!s.slots || !tids) {
+   if (jobs > 1) {
+      s.window = 2 * (size_t)jobs;
+      s.slots = calloc(s.window, sizeof *s.slots);
+      tids = malloc(jobs * sizeof *tids);
+   }
+   if (!s.slots || !tids) {            /* one job, or no memory for more */
       free(s.slots);
       free(tids);
-      return -1;
+      for (i = 0; i < n; i++)
+         w->done(w->ctx, i, w->work(w->ctx, i));
+      return;
    }
+   s.w = w;
+   s.n = n;
    pthread_mutex_init(&s.mu, NULL);
    pthread_cond_init(&s.ready, NULL);
    pthread_cond_init(&s.room, NULL);
    for (started = 0; started < jobs; started++)
       if (pthread_create(&tids[started], NULL, worker, &s) != 0)
          break;
-   if (started == 0) {               /* no thread: read them here */
-      free(s.slots);
-      free(tids);
-      pthread_mutex_destroy(&s.mu);
-      pthread_cond_destroy(&s.ready);
-      pthread_cond_destroy(&s.room);
-      return pl_program_read_files(p, in, n, sel, 1, hooks);
-   }
-
-   for (i = 0; i < s.n; i++) {
+   for (i = 0; i < n; i++) {
       slot *sl = &s.slots[i % s.window];
-      pl_error err;
-      int r;
-
+      void *result;
+      if (started == 0) {              /* no thread: the work is done here */
+         w->done(w->ctx, i, w->work(w->ctx, i));
+         continue;
+      }
       pthread_mutex_lock(&s.mu);
       while (!sl->done)
          pthread_cond_wait(&s.ready, &s.mu);
+      result = sl->result;
+      sl->done = 0;
       pthread_mutex_unlock(&s.mu);
 
-      if (p->progress && p->progress->file)
-         p->progress->file(p->progress->ctx, in[i].name);
-      r = sl->r;
-      err = sl->err;
-      if (pl_program_merge(p, &sl->prog) < 0) {
-         oom(&err);
-         r = -1;
-      }
-      pl_program_free(&sl->prog);
-      if (hooks && hooks->done)
-         hooks->done(hooks->ctx, i, in[i].name, r, &err);
+      w->done(w->ctx, i, result);
 
       pthread_mutex_lock(&s.mu);
-      sl->done = 0;
       s.merged = i + 1;
       pthread_cond_broadcast(&s.room);
       pthread_mutex_unlock(&s.mu);
@@ -199,5 +140,105 @@ int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
    pthread_cond_destroy(&s.room);
    free(s.slots);
    free(tids);
-   return ret;
+}
+
+/* ---- Programs ---- */
+
+typedef struct {
+   pl_program prog;
+   pl_error   err;
+   int        r;
+} file_read;
+
+typedef struct {
+   pl_program          *p;
+   const pl_input      *in;
+   const pl_select     *sel;
+   const pl_read_hooks *hooks;
+   int                  ret;
+} read_ctx;
+
+static int read_one(pl_program *p, const pl_input *in, size_t i,
+                    const pl_select *sel, const pl_read_hooks *h,
+                    pl_error *err)
+{
+   pl_visitor v;
+   memset(&v, 0, sizeof v);
+   if (h && h->visitor && h->visitor(h->ctx, i, &v) == 0)
+      return pl_program_read_input(p, &in[i], sel, &v, err);
+   return pl_program_read_input(p, &in[i], sel, NULL, err);
+}
+
+static void oom(pl_error *err)
+{
+   err->offset = 0;
+   strcpy(err->msg, "out of memory");
+}
+
+/* In a worker: file i into a program of its own (NULL if out of memory). */
+static void *read_file(void *ctx, size_t i)
+{
+   read_ctx *c = ctx;
+   file_read *f = calloc(1, sizeof *f);
+   if (!f)
+      return NULL;
+   pl_program_init(&f->prog, c->p->demangle);
+   if (pl_program_set_filter(&f->prog, pl_program_filter(c->p)) < 0) {
+      oom(&f->err);
+      f->r = -1;
+   } else {
+      f->r = read_one(&f->prog, c->in, i, c->sel, c->hooks, &f->err);
+   }
+   return f;
+}
+
+/* In the calling thread, in order: file i's program into p. */
+static void merge_file(void *ctx, size_t i, void *result)
+{
+   read_ctx *c = ctx;
+   file_read *f = result;
+   pl_error err;
+   int r;
+
+   memset(&err, 0, sizeof err);
+   if (c->p->progress && c->p->progress->file)
+      c->p->progress->file(c->p->progress->ctx, c->in[i].name);
+   if (!f) {
+      oom(&err);
+      r = -1;
+      c->ret = -1;
+   } else {
+      r = f->r;
+      err = f->err;
+      if (pl_program_merge(c->p, &f->prog) < 0) {
+         oom(&err);
+         r = -1;
+      }
+      pl_program_free(&f->prog);
+      free(f);
+   }
+   if (c->hooks && c->hooks->done)
+      c->hooks->done(c->hooks->ctx, i, c->in[i].name, r, &err);
+}
+
+int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
+                          const pl_select *sel, unsigned jobs,
+                          const pl_read_hooks *hooks)
+{
+   size_t i;
+   if (jobs <= 1 || n <= 1) {         /* straight into p */
+      for (i = 0; i < n; i++) {
+         pl_error err;
+         int r;
+         memset(&err, 0, sizeof err);
+         r = read_one(p, in, i, sel, hooks, &err);
+         if (hooks && hooks->done)
+            hooks->done(hooks->ctx, i, in[i].name, r, &err);
+      }
+      return 0;
+   }
+   read_ctx c = { p, in, sel, hooks, 0 };
+   pl_ordered_work w = { &c, read_file, merge_file };
+   pl_run_ordered(n, jobs, &w);
+   return c.ret;
 }

@@ -49,11 +49,25 @@ unsigned pl_jobs_default(void);
 #define PL_JOBS_MAX 4096
 int pl_jobs_parse(const char *s, unsigned *jobs);
 
-/* 0; -1 if out of memory or no thread could be started (everything read
-   so far is in p).  Errors of single files go to hooks->done. */
+/* 0; -1 if out of memory (everything read so far is in p).  Errors of
+   single files go to hooks->done. */
 int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
                           const pl_select *sel, unsigned jobs,
                           const pl_read_hooks *hooks);
+
+/* The pool under pl_program_read_files, for other work done item by
+   item: work(ctx, i) runs in a worker (up to `jobs` at once, items handed
+   out in order) and returns its result; done(ctx, i, result) then runs
+   in the calling thread, for i = 0, 1, ... n - 1 in order, and owns the
+   result.  At most 2 x jobs results wait at once.  With one job (or no
+   thread), everything runs in the calling thread: parlot-decode's
+   --stacks reads its traces so.  (Since libparlot 0.10.) */
+typedef struct {
+   void *ctx;
+   void *(*work)(void *ctx, size_t i);
+   void  (*done)(void *ctx, size_t i, void *result);
+} pl_ordered_work;
+void pl_run_ordered(size_t n, unsigned jobs, const pl_ordered_work *w);
 
 #ifdef __cplusplus
 }

@@ -169,7 +169,7 @@ static void usage(FILE *f)
       "      --no-demangle    print C++ function names as recorded (mangled)\n");
    pl_backend_help_jobs(f, "the output", "; --paths, --path-of, --folded, "
                         "--events,\n                       --replay and "
-                        "--stacks use one");
+                        "--info use one");
    fprintf(f,
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
@@ -287,6 +287,88 @@ static void free_opts(pl_decode_opts *o)
 /* The --select argument as given, for messages (NULL: none). */
 static const char *opt_select_text;
 
+/* A collecting mode with a merge reads its traces with several threads:
+   each trace into a state of its own (pl_run_ordered's work), merged
+   into the mode's state in command-line order, where its errors are
+   reported, so that output and messages are those of one thread. */
+typedef struct {
+   const pl_collect_mode *mode;
+   const pl_input        *in;
+   const pl_decode_opts  *opts;
+   void                  *state;
+   pl_progress           *pg;
+   pl_kept               *kept;
+   size_t                 opened;
+   int                    status;
+} collect_run;
+
+typedef struct {
+   void    *part;        /* NULL: out of memory */
+   int      opened, r;
+   pl_error err;         /* of the open, or of the read (r < 0) */
+   pl_error damage;      /* the trace's damage, if any (damaged) */
+   int      damaged;
+   pl_kept  kept;
+} collect_part;
+
+static void *collect_read(void *ctx, size_t i)
+{
+   collect_run *c = ctx;
+   collect_part *cp = calloc(1, sizeof *cp);
+   pl_decode_opts fo = *c->opts;
+   const pl_error *dmg;
+   pl_trace *t;
+
+   if (!cp)
+      return NULL;
+   fo.progress = NULL;           /* no status line from a worker */
+   if (!(cp->part = c->mode->create(&fo))) {
+      free(cp);
+      return NULL;
+   }
+   if (!(t = pl_input_open(&c->in[i], &cp->err)))
+      return cp;
+   cp->opened = 1;
+   pl_kept_trace(&cp->kept, t, &fo.select, fo.filter, fo.demangle);
+   cp->r = c->mode->file(cp->part, t, &cp->err, &fo);
+   if ((dmg = pl_trace_damage(t)) != NULL) {
+      cp->damage = *dmg;
+      cp->damaged = 1;
+   }
+   pl_trace_close(t);
+   return cp;
+}
+
+static void collect_merge(void *ctx, size_t i, void *result)
+{
+   collect_run *c = ctx;
+   collect_part *cp = result;
+
+   pl_progress_file(c->pg, c->in[i].name);
+   pl_progress_clear(c->pg);
+   if (!cp || c->mode->merge(c->state, cp->part) < 0) {
+      if (cp)
+         cp->part = NULL;        /* merge destroyed it */
+      fprintf(stderr, PROG ": %s: out of memory\n", c->in[i].name);
+      c->status = EXIT_DATA;
+   } else if (!cp->opened) {
+      report(c->in[i].name, &cp->err);
+      c->status = EXIT_DATA;
+   } else {
+      c->opened++;
+      c->kept->traces += cp->kept.traces;
+      c->kept->threads += cp->kept.threads;
+      c->kept->functions += cp->kept.functions;
+      c->kept->shown += cp->kept.shown;
+      c->kept->main_named += cp->kept.main_named;
+      if (cp->r < 0 || cp->damaged) {
+         report(c->in[i].name, cp->r < 0 ? &cp->err : &cp->damage);
+         c->status = EXIT_DATA;
+      }
+   }
+   free(cp);
+}
+
 /* Per-file and collecting modes: decode each file in turn. */
 static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
@@ -296,6 +378,8 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    void *state = NULL;
    int status = 0;
    size_t i, opened = 0;
+   unsigned jobs;
+   int parallel;
    pl_kept kept = { 0 };
 
    if (mode->collect && !(state = mode->collect->create(opts))) {
@@ -309,7 +393,16 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    if (mode->timeline)
       pl_timeline_begin(out, mode->timeline);
    fo.progress = pl_progress_hooks_of(pg);
-   for (i = 0; i < n && !out->err; i++) {
+   jobs = opt_jobs ? opt_jobs : pl_jobs_default();
+   parallel = mode->collect && mode->collect->merge && n > 1 && jobs > 1;
+   if (parallel) {
+      collect_run c = { mode->collect, in, opts, state, pg, &kept, 0, 0 };
+      pl_ordered_work w = { &c, collect_read, collect_merge };
+      pl_run_ordered(n, jobs, &w);
+      opened = c.opened;
+      status = c.status;
+   }
+   for (i = 0; !parallel && i < n && !out->err; i++) {
       pl_error err;
       const pl_error *dmg;
       pl_trace *t = pl_input_open(&in[i], &err);

@@ -15,7 +15,9 @@
 # on the order the traces are merged in; some with MPI ranks), plus
 # damaged traces and a missing file among them:
 #  - every mode of parlot-decode (--events, --xml with each --group-by and
-#    a --group, --callgrind, --paths, --path-of, --folded) and
+#    a --group, --callgrind, --paths, --path-of, --folded, --stacks,
+#    --stacks --dot, --progress, which read in worker threads and merge in
+#    order too) and
 #    parlot-annotate (default, --tree=both --threshold=100,
 #    --group-by=graph, --group=3, --select): stdout, stderr and exit status
 #    with -j2, -j4, -j7 and --jobs=0 (all cores) equal those of -j1;
@@ -110,6 +112,9 @@ same "--callgrind" "$PARLOT_DECODE" --callgrind
 same "--paths" "$PARLOT_DECODE" --paths --top=0
 same "--path-of" "$PARLOT_DECODE" --path-of="$tag"
 same "--folded" "$PARLOT_DECODE" --folded
+same "--stacks" "$PARLOT_DECODE" --stacks
+same "--stacks --dot --images=all" "$PARLOT_DECODE" --stacks --dot --images=all
+same "--progress --select" "$PARLOT_DECODE" --progress --select='*:1-2'
 same "annotate" "$PARLOT_ANNOTATE"
 same "annotate --tree=both --threshold=100" "$PARLOT_ANNOTATE" --tree=both \
    --threshold=100

@@ -363,6 +363,6 @@ static int info_write(void *state, outbuf *o, const pl_decode_opts *opts)
    return xml_out_close(&x);
 }
 
-const pl_collect_mode pl_mode_info = {
-   info_create, info_file, info_write, info_destroy
+const pl_collect_mode pl_mode_info = {   /* cheap per trace: one thread */
+   info_create, info_file, info_write, info_destroy, NULL
 };

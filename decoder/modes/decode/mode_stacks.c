@@ -107,26 +107,20 @@ static int fn_index_grow(stacks *s)
    return 0;
 }
 
-/* The ID of function id of t, added if new; 0 if out of memory. */
-static uint32_t intern(stacks *s, const pl_trace *t, uint32_t id,
-                       const trace_labels *nm)
+/* The ID of the function with this key (object "\0" raw name; taken:
+   freed if known) and label, added if new; 0 if out of memory. */
+static uint32_t intern_key(stacks *s, char *key, size_t klen,
+                           const char *label)
 {
-   const pl_function *f = pl_trace_function(t, id);
-   const pl_name *o = pl_trace_object(t, f->obj);
-   size_t klen = o->len + 1 + f->name.len;
    uint64_t mask, i;
-   char *key;
    sfn *e;
 
    if (!s->fn_slot || 2 * ((size_t)s->nfns + 1) > ((size_t)1 << s->fn_bits))
-      if (fn_index_grow(s) < 0)
+      if (fn_index_grow(s) < 0) {
+         free(key);
          return 0;
+      }
    mask = ((uint64_t)1 << s->fn_bits) - 1;
-   key = malloc(klen);
-   if (!key)
-      return 0;
-   memcpy(key, o->str, o->len + 1);
-   memcpy(key + o->len + 1, f->name.str, f->name.len);
    for (i = pl_golden_slot(key_hash(key, klen), s->fn_bits); s->fn_slot[i];
         i = (i + 1) & mask) {
       e = &s->fns[s->fn_slot[i]];
@@ -136,7 +130,7 @@ static uint32_t intern(stacks *s, const pl_trace *t, uint32_t id,
       }
    }
    if (pl_grow(&s->fns, &s->fns_cap, (size_t)s->nfns + 2, sizeof *s->fns) < 0
-       || !(s->fns[s->nfns + 1].label = strdup(trace_label(nm, id)))) {
+       || !(s->fns[s->nfns + 1].label = strdup(label))) {
       free(key);
       return 0;
    }
@@ -145,6 +139,22 @@ static uint32_t intern(stacks *s, const pl_trace *t, uint32_t id,
    e->keylen = klen;
    s->fn_slot[i] = s->nfns;
    return s->nfns;
+}
+
+/* The ID of function id of t, added if new; 0 if out of memory. */
+static uint32_t intern(stacks *s, const pl_trace *t, uint32_t id,
+                       const trace_labels *nm)
+{
+   const pl_function *f = pl_trace_function(t, id);
+   const pl_name *o = pl_trace_object(t, f->obj);
+   size_t klen = o->len + 1 + f->name.len;
+   char *key = malloc(klen);
+
+   if (!key)
+      return 0;
+   memcpy(key, o->str, o->len + 1);
+   memcpy(key + o->len + 1, f->name.str, f->name.len);
+   return intern_key(s, key, klen, trace_label(nm, id));
 }
 
 /* ---- The tree ------------------------------------------------------------ */
@@ -408,6 +418,84 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    trace_labels_free(&nm);
    free(keep);
    free(map);
+   return ret;
+}
+
+/* ---- Traces read in other threads ------------------------------------------ */
+
+static void map_frame(progress_frame *x, const uint32_t *map)
+{
+   x->fn = x->fn ? map[x->fn] : 0;
+}
+
+/* Part's thread k into s: its stack and position, functions mapped. */
+static int merge_thread(stacks *s, stacks *part, size_t k,
+                        const uint32_t *map)
+{
+   sthread *pt = &part->threads[k], *st;
+   size_t depth = 0, node, d, th;
+   uint32_t *fns;
+   int r;
+
+   for (node = pt->leaf; node != 0; node = part->nodes[node].parent)
+      depth++;
+   fns = malloc((depth + 1) * sizeof *fns);
+   if (!fns || pl_grow(&s->threads, &s->threads_cap, s->nthreads + 1,
+                       sizeof *s->threads) < 0) {
+      free(fns);
+      return -1;
+   }
+   d = depth;
+   for (node = pt->leaf; node != 0; node = part->nodes[node].parent)
+      fns[--d] = map[part->nodes[node].fn];
+   th = s->nthreads++;
+   st = &s->threads[th];
+   *st = *pt;                     /* pid, rank and position move over */
+   pt->pid = pt->rank = NULL;
+   pt->pos = NULL;
+   for (d = 1; st->pos && d <= st->npos; d++)
+      map_frame(&st->pos[d], map);
+   map_frame(&st->mpi, map);
+   map_frame(&st->mpi_caller, map);
+   r = add_stack(s, th, fns, depth);
+   free(fns);
+   return r;
+}
+
+static int stacks_merge(void *state, void *partv)
+{
+   stacks *s = state, *part = partv;
+   uint32_t *map = calloc((size_t)part->nfns + 1, sizeof *map), f;
+   size_t i;
+   int ret = -1;
+
+   if (!map)
+      goto out;
+   /* in part's order, which is the order reading the trace would have
+      met them in: the IDs come out the same */
+   for (f = 1; f <= part->nfns; f++) {
+      sfn *e = &part->fns[f];
+      if (!(map[f] = intern_key(s, e->key, e->keylen, e->label))) {
+         e->key = NULL;
+         goto out;
+      }
+      e->key = NULL;               /* taken */
+   }
+   if (pl_grow(&s->procs, &s->procs_cap, s->nprocs + part->nprocs,
+               sizeof *s->procs) < 0)
+      goto out;
+   memcpy(s->procs + s->nprocs, part->procs, part->nprocs * sizeof *s->procs);
+   s->nprocs += part->nprocs;
+   part->nprocs = 0;
+   for (i = 0; i < part->nthreads; i++)
+      if (merge_thread(s, part, i, map) < 0)
+         goto out;
+   s->ntraces += part->ntraces;
+   s->nselective += part->nselective;
+   ret = 0;
+out:
+   free(map);
+   stacks_destroy(part);
    return ret;
 }
 
@@ -832,9 +920,9 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of)
 }
 
 const pl_collect_mode pl_mode_stacks = {
-   stacks_create, stacks_file, stacks_write, stacks_destroy
+   stacks_create, stacks_file, stacks_write, stacks_destroy, stacks_merge
 };
 
 const pl_collect_mode pl_mode_progress = {
-   stacks_create, stacks_file, progress_write, stacks_destroy
+   stacks_create, stacks_file, progress_write, stacks_destroy, stacks_merge
 };

@@ -97,6 +97,11 @@ typedef struct {
    /* 0, or -1 if out of memory. */
    int   (*write)(void *state, outbuf *o, const pl_decode_opts *opts);
    void  (*destroy)(void *state);
+   /* part, a state that read one trace (create, then file: in another
+      thread), into state, as reading that trace into state would have
+      (traces in command-line order); part is destroyed.  0, or -1 if
+      out of memory.  NULL: the mode reads its traces with one thread. */
+   int   (*merge)(void *state, void *part);
 } pl_collect_mode;
 
 extern const pl_collect_mode pl_mode_stacks;     /* mode_stacks.c */
