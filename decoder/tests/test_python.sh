@@ -144,10 +144,24 @@ else
 fi
 
 # damaged copies of one trace: cut short, a byte flipped in the middle
+# (in a chunk's payload, which its CRC covers: a header's flags and
+# reserved bytes are not checked, an unknown type is skipped)
 size=$(wc -c < "$tmp/tf.d/$one")
 head -c $((size * 2 / 3)) "$tmp/tf.d/$one" > "$tmp/cut.trace"
 cp "$tmp/tf.d/$one" "$tmp/flip.trace"
-printf '\377' | dd of="$tmp/flip.trace" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$PY" - "$tmp/flip.trace" <<'EOF'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+off, mid = 16, len(data) // 2
+while off + 16 <= len(data):
+    n = struct.unpack_from("<I", data, off + 4)[0]
+    if off + 16 + n > mid and n:
+        at = max(mid, off + 16)
+        data[at] ^= 0xFF
+        break
+    off += 16 + n
+open(sys.argv[1], "wb").write(data)
+EOF
 cases="$cases damaged:$tmp/cut.trace damaged:$tmp/flip.trace missing:$tmp/nosuch"
 
 # shellcheck disable=SC2086
