@@ -3,11 +3,13 @@
    them. */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
-#include "pub_core_libcfile.h"      /* VG_(fcntl), VG_(getsockopt): not in
-                                       the tool interface */
+#include "pub_core_libcfile.h"      /* VG_(fcntl), VG_(getsockopt),
+                                       VG_(getsockname): not in the tool
+                                       interface */
 
 #include "pl_syscalls.h"
 
@@ -21,6 +23,23 @@ static Bool nonblocking(UWord fd)
 {
    Int flags = VG_(fcntl)((Int)fd, VKI_F_GETFL, 0);
    return flags >= 0 && (flags & VKI_O_NONBLOCK);
+}
+
+/* Whether a receive on socket fd can wait: not on a non-blocking one,
+   nor on a netlink socket that joined no multicast group, which only
+   gets the kernel's replies to its own requests, sent at once
+   (getifaddrs, as MPI_Init's interface discovery calls it). */
+static Bool recv_may_wait(UWord fd)
+{
+   struct vki_sockaddr_nl nl;
+   Int len = (Int)sizeof nl;
+   if (nonblocking(fd))
+      return False;
+   VG_(memset)(&nl, 0, sizeof nl);
+   if (VG_(getsockname)((Int)fd, (struct vki_sockaddr *)&nl, &len) == 0
+       && nl.nl_family == VKI_AF_NETLINK && nl.nl_groups == 0)
+      return False;
+   return True;
 }
 
 /* Whether connect on socket fd can wait: on a stream or sequenced-packet
@@ -69,9 +88,9 @@ Bool pl_syscall_may_block(UInt sysno, const UWord *args)
       return (Int)args[3] != 0;
 #if defined(__NR_recvfrom)
    case __NR_recvfrom:
-      return !(args[3] & PL_MSG_DONTWAIT) && !nonblocking(args[0]);
+      return !(args[3] & PL_MSG_DONTWAIT) && recv_may_wait(args[0]);
    case __NR_recvmsg:
-      return !(args[2] & PL_MSG_DONTWAIT) && !nonblocking(args[0]);
+      return !(args[2] & PL_MSG_DONTWAIT) && recv_may_wait(args[0]);
    case __NR_accept:
       return !nonblocking(args[0]);
    case __NR_connect:
@@ -83,7 +102,7 @@ Bool pl_syscall_may_block(UInt sysno, const UWord *args)
 #endif
 #if defined(__NR_recvmmsg)
    case __NR_recvmmsg:
-      return !(args[3] & PL_MSG_DONTWAIT) && !nonblocking(args[0]);
+      return !(args[3] & PL_MSG_DONTWAIT) && recv_may_wait(args[0]);
 #endif
    case __NR_ppoll: case __NR_pselect6:
    case __NR_nanosleep: case __NR_clock_nanosleep:

@@ -11,7 +11,8 @@
    write its last events (pl_main.c's flush_before_wait says when the tool
    writes them first).  Calls that cannot wait are left out: reads of
    files, polls with a zero timeout, receives with MSG_DONTWAIT, calls on
-   non-blocking descriptors, connects of datagram sockets. */
+   non-blocking descriptors, connects of datagram sockets, receives on
+   netlink sockets that only get replies. */
 Bool pl_syscall_may_block(UInt sysno, const UWord *args);
 
 /* The longest a call that may block (above) can wait, in milliseconds
