@@ -356,11 +356,7 @@ static void collect_merge(void *ctx, size_t i, void *result)
       c->status = EXIT_DATA;
    } else {
       c->opened++;
-      c->kept->traces += cp->kept.traces;
-      c->kept->threads += cp->kept.threads;
-      c->kept->functions += cp->kept.functions;
-      c->kept->shown += cp->kept.shown;
-      c->kept->main_named += cp->kept.main_named;
+      pl_kept_add(c->kept, &cp->kept);
       if (cp->r < 0 || cp->damaged) {
          report(c->in[i].name, cp->r < 0 ? &cp->err : &cp->damage);
          c->status = EXIT_DATA;

@@ -563,10 +563,14 @@ typedef struct {
    with its function, the instructions of the program's own code when it
    was entered, where it is and its number. */
 typedef struct {
+   uint32_t fn;
+   uint64_t start, where, num;
+} open_frame;
+
+typedef struct {
    const pair_side *s;
-   uint32_t *fn;
-   uint64_t *start, *where, *num;
-   size_t    depth, cap;
+   open_frame *f;
+   size_t      depth, cap;
    call_numbers nums;
 } call_walk;
 
@@ -603,26 +607,20 @@ static int walk_calls(const pair_side *s, size_t index, const options *o,
       const uint64_t *c = pl_view_costs(v);
       for (long i = 0; i < n; i++) {
          /* the event's cost is the frame's on top before it */
-         if (c && w.depth > 0 && own[w.fn[w.depth - 1]])
+         if (c && w.depth > 0 && own[w.f[w.depth - 1].fn])
             cum += c[i];
          if (ev[i].kind == PL_EV_CALL) {
-            uint64_t up = w.depth ? w.where[w.depth - 1] : 0;
-            size_t cap = w.cap;
-            if (pl_grow(&w.fn, &w.cap, w.depth + 1, sizeof *w.fn) < 0)
+            uint64_t up = w.depth ? w.f[w.depth - 1].where : 0;
+            open_frame *f;
+            if (pl_grow(&w.f, &w.cap, w.depth + 1, sizeof *w.f) < 0)
                goto out;
-            if (w.cap != cap
-                && (!(w.start = realloc(w.start, w.cap * sizeof *w.start))
-                    || !(w.where = realloc(w.where, w.cap * sizeof *w.where))
-                    || !(w.num = realloc(w.num, w.cap * sizeof *w.num))))
-               goto out;
-            w.fn[w.depth] = ev[i].fn;
-            w.start[w.depth] = cum;
-            w.num[w.depth] = call_numbers_call(&w.nums, ev[i].depth, ev[i].fn);
-            w.where[w.depth] = pl_fnv1a_step(pl_fnv1a_step(up, s->ident[ev[i].fn]),
-                                           w.num[w.depth]);
-            w.depth++;
+            f = &w.f[w.depth++];
+            f->fn = ev[i].fn;
+            f->start = cum;
+            f->num = call_numbers_call(&w.nums, ev[i].depth, ev[i].fn);
+            f->where = pl_fnv1a_step(pl_fnv1a_step(up, s->ident[f->fn]), f->num);
          } else if (w.depth > 0) {
-            if (done(ctx, &w, cum - w.start[w.depth - 1]) < 0)
+            if (done(ctx, &w, cum - w.f[w.depth - 1].start) < 0)
                goto out;
             w.depth--;
          }
@@ -632,10 +630,7 @@ static int walk_calls(const pair_side *s, size_t index, const options *o,
 out:
    pl_view_close(v);
    call_numbers_free(&w.nums);
-   free(w.fn);
-   free(w.start);
-   free(w.where);
-   free(w.num);
+   free(w.f);
    free(own);
    return ret;
 }
@@ -643,7 +638,7 @@ out:
 /* Side A: each call is kept by function. */
 static int keep_call(void *ctx, const call_walk *w, uint64_t incl)
 {
-   fn_calls *f = &((fn_calls *)ctx)[w->fn[w->depth - 1]];
+   fn_calls *f = &((fn_calls *)ctx)[w->f[w->depth - 1].fn];
    if (f->over)
       return 0;
    if (f->n == CALLS_MAX) {
@@ -654,7 +649,7 @@ static int keep_call(void *ctx, const call_walk *w, uint64_t incl)
    }
    if (!f->v && !(f->v = malloc(CALLS_MAX * sizeof *f->v)))
       return -1;
-   f->v[f->n].where = w->where[w->depth - 1];
+   f->v[f->n].where = w->f[w->depth - 1].where;
    f->v[f->n++].incl = incl;
    return 0;
 }
@@ -672,14 +667,14 @@ static char *path_label(const call_walk *w)
    size_t len = 1;
    char *p, *q;
    for (size_t d = 0; d < w->depth; d++)
-      len += strlen(trace_label(&w->s->nm, w->fn[d])) + 3 + 24;
+      len += strlen(trace_label(&w->s->nm, w->f[d].fn)) + 3 + 24;
    if (!(p = q = malloc(len)))
       return NULL;
    *q = 0;
    for (size_t d = 0; d < w->depth; d++) {
-      q += sprintf(q, "%s%s", d ? " > " : "", trace_label(&w->s->nm, w->fn[d]));
-      if (w->num[d] > 1)
-         q += sprintf(q, " #%llu", (unsigned long long)w->num[d]);
+      q += sprintf(q, "%s%s", d ? " > " : "", trace_label(&w->s->nm, w->f[d].fn));
+      if (w->f[d].num > 1)
+         q += sprintf(q, " #%llu", (unsigned long long)w->f[d].num);
    }
    return p;
 }
@@ -695,9 +690,9 @@ typedef struct {
 static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
 {
    const compare_ctx *k = ctx;
-   uint32_t fa = k->in_a[w->fn[w->depth - 1]];
+   uint32_t fa = k->in_a[w->f[w->depth - 1].fn];
    const fn_calls *x = fa ? &k->a->fc[fa] : NULL;
-   call_at key = { w->where[w->depth - 1], 0 };
+   call_at key = { w->f[w->depth - 1].where, 0 };
    const call_at *hit;
    uint64_t pair[2];
 
@@ -710,8 +705,8 @@ static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
    if (!worth_keeping(k->cc, pair))
       return 0;
    return keep_change(k->cc, k->thread,
-                      trace_label(&w->s->nm, w->fn[w->depth - 1]),
-                      path_label(w), w->num[w->depth - 1], pair);
+                      trace_label(&w->s->nm, w->f[w->depth - 1].fn),
+                      path_label(w), w->f[w->depth - 1].num, pair);
 }
 
 static void free_side(pair_side *s)

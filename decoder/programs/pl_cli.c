@@ -475,6 +475,15 @@ void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
       k->main_named += pl_main_object(t) != 0;
 }
 
+void pl_kept_add(pl_kept *k, const pl_kept *part)
+{
+   k->traces += part->traces;
+   k->threads += part->threads;
+   k->functions += part->functions;
+   k->shown += part->shown;
+   k->main_named += part->main_named;
+}
+
 void pl_kept_program(pl_kept *k, const pl_program *p, const pl_filter *f)
 {
    size_t i;

@@ -90,6 +90,8 @@ typedef struct {
    are shown).  Counting stops once each count is known not to be 0. */
 void pl_kept_trace(pl_kept *k, const pl_trace *t, const pl_select *sel,
                    const pl_filter *f, int demangle);
+/* Add part (what pl_kept_trace counted of other traces) into k. */
+void pl_kept_add(pl_kept *k, const pl_kept *part);
 /* k of a program read through a selection and filters f. */
 void pl_kept_program(pl_kept *k, const pl_program *p, const pl_filter *f);
 /* If the selection (as given: select_text, NULL if none) or the filters
