@@ -255,6 +255,12 @@ static void pl_thread_exited(ThreadId tid)
    pl_thread_end(t, reason);
    pl_thread_free(t);
    pl_thread_set(tid, NULL);
+   /* The last running thread leaves while the others wait.  A wait writes
+      only when nothing else runs, so those whose waits began while this
+      one still ran have not written (a hang): write them now. */
+   if (reason == PL_END_THREAD_EXIT && clo_flush_on_block
+       && !pl_other_thread_running(NULL))
+      pl_sync_all_threads();
 }
 
 /* A handler's frames live on the alternate stack, or below the SP it

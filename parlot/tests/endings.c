@@ -6,7 +6,10 @@
                  timeout(1) or Ctrl-C);
      abort       calls abort() from inside nested calls;
      kill        forks a child that sends the process SIGKILL a second
-                 later, which nobody catches, then blocks too.
+                 later, which nobody catches, then blocks too;
+     kill_exit   as kill, but a third thread computes while the other two
+                 begin to wait, and exits before the kill: the last thread
+                 that runs leaves instead of waiting.
    The default action kills the process: every frame open then must stay
    open in the trace (the oracle logs no exit for them), and the trace
    must say which signal ended the process.  After SIGKILL the trace is
@@ -16,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int never[2], ready[2];
@@ -70,18 +74,39 @@ __attribute__((noinline)) void *second_thread(void *arg)
    return NULL;
 }
 
+static double seconds(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Computes for half a second (long enough for the others to begin their
+   waits, well before the kill), with no call of its own, then exits. */
+__attribute__((noinline)) void *last_runner(void *arg)
+{
+   double end = seconds() + 0.5;
+   (void)arg;
+   while (seconds() < end)
+      for (int i = 0; i < 100000; i++)
+         sink += i;
+   return NULL;
+}
+
 int main(int argc, char **argv)
 {
-   pthread_t t;
+   pthread_t t, runner;
    const char *how = argc > 1 ? argv[1] : "term";
 
    signo = strcmp(how, "int") == 0 ? SIGINT
            : strcmp(how, "abort") == 0 ? SIGABRT
-           : strcmp(how, "kill") == 0 ? SIGKILL : SIGTERM;
+           : strncmp(how, "kill", 4) == 0 ? SIGKILL : SIGTERM;
    /* a test run in the background may inherit SIGINT ignored */
    signal(SIGINT, SIG_DFL);
    if (pipe(never) != 0 || pipe(ready) != 0)
       return 1;
+   if (strcmp(how, "kill_exit") == 0)
+      pthread_create(&runner, NULL, last_runner, NULL);
    pthread_create(&t, NULL, second_thread, NULL);
    stuck(3);
    return 0;
