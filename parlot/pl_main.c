@@ -403,13 +403,16 @@ static Bool is_exec(UInt sysno)
    too; only the last thread to stop running must write them all itself
    (a deadlock, every rank's thread in a blocking receive).  A wait that
    ends by itself within the interval (a short sleep or poll) counts as
-   running.  Besides, a thread writes its own events at a wait if neither
-   the periodic flush nor a wait of its own did for an interval.  So a
-   loop of short sleeps (PMIx sleeps 100 us some 1,000 times in MPI_Init)
-   or a helper thread woken often (a progress thread's epoll_wait) makes a
-   chunk per interval, not one per wait, and a process killed with SIGKILL
-   loses at most what a running one does: the last interval's events.
-   Without a periodic flush (--flush-interval=0), every wait writes. */
+   running.  Besides, a wait writes every thread's events if nothing did
+   for an interval: the periodic flush looks at the clock only every so
+   many blocks or thread starts, which a thread that mostly sleeps in
+   short polls (a progress loop while the others hang) seldom reaches.
+   So a loop of short sleeps (PMIx sleeps 100 us some 1,000 times in
+   MPI_Init) or a helper thread woken often (a progress thread's
+   epoll_wait) makes a chunk per thread per interval, not one per wait,
+   and a process killed with SIGKILL loses at most what a running one
+   does: the last interval's events.  Without a periodic flush
+   (--flush-interval=0), every wait writes its own thread's events. */
 static Bool flush_before_wait(pl_thread *t, UInt sysno, const UWord *args)
 {
    if (!clo_flush_on_block)
@@ -425,11 +428,11 @@ static Bool flush_before_wait(pl_thread *t, UInt sysno, const UWord *args)
       }
    }
    UInt now = VG_(read_millisecond_timer)();
-   if (now - t->wait_synced_ms < (UInt)clo_flush_ms
-       || now - last_flush_ms < (UInt)clo_flush_ms)
-      return False;
-   t->wait_synced_ms = now;
-   return True;
+   if (now - last_flush_ms >= (UInt)clo_flush_ms) {
+      last_flush_ms = now;
+      pl_sync_all_threads();
+   }
+   return False;
 }
 
 /* Before a call that may block, put the thread's events in the file.

@@ -38,7 +38,6 @@ typedef struct {
    UInt      n_barriers, cap_barriers;
    UChar    *buf;           /* chunk header + stream prefix + encoder output */
    ULong     events_at_sync;
-   UInt      wait_synced_ms;  /* when a wait last wrote its events */
    Bool      in_wait;       /* in a system call that may wait long */
    /* selective tracing (pl_control.c): every frame is on the stack, only
       the recorded ones are in the stream */

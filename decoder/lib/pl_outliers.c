@@ -499,6 +499,12 @@ static int has_unique_count(const pl_graph *gs, const size_t *set,
    return 0;
 }
 
+/* Whether procs[i] is MPI rank 0, the root. */
+static int is_root(const pl_program *p, const pl_ranks *r, size_t i)
+{
+   return r->by_rank && strcmp(p->procs[r->procs[i]].rank, "0") == 0;
+}
+
 static int outlier_order(const void *a, const void *b)
 {
    size_t x = ((const pl_outlier *)a)->proc, y = ((const pl_outlier *)b)->proc;
@@ -719,8 +725,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    /* a class's reference: its first process, not the root if it can
       (the root's own I/O would show in every comparison with it) */
    for (i = n; i-- > 0;)
-      if (!(r->by_rank && strcmp(p->procs[r->procs[i]].rank, "0") == 0)
-          && !is_out[i])
+      if (!is_root(p, r, i) && !is_out[i])
          rep[r->cls[i]] = i;
    for (i = 0; i < n; i++)
       r->ref[i] = rep[r->cls[i]];
@@ -730,7 +735,11 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          for (j = 0, near = SIZE_MAX; j < n; j++) {
             if (is_out[j])
                continue;
-            if (near == SIZE_MAX || dist[me * n + j] < dist[me * n + near])
+            /* the root only if no other rank is as near (its own
+               I/O, left out of the distance, is not) */
+            if (near == SIZE_MAX || dist[me * n + j] < dist[me * n + near]
+                || (dist[me * n + j] == dist[me * n + near]
+                    && is_root(p, r, near) && !is_root(p, r, j)))
                near = j;
          }
       if (near == SIZE_MAX)

@@ -1152,9 +1152,10 @@ static int within_pairs(run *r, const options *o, run_pair **pairs,
                pl_ranks_proc_name(&p, &rk, rk.procs[rk.medoid], name,
                                   sizeof name));
    else
-      snprintf(note, notelen, "%zu class%s, %zu outlier%s; each outlier "
-               "against the nearest rank that is none, each other rank "
-               "against the first of its class", rk.nclasses,
+      snprintf(note, notelen, "%zu class%s, %zu outlier%s; the outliers "
+               "first, each against the nearest rank that is not one, "
+               "then each other rank against the first of its class",
+               rk.nclasses,
                rk.nclasses == 1 ? "" : "es", rk.noutliers,
                rk.noutliers == 1 ? "" : "s");
    ret = run_threads_within(&r->threads, &p, &rk, pairs, np);

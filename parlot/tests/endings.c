@@ -9,12 +9,17 @@
                  later, which nobody catches, then blocks too;
      kill_exit   as kill, but a third thread computes while the other two
                  begin to wait, and exits before the kill: the last thread
-                 that runs leaves instead of waiting.
+                 that runs leaves instead of waiting;
+     kill_poll   as kill, four seconds later, but the second thread polls
+                 with a 300 ms timeout forever instead of blocking (a
+                 progress loop), and main blocks half a second after it
+                 began (a hang while the progress loop goes on).
    The default action kills the process: every frame open then must stay
    open in the trace (the oracle logs no exit for them), and the trace
    must say which signal ended the process.  After SIGKILL the trace is
    cut short where the tool last wrote: with every thread waiting, that
    is after each thread's last event. */
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -24,7 +29,7 @@
 
 static int never[2], ready[2];
 static volatile int sink;
-static int signo;
+static int signo, polling;
 
 /* Block for good: nobody writes to never.  No instrumented function runs
    after the caller's last entry. */
@@ -32,6 +37,13 @@ __attribute__((noinline)) void wait_here(void)
 {
    char c;
    sink += (int)read(never[0], &c, 1);
+}
+
+/* Wake up every 300 ms, for good. */
+__attribute__((noinline)) void poll_forever(void)
+{
+   for (;;)
+      sink += poll(NULL, 0, 300);
 }
 
 __attribute__((noinline)) void stuck(int n)
@@ -55,12 +67,14 @@ __attribute__((noinline)) void give_up(int n)
       abort();
    if (signo == SIGKILL) {
       if (fork() == 0) {       /* no instrumented call until the kill */
-         sleep(1);
+         sleep(polling ? 4 : 1);
          kill(getppid(), SIGKILL);
          _exit(0);
       }
    } else
       kill(getpid(), signo);
+   if (polling)
+      poll_forever();
    wait_here();
 }
 
@@ -68,7 +82,7 @@ __attribute__((noinline)) void *second_thread(void *arg)
 {
    char c;
    (void)arg;
-   if (read(ready[0], &c, 1) != 1)
+   if (!polling && read(ready[0], &c, 1) != 1)
       return NULL;
    give_up(4);
    return NULL;
@@ -105,9 +119,12 @@ int main(int argc, char **argv)
    signal(SIGINT, SIG_DFL);
    if (pipe(never) != 0 || pipe(ready) != 0)
       return 1;
+   polling = strcmp(how, "kill_poll") == 0;
    if (strcmp(how, "kill_exit") == 0)
       pthread_create(&runner, NULL, last_runner, NULL);
    pthread_create(&t, NULL, second_thread, NULL);
+   if (polling)
+      usleep(500000);
    stuck(3);
    return 0;
 }

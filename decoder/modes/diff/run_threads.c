@@ -188,32 +188,44 @@ static size_t ranked_proc(const pl_program *p, const pl_ranks *rk,
    return SIZE_MAX;
 }
 
+/* Whether procs[i] of rk is one of its outliers. */
+static int is_outlier(const pl_ranks *rk, size_t i)
+{
+   size_t k;
+   for (k = 0; k < rk->noutliers; k++)
+      if (rk->outliers[k].proc == rk->procs[i])
+         return 1;
+   return 0;
+}
+
 int run_threads_within(const run_threads *r, const pl_program *p,
                        const pl_ranks *rk, run_pair **pairs,
                        size_t *npairs)
 {
    run_pair *v = malloc((r->n + 1) * sizeof *v);
    size_t i, j, k, n = 0;
+   int outliers;
 
    if (!v)
       return -1;
-   for (i = 0; i < r->n; i++) {
-      size_t me = ranked_proc(p, rk, r->t[i].pid), ref;
-      const char *ref_pid;
-      if (me == SIZE_MAX)
-         continue;                     /* a launcher: not a rank */
-      ref = rk->ref ? rk->ref[me] : me;
-      if (ref == me)
-         continue;
-      ref_pid = p->procs[rk->procs[ref]].pid;
-      for (j = 0, k = (size_t)-1; j < r->n && k == (size_t)-1; j++)
-         if (r->t[j].number == r->t[i].number
-             && strcmp(r->t[j].pid, ref_pid) == 0)
-            k = j;
-      v[n].ia = k;
-      v[n].ib = i;
-      n++;
-   }
+   for (outliers = 1; outliers >= 0; outliers--)
+      for (i = 0; i < r->n; i++) {
+         size_t me = ranked_proc(p, rk, r->t[i].pid), ref;
+         const char *ref_pid;
+         if (me == SIZE_MAX)
+            continue;                     /* a launcher: not a rank */
+         ref = rk->ref ? rk->ref[me] : me;
+         if (ref == me || is_outlier(rk, me) != outliers)
+            continue;
+         ref_pid = p->procs[rk->procs[ref]].pid;
+         for (j = 0, k = (size_t)-1; j < r->n && k == (size_t)-1; j++)
+            if (r->t[j].number == r->t[i].number
+                && strcmp(r->t[j].pid, ref_pid) == 0)
+               k = j;
+         v[n].ia = k;
+         v[n].ib = i;
+         n++;
+      }
    *pairs = v;
    *npairs = n;
    return 0;

@@ -64,7 +64,9 @@ int run_threads_match(const run_threads *a, const run_threads *b,
    (pl_ranks.ref: an outlier's nearest ordinary rank, the medoid, or the
    first rank of its own class; rk from p, read from the same inputs).
    The reference's own threads are not paired; a thread its reference
-   lacks has ia (size_t)-1.  0, or -1 if out of memory. */
+   lacks has ia (size_t)-1.  The outliers' threads come first (what is
+   most likely the fault leads the report), then the others, each in
+   thread order.  0, or -1 if out of memory. */
 int run_threads_within(const run_threads *r, const pl_program *p,
                        const pl_ranks *rk, run_pair **pairs,
                        size_t *npairs);

@@ -16,7 +16,8 @@
 #     no other rank), the function of the fault and its iteration: the
 #     hunk header "conj_grad #8" (extra, swap) or the line
 #     "norm_check #8" (skip);
-#   - parlot-diff --within BAD: rank 2's pair shows the fault;
+#   - parlot-diff --within BAD: rank 2's pair comes first, against a rank
+#     other than 0, and shows the fault;
 #   - parlot-annotate BAD names rank 2 as the one outlier for extra and
 #     skip, never rank 0 (the root, which alone writes the report); for
 #     none it names none.  A swap changes no call count, so the report
@@ -208,10 +209,12 @@ for impl in ${SOLVER_IMPLS:-mpich openmpi}; do
 
         "$PARLOT_DIFF" --within "$work/$tag-skip" > "$work/within.out" 2>&1
         rc=$?
+        # the outlier leads, against a rank without root-only I/O
         if [ $rc -eq 1 ] &&
+           grep -m1 '^=== ' "$work/within.out" | grep -Eq "^=== rank $RANK against rank [1-9]" &&
            sed -n "/^=== rank $RANK against/,/^===/p" "$work/within.out" |
                grep -Eq "(cg_mod::)?norm_check #$ITER\$"; then
-            pass "$tag skip: --within shows rank $RANK's skipped call"
+            pass "$tag skip: --within leads with rank $RANK's skipped call"
         else
             fail "$tag skip: --within (exit $rc)" "$(head -14 "$work/within.out")"
         fi
