@@ -160,9 +160,11 @@ scenario() {
    fi
 }
 
+# rank 3 against rank 1: rank 0 is as near, but the root is chosen only
+# when no other rank is
 scenario slow 3 slow "703: only-function slow_path 1 0" \
    "Outliers:         1 (rank 3)" \
-   "Outlier rank 3 (pid 703, class 2): 1 difference from rank 0's class" \
+   "Outlier rank 3 (pid 703, class 2): 1 difference from rank 1's class" \
    "    1         0  only here: slow_path [/bin/app]" \
    "  0       0    1      1  slow_path [/bin/app]"
 scenario nofin 0 nofin "700: missing-function finalize 0 1" \
