@@ -185,6 +185,17 @@ static Bool flush_check_due(ULong blocks_done)
 
 static UInt last_flush_ms;      /* of the periodic flush */
 
+/* The periodic flush: every thread's events, if none were written for
+   --flush-interval. */
+static void flush_if_interval_passed(void)
+{
+   UInt now = VG_(read_millisecond_timer)();
+   if (now - last_flush_ms >= (UInt)clo_flush_ms) {
+      last_flush_ms = now;
+      pl_sync_all_threads();
+   }
+}
+
 static void pl_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static ULong stamped_at;
@@ -212,13 +223,8 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
       pl_times_stamp_due(t->times, t->number, t->enc.events, RUN_STAMP_NS);
    }
 
-   if (clo_flush_ms > 0 && flush_check_due(blocks_done)) {
-      UInt now = VG_(read_millisecond_timer)();
-      if (now - last_flush_ms >= (UInt)clo_flush_ms) {
-         last_flush_ms = now;
-         pl_sync_all_threads();
-      }
-   }
+   if (clo_flush_ms > 0 && flush_check_due(blocks_done))
+      flush_if_interval_passed();
 }
 
 static void pl_thread_created(ThreadId parent, ThreadId child)
@@ -427,11 +433,7 @@ static Bool flush_before_wait(pl_thread *t, UInt sysno, const UWord *args)
          return False;
       }
    }
-   UInt now = VG_(read_millisecond_timer)();
-   if (now - last_flush_ms >= (UInt)clo_flush_ms) {
-      last_flush_ms = now;
-      pl_sync_all_threads();
-   }
+   flush_if_interval_passed();
    return False;
 }
 

@@ -616,8 +616,8 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       gs[i] = b;
    }
    /* rank 0, the root by convention, does the I/O the others do not */
-   for (i = 0; i < n && r->by_rank; i++)
-      if (strcmp(p->procs[r->procs[i]].rank, "0") == 0) {
+   for (i = 0; i < n; i++)
+      if (is_root(p, r, i)) {
          if (drop_root_only(p, gs, n, i) < 0)
             goto out;
          break;
