@@ -248,7 +248,7 @@ static void monitor_status(void)
       n++;
       VG_(gdb_printf)("thread %u (lwp %d): %llu events, %llu stream bytes, "
                       "depth %lu (%lu recorded), recording %s\n", t->number,
-                      t->lwp, (ULong)t->enc.events,
+                      t->lwp, t->events,
                       (ULong)t->enc.out_total, t->depth, t->rec_depth,
                       t->active ? "on" : "off");
    }

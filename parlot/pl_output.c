@@ -17,6 +17,7 @@
 #include "pl_grow.h"
 #include "pl_output.h"
 #include "pl_table_pack.h"
+#include "pl_worker.h"
 
 /* Core function, not in the tool headers but stable since 3.0: moves a
    descriptor above the client's range (so the client cannot close or
@@ -29,6 +30,8 @@ static HChar *out_name;
 static UInt   out_seq;
 static ULong  out_bytes;
 static Bool   out_failed;
+static Int    out_failed_err;   /* its errno, 0: no progress */
+static Bool   out_failure_told; /* the message is out */
 static Bool   out_not_created;  /* the file could not even be created */
 static Bool   pack_tables = True;
 static pl_tpack *packer;        /* the table model of this file */
@@ -115,6 +118,18 @@ static const HChar *err_text(Int err)
    }
 }
 
+/* The first failure stops tracing, with one message: the encoder
+   thread cannot print, so the client side says it at its next write. */
+static void tell_failure(void)
+{
+   if (!out_failed || out_failure_told || pl_worker_self())
+      return;
+   out_failure_told = True;
+   VG_(umsg)("ParLoT: error: writing trace file '%s' failed (%s); "
+             "tracing stops, the trace is incomplete\n", out_name,
+             out_failed_err ? err_text(out_failed_err) : "no progress");
+}
+
 static void write_all(const void *buf, SizeT len)
 {
    const UChar *p = buf;
@@ -125,9 +140,7 @@ static void write_all(const void *buf, SizeT len)
       if (n < 0 && -n == VKI_EINTR)
          continue;
       if (n <= 0) {
-         VG_(umsg)("ParLoT: error: writing trace file '%s' failed (%s); "
-                   "tracing stops, the trace is incomplete\n", out_name,
-                   n < 0 ? err_text(-n) : "no progress");
+         out_failed_err = n < 0 ? -n : 0;
          out_failed = True;
          return;
       }
@@ -190,14 +203,14 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
       out_fd = -1;
       out_name = try_name;
       out_bytes = 0;
-      out_failed = out_not_created = True;
+      out_failed = out_not_created = out_failure_told = True;
       return;
    }
    /* Keep the descriptor out of the client's range, closed on exec. */
    out_fd = VG_(safe_fd)(sr_Res(sr));
    out_name = try_name;
    out_bytes = 0;
-   out_failed = out_not_created = False;
+   out_failed = out_not_created = out_failure_told = False;
 
    UChar hdr[PL_FILE_HEADER_SIZE];
    if (pack_tables)
@@ -205,6 +218,7 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
    else
       pl_file_header(hdr, PL_VERSION_PLAIN_MAJOR, PL_VERSION_PLAIN_MINOR);
    write_all(hdr, sizeof hdr);
+   tell_failure();
    packer_fresh = True;
 }
 
@@ -252,13 +266,19 @@ void pl_out_chunk(UInt type, UInt thread, const void *payload, UInt len)
    UChar hdr[PL_CHUNK_HEADER_SIZE];
    tl_assert(len <= PL_MAX_PAYLOAD);
    pl_chunk_header(hdr, type, thread, payload, len);
+   pl_out_lock();
    write_all(hdr, sizeof hdr);
    write_all(payload, len);
+   pl_out_unlock();
+   tell_failure();
 }
 
 void pl_out_write(const void *buf, SizeT len)
 {
+   pl_out_lock();
    write_all(buf, len);
+   pl_out_unlock();
+   tell_failure();
 }
 
 void pl_out_abandon(void)
@@ -273,6 +293,7 @@ void pl_out_abandon(void)
 
 void pl_out_close(void)
 {
+   tell_failure();
    if (out_fd >= 0)
       VG_(close)(out_fd);
    out_fd = -1;

@@ -69,12 +69,16 @@ void pl_threads_new_process(void)
    VG_(memset)(&pl_total, 0, sizeof pl_total);
 }
 
-void pl_thread_flush(pl_thread *t)
+/* Write the encoder's ready bytes as a STREAM chunk.  The functions its
+   events name must be in the file before it: with the encoder thread,
+   the client side writes their definitions before a job codes them. */
+static void write_stream(pl_thread *t)
 {
    SizeT n = pl_enc_ready(&t->enc);
    if (n == 0)
       return;
-   pl_fn_flush_defs();
+   if (!t->offload)
+      pl_fn_flush_defs();
    UChar *prefix = t->buf + PL_CHUNK_HEADER_SIZE;
    pl_put64(prefix, t->enc.out_total);
    pl_put64(prefix + 8, pl_enc_ready_raw(&t->enc));
@@ -87,7 +91,7 @@ void pl_thread_flush(pl_thread *t)
 void pl_thread_stamp(pl_thread *t)
 {
    if (t->times)
-      pl_times_stamp(t->times, t->number, t->enc.events);
+      pl_times_stamp(t->times, t->number, t->events);
 }
 
 /* Write the costs and stamps the thread has kept. */
@@ -99,14 +103,17 @@ static void flush_extras(pl_thread *t)
       pl_times_flush(t->times, t->number);
 }
 
+static void settle(pl_thread *t);
+
 void pl_thread_sync(pl_thread *t)
 {
+   settle(t);
    flush_extras(t);
    if (t->enc.events == t->events_at_sync)
       return;
    t->events_at_sync = t->enc.events;
    pl_enc_sync(&t->enc);
-   pl_thread_flush(t);
+   write_stream(t);
 }
 
 /* A full buffer is written out as a chunk, which ends at a sync (LZRC
@@ -116,7 +123,7 @@ static inline void room_for_event(pl_thread *t)
    if (UNLIKELY(t->enc.out_cap - t->enc.out_len < PL_ENC_MAX_EVENT_BYTES)) {
       t->events_at_sync = t->enc.events;
       pl_enc_sync(&t->enc);
-      pl_thread_flush(t);
+      write_stream(t);
    }
 }
 
@@ -129,24 +136,93 @@ static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
       pl_enc_exit(&t->enc);
 }
 
+/* Code events into the thread's stream (the encoder's common case, an
+   event of an open CCM run, inline). */
+static void code_events(pl_thread *t, const UInt *x, UInt n)
+{
+   for (UInt i = 0; i < n; i++)
+      if (!pl_enc_fast_event(&t->enc, x[i]))
+         encode_slow(t, x[i]);
+}
+
+/* On the encoder thread: a half of the batch. */
+static void code_job(pl_job *j)
+{
+   pl_thread *t = (pl_thread *)((UChar *)j - __builtin_offsetof(pl_thread,
+                                                                 job));
+   code_events(t, t->job_words, t->job_n);
+}
+
+/* The filled half goes to the encoder thread, once it has coded the
+   other. */
+static __attribute__((noinline)) void submit_batch(pl_thread *t)
+{
+   pl_fn_flush_defs();
+   pl_worker_wait(&t->job);
+   t->job_words = t->batch[t->batch_half];
+   t->job_n = t->batch_n;
+   pl_worker_submit(&t->job);
+   t->batch_half ^= 1;
+   t->batch_n = 0;
+}
+
+/* Every event of the thread coded into enc, which is the client side's
+   again: the job done, the half being filled coded here. */
+static void settle(pl_thread *t)
+{
+   if (!t->offload)
+      return;
+   pl_worker_wait(&t->job);
+   if (t->batch_n) {
+      pl_fn_flush_defs();
+      code_events(t, t->batch[t->batch_half], t->batch_n);
+      t->batch_n = 0;
+   }
+}
+
+void pl_threads_before_fork(void)
+{
+   pl_worker_drain();
+}
+
+static pl_thread **threads;
+static UInt        n_thread_slots;
+
+void pl_threads_forked_child(void)
+{
+   pl_worker_forked_child();
+   for (UInt i = 0; i < n_thread_slots; i++)
+      if (threads[i]) {
+         threads[i]->offload = False;
+         threads[i]->batch_n = 0;
+      }
+}
+
 /* --collect-insns and --collect-time: the event's cost; a stamp every
    PL_TIMES_EVERY events. */
 static __attribute__((noinline)) void encode_extras(pl_thread *t, UInt x)
 {
    if (t->costs)
       pl_costs_event(t->costs, t->number, x);
-   if (t->times && (t->enc.events & (PL_TIMES_EVERY - 1)) == 0)
-      pl_times_stamp(t->times, t->number, t->enc.events);
+   if (t->times && (t->events & (PL_TIMES_EVERY - 1)) == 0)
+      pl_times_stamp(t->times, t->number, t->events);
 }
 
 /* Every event goes into the stream here: x, 0 an exit, else the trace ID
-   entered.  The codec's common case (an event of an open CCM run) is
-   inline and writes no bytes, so only the other events make room. */
+   entered.  With the encoder thread it joins the batch; else it is coded
+   now, the codec's common case (an event of an open CCM run) inline,
+   which writes no bytes, so only the other events make room. */
 static inline __attribute__((always_inline))
 void encode(pl_thread *t, UInt x)
 {
-   if (!pl_enc_fast_event(&t->enc, x))
+   t->events++;
+   if (t->offload) {
+      t->batch[t->batch_half][t->batch_n] = x;
+      if (UNLIKELY(++t->batch_n == PL_BATCH))
+         submit_batch(t);
+   } else if (!pl_enc_fast_event(&t->enc, x)) {
       encode_slow(t, x);
+   }
    if (UNLIKELY(pl_collecting))
       encode_extras(t, x);
 }
@@ -364,6 +440,10 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
 {
    UChar p[PL_THREAD_BEGIN_SIZE];
    t->number = next_number++;
+   t->events = 0;
+   t->batch_n = 0;
+   t->offload = pl_worker_start();
+   pl_job_init(&t->job, code_job);
    if (fresh)
       pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
    else
@@ -408,8 +488,9 @@ void pl_thread_end(pl_thread *t, UInt reason)
    t->floor = 0;
    while (t->depth > 0 && reason != PL_END_SIGNAL)
       pop(t);
+   settle(t);
    pl_enc_sync(&t->enc);
-   pl_thread_flush(t);
+   write_stream(t);
    pl_thread_stamp(t);
    flush_extras(t);
 
@@ -537,7 +618,7 @@ static void write_tracing(pl_thread *t, Bool on, ULong position,
 void pl_thread_update_recording(pl_thread *t, Bool explicit)
 {
    Bool on = pl_thread_should_record(t);
-   ULong position = t->enc.events;
+   ULong position = t->events;
    UInt n = 0;
 
    if (on == t->active) {
@@ -579,7 +660,7 @@ void pl_thread_mark(pl_thread *t, const HChar *label)
       m->count = 0;
    }
    m->count++;
-   pl_buf_u64(&b, t->enc.events);
+   pl_buf_u64(&b, t->events);
    pl_buf_u32(&b, m->count);
    pl_buf_str(&b, label);
    pl_out_chunk(PL_CHUNK_MARK, t->number, b.data, b.len);
@@ -606,10 +687,8 @@ void pl_thread_free(pl_thread *t)
 
 /* ---- the threads by Valgrind slot ------------------------------------ */
 
-/* Indexed by Valgrind ThreadId.  A slot is cleared at thread exit, so a
-   new thread in a reused slot gets a new stream. */
-static pl_thread **threads;
-static UInt        n_thread_slots;
+/* threads: indexed by Valgrind ThreadId.  A slot is cleared at thread
+   exit, so a new thread in a reused slot gets a new stream. */
 
 pl_thread *pl_thread_of(ThreadId tid)
 {

@@ -7,6 +7,11 @@
 #include "pl_codec.h"
 #include "pl_costs.h"
 #include "pl_times.h"
+#include "pl_worker.h"
+
+/* Events a thread hands the encoder thread at a time (each of the two
+   halves of its batch). */
+#define PL_BATCH 8192
 
 typedef struct {
    Addr sp;       /* stack pointer at the entry: the frame's identity */
@@ -50,7 +55,18 @@ typedef struct {
    UInt      n_marks, cap_marks;
    pl_costs *costs;         /* --collect-insns, else NULL */
    pl_times *times;         /* --collect-time, else NULL */
+   ULong     events;        /* in the stream so far, coded or not */
+   /* With the encoder thread (pl_worker.h) the events wait in a batch of
+      two halves: the client side fills one while a job codes the other
+      into enc; enc is the client side's only when the job is done. */
+   Bool      offload;       /* the encoder thread codes the events */
+   UInt      batch_half;    /* the half being filled */
+   UInt      batch_n;       /* events in it */
+   const UInt *job_words;   /* the job's events */
+   UInt      job_n;
+   pl_job    job;
    pl_encoder enc;
+   UInt      batch[2][PL_BATCH];
 } pl_thread;
 
 /* The thread whose client code is running (Valgrind runs one at a time). */
@@ -103,9 +119,6 @@ void pl_thread_restart(pl_thread *t);
 
 void pl_thread_free(pl_thread *t);
 
-/* Write the thread's completed output bytes as a STREAM chunk. */
-void pl_thread_flush(pl_thread *t);
-
 /* Write everything the thread recorded so far (ends a pending match and
    the open group: costs a little compression, so only for the periodic
    flush and exec).  Nothing to do for a thread idle since the last sync. */
@@ -143,6 +156,11 @@ void       pl_thread_set(ThreadId tid, pl_thread *t);
 void       pl_thread_stamp(pl_thread *t);
 /* pl_thread_sync() every thread. */
 void       pl_sync_all_threads(void);
+/* Before fork: no job runs (the child has no encoder thread).  In the
+   child: the threads code their events as they happen until a stream
+   starts again (pl_thread_restart). */
+void       pl_threads_before_fork(void);
+void       pl_threads_forked_child(void);
 /* Whether a thread other than t runs client code (is not in_wait). */
 Bool       pl_other_thread_running(const pl_thread *t);
 

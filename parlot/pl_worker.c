@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The encoder thread (pl_worker.h).
+
+   A single queue, one producer (the tool's client side, which Valgrind's
+   lock serialises) and one consumer (the encoder thread).  Waiting is by
+   futex on the words that change: the thread sleeps on `head` while the
+   queue is empty, the client side on a job's `done` or on `tail`.  Each
+   submission and each finished job costs one wake-up system call; a job
+   codes thousands of events, so that is a small part of its time.
+
+   The thread is made with a raw clone(2) into a stack of its own: it
+   shares the address space, files and signal handlers, and is part of the
+   process (exit_group and exec end it), but Valgrind does not know it. */
+#include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+
+#include "pl_worker.h"
+
+#define QUEUE      256                 /* jobs queued at most (2^k) */
+#define STACK_SIZE (1024 * 1024)
+
+Bool pl_worker_wanted = True;
+
+static Bool          running;
+static UChar        *stack;           /* the thread's */
+static pl_job       *queue[QUEUE];
+static volatile UInt head;             /* jobs ever queued (client side) */
+static volatile UInt tail;             /* jobs ever finished (thread) */
+static volatile UInt lock_word;        /* 0 free, 1 held, 2 held, waited */
+
+#if defined(VGA_amd64) && defined(VGO_linux)
+
+static Long sys6(Long n, Long a, Long b, Long c, Long d, Long e, Long f)
+{
+   register Long r10 __asm__("r10") = d;
+   register Long r8 __asm__("r8") = e;
+   register Long r9 __asm__("r9") = f;
+   Long ret;
+   __asm__ volatile("syscall"
+                    : "=a"(ret)
+                    : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+                      "r"(r9)
+                    : "rcx", "r11", "memory");
+   return ret;
+}
+
+static void futex_wait(volatile UInt *word, UInt value)
+{
+   sys6(__NR_futex, (Long)word, VKI_FUTEX_WAIT | VKI_FUTEX_PRIVATE_FLAG,
+        value, 0, 0, 0);
+}
+
+static void futex_wake(volatile UInt *word)
+{
+   sys6(__NR_futex, (Long)word, VKI_FUTEX_WAKE | VKI_FUTEX_PRIVATE_FLAG,
+        0x7fffffff, 0, 0, 0);
+}
+
+static __attribute__((noreturn)) void thread_main(void)
+{
+   ULong all = ~0ull;                  /* the kernel's sigset: 64 bits */
+   sys6(__NR_rt_sigprocmask, VKI_SIG_SETMASK, (Long)&all, 0, sizeof all,
+        0, 0);
+   for (;;) {
+      UInt t = tail, h;
+      while ((h = __atomic_load_n(&head, __ATOMIC_ACQUIRE)) == t)
+         futex_wait(&head, h);
+      pl_job *j = queue[t % QUEUE];
+      j->run(j);
+      __atomic_store_n(&tail, t + 1, __ATOMIC_SEQ_CST);
+      __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
+      futex_wake(&j->done);
+      futex_wake(&tail);
+   }
+}
+
+/* clone(2) onto stack_top; the child calls thread_main, which never
+   returns.  The parent gets the child's id or -errno. */
+static Long clone_thread(void *stack_top)
+{
+   const Long flags = VKI_CLONE_VM | VKI_CLONE_FS | VKI_CLONE_FILES
+                      | VKI_CLONE_SIGHAND | VKI_CLONE_THREAD
+                      | VKI_CLONE_SYSVSEM;
+   register Long r10 __asm__("r10") = 0;          /* no child tid */
+   register Long r8 __asm__("r8") = 0;            /* no TLS */
+   register void (*fn)(void) __asm__("r12") = thread_main;
+   Long ret;
+   __asm__ volatile("syscall\n\t"
+                    "testq %%rax, %%rax\n\t"
+                    "jnz 1f\n\t"
+                    "xorl %%ebp, %%ebp\n\t"      /* the child: new stack */
+                    "call *%%r12\n\t"
+                    "hlt\n"
+                    "1:\n"
+                    : "=a"(ret)
+                    : "0"((Long)__NR_clone), "D"(flags), "S"(stack_top),
+                      "d"(0L), "r"(r10), "r"(r8), "r"(fn)
+                    : "rcx", "r11", "memory");
+   return ret;
+}
+
+Bool pl_worker_start(void)
+{
+   static Bool failed;
+   if (running || !pl_worker_wanted || failed)
+      return running;
+   if (!stack)
+      stack = VG_(am_shadow_alloc)(STACK_SIZE);
+   if (stack && clone_thread(stack + STACK_SIZE - 64) > 0)
+      running = True;
+   else
+      failed = True;                   /* code events as they happen */
+   return running;
+}
+
+#else  /* no encoder thread on this platform */
+
+static void futex_wait(volatile UInt *word, UInt value) { }
+static void futex_wake(volatile UInt *word) { }
+
+Bool pl_worker_start(void)
+{
+   return False;
+}
+
+#endif
+
+Bool pl_worker_self(void)
+{
+   UChar *sp = __builtin_frame_address(0);
+   return running && sp >= stack && sp < stack + STACK_SIZE;
+}
+
+void pl_job_init(pl_job *j, void (*run)(pl_job *))
+{
+   j->run = run;
+   j->done = 1;
+}
+
+void pl_worker_submit(pl_job *j)
+{
+   UInt h = head, t;
+   tl_assert(running && j->done);
+   while (h - (t = __atomic_load_n(&tail, __ATOMIC_ACQUIRE)) >= QUEUE)
+      futex_wait(&tail, t);
+   j->done = 0;
+   queue[h % QUEUE] = j;
+   __atomic_store_n(&head, h + 1, __ATOMIC_SEQ_CST);
+   futex_wake(&head);
+}
+
+void pl_worker_wait(pl_job *j)
+{
+   while (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) == 0)
+      futex_wait(&j->done, 0);
+}
+
+void pl_worker_drain(void)
+{
+   UInt t;
+   if (!running)
+      return;
+   while ((t = __atomic_load_n(&tail, __ATOMIC_ACQUIRE)) != head)
+      futex_wait(&tail, t);
+}
+
+void pl_worker_forked_child(void)
+{
+   running = False;
+   head = tail = 0;
+   lock_word = 0;
+}
+
+/* Drepper's mutex ("Futexes are tricky", mutex 2). */
+void pl_out_lock(void)
+{
+   UInt c = 0;
+   if (!running)
+      return;
+   if (__atomic_compare_exchange_n(&lock_word, &c, 1, False,
+                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
+   if (c != 2)
+      c = __atomic_exchange_n(&lock_word, 2, __ATOMIC_ACQUIRE);
+   while (c != 0) {
+      futex_wait(&lock_word, 2);
+      c = __atomic_exchange_n(&lock_word, 2, __ATOMIC_ACQUIRE);
+   }
+}
+
+void pl_out_unlock(void)
+{
+   if (running && __atomic_exchange_n(&lock_word, 0, __ATOMIC_RELEASE) == 2)
+      futex_wake(&lock_word);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The encoder thread: a host thread of the tool's own that codes the
+   threads' events while the client runs.
+
+   Valgrind runs one client thread at a time, so on a machine with a
+   second core that core is idle; coding events there takes the codec's
+   time (most of the tool's, outside CCM's runs) off the client's path.
+   The thread is not a client thread: Valgrind's scheduler never sees it,
+   it blocks every signal, and it calls nothing of Valgrind's core (no
+   allocation, no messages), only the codec on memory the jobs hand it and
+   write(2) on the trace file.  amd64 Linux only; elsewhere, or with
+   --encoder-thread=no, jobs are not used and the events are coded as
+   they happen. */
+#ifndef PL_WORKER_H
+#define PL_WORKER_H
+
+#include "pub_tool_basics.h"
+
+/* A job: run(job) on the encoder thread.  done is 1 while the job is
+   not queued or running (its owner may touch what it works on). */
+typedef struct pl_job {
+   void (*run)(struct pl_job *);
+   volatile UInt done;
+} pl_job;
+
+/* --encoder-thread: whether to start the thread (set from the options). */
+extern Bool pl_worker_wanted;
+
+/* Start the thread if wanted and not yet started; whether it runs. */
+Bool pl_worker_start(void);
+
+/* Whether the caller runs on the encoder thread. */
+Bool pl_worker_self(void);
+
+/* A job that has never been queued. */
+void pl_job_init(pl_job *j, void (*run)(pl_job *));
+
+/* Queue j (it must be done), to run after the jobs queued before it. */
+void pl_worker_submit(pl_job *j);
+
+/* Until j is done. */
+void pl_worker_wait(pl_job *j);
+
+/* Until every queued job is done (before fork: the child has no thread). */
+void pl_worker_drain(void);
+
+/* In a forked child: no thread runs, nothing is queued; the next
+   pl_worker_start starts one. */
+void pl_worker_forked_child(void);
+
+/* A lock both threads take around each whole chunk they write, so that
+   chunks never interleave in the file. */
+void pl_out_lock(void);
+void pl_out_unlock(void);
+
+#endif
