@@ -6,7 +6,10 @@
    is exact whenever a helper reads it.  Events are kept in a batch and
    coded when it is full or the stream is synced, so that the event path
    does a few stores; the coded bytes make a COSTS chunk once it is full
-   or at a sync. */
+   or at a sync.  With the encoder thread (pl_worker.h) a full batch is
+   coded there while the next one fills: the batch has two halves, and the
+   model and the open chunk are the client side's only when the job is
+   done. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_aspacemgr.h"
@@ -19,6 +22,7 @@
 #include "pl_format.h"
 #include "pl_output.h"
 #include "pl_costs.h"
+#include "pl_worker.h"
 
 #define BATCH   4096
 /* A thread's COSTS chunk grows to this many coded bytes before it is
@@ -34,9 +38,14 @@ struct pl_costs {
    ULong last;                /* its count at its previous event */
    ULong first;               /* events of the stream before the chunk */
    UInt  in_chunk;            /* events coded into the open chunk */
-   UInt  n;                   /* events in the batch, not yet coded */
-   UInt  value[BATCH];
-   uint64_t cost[BATCH];
+   UInt  number;              /* the thread's, for the chunks */
+   Bool  offload;             /* the encoder thread codes the batches */
+   UInt  half;                /* the half of the batch being filled */
+   UInt  n;                   /* events in it, not yet coded */
+   UInt  job_half, job_n;     /* the half the job codes */
+   pl_job job;
+   UInt  value[2][BATCH];
+   uint64_t cost[2][BATCH];
    pl_rcc_enc enc;            /* the open chunk's coder, writing at out */
    UChar out[PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE + OUT_CAP];
    pl_cost_model model;
@@ -51,10 +60,15 @@ static void open_chunk(pl_costs *c)
                    c->out + PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE);
 }
 
+static void code_job(pl_job *j);
+
 static void start(pl_costs *c, Bool zeroed)
 {
    c->first = 0;
    c->n = 0;
+   c->half = 0;
+   c->offload = pl_worker_start();
+   pl_job_init(&c->job, code_job);
    open_chunk(c);
    pl_cost_model_init(&c->model, zeroed, PL_COST_REV_LATEST);
 }
@@ -97,7 +111,7 @@ void pl_costs_switch(pl_costs *from, pl_costs *to)
 }
 
 /* Write the open chunk, if it has events, and open the next. */
-static void write_chunk(pl_costs *c, UInt number)
+static void write_chunk(pl_costs *c)
 {
    if (c->in_chunk == 0)
       return;
@@ -107,45 +121,84 @@ static void write_chunk(pl_costs *c, UInt number)
    pl_put32(p + 8, c->in_chunk);
    pl_put32(p + 12, PL_COST_INSNS | PL_COST_REV_LATEST << 16);
    UInt len = (UInt)(PL_COSTS_PREFIX_SIZE + pl_rcc_enc_finish(&c->enc));
-   pl_chunk_header(c->out, PL_CHUNK_COSTS, number, p, len);
+   pl_chunk_header(c->out, PL_CHUNK_COSTS, c->number, p, len);
    pl_out_write(c->out, PL_CHUNK_HEADER_SIZE + len);
    c->first += c->in_chunk;
    open_chunk(c);
 }
 
-/* Code the batch into the open chunk, writing it whenever it is full. */
-static void code_batch(pl_costs *c, UInt number)
+/* Code n events of a half of the batch into the open chunk, writing it
+   whenever it is full. */
+static void code_batch(pl_costs *c, UInt half, UInt n)
 {
+   const UInt *value = c->value[half];
+   const uint64_t *cost = c->cost[half];
    UInt i = 0;
-   while (i < c->n) {
+   while (i < n) {
       /* room for an event, a run's length at the cut, and the finish;
          a chunk of runs also ends before its count could overflow */
       if (c->enc.len + 2 * PL_COST_MAX_EVENT_BYTES + PL_COST_FINISH_BYTES
           > OUT_CAP || c->in_chunk == MAX_CHUNK_EVENTS)
-         write_chunk(c, number);
+         write_chunk(c);
       UInt room = MAX_CHUNK_EVENTS - c->in_chunk;
-      UInt k = (UInt)pl_cost_encode_some(&c->model, &c->enc, c->value + i,
-                                         c->cost + i,
-                                         c->n - i < room ? c->n - i : room);
+      UInt k = (UInt)pl_cost_encode_some(&c->model, &c->enc, value + i,
+                                         cost + i,
+                                         n - i < room ? n - i : room);
       i += k;
       c->in_chunk += k;
    }
+}
+
+/* On the encoder thread. */
+static void code_job(pl_job *j)
+{
+   pl_costs *c = (pl_costs *)((UChar *)j - __builtin_offsetof(pl_costs,
+                                                               job));
+   code_batch(c, c->job_half, c->job_n);
+}
+
+/* The filled half is coded: by the encoder thread once it has coded the
+   other, or here. */
+static void batch_full(pl_costs *c)
+{
+   if (!c->offload) {
+      code_batch(c, c->half, c->n);
+      c->n = 0;
+      return;
+   }
+   pl_worker_wait(&c->job);
+   c->job_half = c->half;
+   c->job_n = c->n;
+   pl_worker_submit(&c->job);
+   c->half ^= 1;
    c->n = 0;
 }
 
 void pl_costs_flush(pl_costs *c, UInt number)
 {
-   code_batch(c, number);
-   write_chunk(c, number);
+   c->number = number;
+   pl_worker_wait(&c->job);
+   code_batch(c, c->half, c->n);
+   c->n = 0;
+   write_chunk(c);
+}
+
+void pl_costs_forked_child(pl_costs *c)
+{
+   if (!c)
+      return;
+   c->offload = False;
+   pl_job_init(&c->job, code_job);
 }
 
 void pl_costs_event(pl_costs *c, UInt number, UInt x)
 {
-   c->value[c->n] = x;
-   c->cost[c->n] = pl_insns - c->last;
+   c->number = number;
+   c->value[c->half][c->n] = x;
+   c->cost[c->half][c->n] = pl_insns - c->last;
    c->last = pl_insns;
    if (++c->n == BATCH)
-      code_batch(c, number);
+      batch_full(c);
 }
 
 void pl_costs_add_insns(IRSB *sb, UInt n)

@@ -30,6 +30,10 @@ void pl_costs_event(pl_costs *c, UInt number, UInt x);
 /* Write the costs of the events so far as COSTS chunks. */
 void pl_costs_flush(pl_costs *c, UInt number);
 
+/* In a forked child, which has no encoder thread: code here until the
+   stream restarts. */
+void pl_costs_forked_child(pl_costs *c);
+
 /* The running thread changes from `from` (NULL: none) to `to`. */
 void pl_costs_switch(pl_costs *from, pl_costs *to);
 

@@ -195,6 +195,7 @@ void pl_threads_forked_child(void)
       if (threads[i]) {
          threads[i]->offload = False;
          threads[i]->batch_n = 0;
+         pl_costs_forked_child(threads[i]->costs);
       }
 }
 

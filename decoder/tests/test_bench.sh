@@ -12,7 +12,8 @@
 # of each configuration):
 #  - exit 0, a Targets section with a MET or NOT MET line per target;
 #  - results.csv: one row per configuration (native, none, parlot-main,
-#    parlot-all, parlot-nc, parlot-insns, callgrind), positive times, /none
+#    parlot-all, parlot-nc, parlot-insns, parlot-inline, callgrind),
+#    positive times, /none
 #    of none = 1,
 #    the fastest run's time no more than the median, its ratio to none's
 #    fastest;
@@ -71,7 +72,7 @@ fi
 # Callgrind's, --collect-insns' time and bytes, zstd, latency, lz4, gzip,
 # the two whole-run targets, run time
 n=$(grep -cE '^  (MET|NOT MET) +' "$tmp/stdout")
-if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -eq 12 ]; then
+if grep -q '^Targets$' "$tmp/stdout" && [ "$n" -eq 14 ]; then
    pass "the Targets section has a MET / NOT MET line per target"
 else
    fail "the Targets section has a MET / NOT MET line per target" \
@@ -102,7 +103,7 @@ PYEOF
 check "results.csv: one fib row per configuration, sane times" '
 names = [r["config"] for r in res]
 if names != ["native", "none", "parlot-main", "parlot-all", "parlot-nc",
-             "parlot-insns", "callgrind"]:
+             "parlot-insns", "parlot-inline", "callgrind"]:
     print("configs", names)
 for r in res:
     if r["workload"] != "fib" or r["processes"] != "1" or not float(r["median_s"]) > 0:
@@ -118,7 +119,7 @@ if float(cfg["none"]["vs_none"]) != 1:
 '
 
 check "results.csv: parlot events, bytes, ratio, bytes per Mevent" '
-for c in ("parlot-main", "parlot-all", "parlot-nc", "parlot-insns"):
+for c in ("parlot-main", "parlot-all", "parlot-nc", "parlot-insns", "parlot-inline"):
     r = cfg[c]
     ev, tb = int(r["events"]), int(r["trace_bytes"])
     raw, st = int(r["raw_stream_bytes"]), int(r["stream_bytes"])
@@ -135,6 +136,9 @@ if cfg["parlot-all"]["events"] != cfg["parlot-nc"]["events"]:
 # the costs are beside the events: the same events, more bytes
 if cfg["parlot-all"]["events"] != cfg["parlot-insns"]["events"]:
     print("events all", cfg["parlot-all"]["events"], "insns", cfg["parlot-insns"]["events"])
+# the encoder thread codes the same events
+if cfg["parlot-all"]["events"] != cfg["parlot-inline"]["events"]:
+    print("events all", cfg["parlot-all"]["events"], "inline", cfg["parlot-inline"]["events"])
 if not int(cfg["parlot-insns"]["trace_bytes"]) > int(cfg["parlot-all"]["trace_bytes"]):
     print("--collect-insns wrote no more bytes")
 if cfg["parlot-nc"]["raw_stream_bytes"] != cfg["parlot-nc"]["stream_bytes"]:
