@@ -76,20 +76,22 @@ static void start(pl_costs *c, Bool zeroed)
 /* A mapping of its own, as for pl_thread: fresh pages read as zero, so
    the model's slots cost memory only once used, and munmap gives them
    back. */
-pl_costs *pl_costs_new(void)
+pl_costs *pl_costs_new(UInt number)
 {
    if (!pl_collect_insns)
       return NULL;
    pl_costs *c = VG_(am_shadow_alloc)(COSTS_MAP_SIZE);
    if (!c)
       VG_(out_of_memory_NORETURN)("pl.costs", COSTS_MAP_SIZE);
+   c->number = number;
    start(c, True);
    c->insns = c->last = 0;      /* a new thread counts from 0 */
    return c;
 }
 
-void pl_costs_restart(pl_costs *c)
+void pl_costs_restart(pl_costs *c, UInt number)
 {
+   c->number = number;
    start(c, False);
    c->last = pl_insns;
 }
@@ -174,9 +176,8 @@ static void batch_full(pl_costs *c)
    c->n = 0;
 }
 
-void pl_costs_flush(pl_costs *c, UInt number)
+void pl_costs_flush(pl_costs *c)
 {
-   c->number = number;
    pl_worker_wait(&c->job);
    code_batch(c, c->half, c->n);
    c->n = 0;
@@ -191,9 +192,8 @@ void pl_costs_forked_child(pl_costs *c)
    pl_job_init(&c->job, code_job);
 }
 
-void pl_costs_event(pl_costs *c, UInt number, UInt x)
+void pl_costs_event(pl_costs *c, UInt x)
 {
-   c->number = number;
    c->value[c->half][c->n] = x;
    c->cost[c->half][c->n] = pl_insns - c->last;
    c->last = pl_insns;

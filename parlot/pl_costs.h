@@ -17,18 +17,19 @@ extern ULong pl_insns;
 
 typedef struct pl_costs pl_costs;
 
-/* A thread's costs at the start of its stream (NULL when not collecting);
-   restart: the same thread goes on in a new stream (a forked child). */
-pl_costs *pl_costs_new(void);
-void      pl_costs_restart(pl_costs *c);
+/* The costs of thread `number` at the start of its stream (NULL when not
+   collecting); restart: the same thread goes on in a new stream, under a
+   new number (a forked child). */
+pl_costs *pl_costs_new(UInt number);
+void      pl_costs_restart(pl_costs *c, UInt number);
 void      pl_costs_free(pl_costs *c);
 
-/* The event x (0 an exit, else the trace ID entered) of thread `number`
-   costs the instructions since its previous one. */
-void pl_costs_event(pl_costs *c, UInt number, UInt x);
+/* The thread's event x (0 an exit, else the trace ID entered) costs the
+   instructions since its previous one. */
+void pl_costs_event(pl_costs *c, UInt x);
 
 /* Write the costs of the events so far as COSTS chunks. */
-void pl_costs_flush(pl_costs *c, UInt number);
+void pl_costs_flush(pl_costs *c);
 
 /* In a forked child, which has no encoder thread: code here until the
    stream restarts. */

@@ -98,7 +98,7 @@ void pl_thread_stamp(pl_thread *t)
 static void flush_extras(pl_thread *t)
 {
    if (t->costs)
-      pl_costs_flush(t->costs, t->number);
+      pl_costs_flush(t->costs);
    if (t->times)
       pl_times_flush(t->times, t->number);
 }
@@ -204,7 +204,7 @@ void pl_threads_forked_child(void)
 static __attribute__((noinline)) void encode_extras(pl_thread *t, UInt x)
 {
    if (t->costs)
-      pl_costs_event(t->costs, t->number, x);
+      pl_costs_event(t->costs, x);
    if (t->times && (t->events & (PL_TIMES_EVERY - 1)) == 0)
       pl_times_stamp(t->times, t->number, t->events);
 }
@@ -476,7 +476,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
    t->parent = parent_number;
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
    begin_stream(t, 0, True);
-   t->costs = pl_costs_new();
+   t->costs = pl_costs_new(t->number);
    t->times = pl_times_new();
    pl_thread_stamp(t);
    t->active = pl_thread_should_record(t);
@@ -522,7 +522,7 @@ void pl_thread_restart(pl_thread *t)
    t->max_depth = t->rec_depth;
    begin_stream(t, (UInt)t->rec_depth, False);
    if (t->costs)
-      pl_costs_restart(t->costs);
+      pl_costs_restart(t->costs, t->number);
    if (t->times) {
       pl_times_restart(t->times);
       pl_thread_stamp(t);
