@@ -102,11 +102,28 @@ static Long clone_thread(void *stack_top)
    return ret;
 }
 
+/* The CPUs the process may run on (at most 1024 counted): a process bound
+   to one core (mpirun --bind-to core, taskset) has no idle core for the
+   thread, which would only take turns with the client. */
+static UInt cpus_allowed(void)
+{
+   ULong mask[16];
+   Long n = sys6(__NR_sched_getaffinity, 0, sizeof mask, (Long)mask, 0, 0, 0);
+   UInt count = 0;
+   for (Long i = 0; i < n / 8; i++)
+      count += (UInt)__builtin_popcountll(mask[i]);
+   return n > 0 ? count : 2;
+}
+
 Bool pl_worker_start(void)
 {
    static Bool failed;
    if (running || !pl_worker_wanted || failed)
       return running;
+   if (cpus_allowed() < 2) {
+      failed = True;                   /* code events as they happen */
+      return False;
+   }
    if (!stack)
       stack = VG_(am_shadow_alloc)(STACK_SIZE);
    if (stack && clone_thread(stack + STACK_SIZE - 64) > 0)
