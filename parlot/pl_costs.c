@@ -60,7 +60,7 @@ static void open_chunk(pl_costs *c)
                    c->out + PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE);
 }
 
-static void code_job(pl_job *j);
+static void code_job(void *owner);
 
 static void start(pl_costs *c, Bool zeroed)
 {
@@ -68,7 +68,7 @@ static void start(pl_costs *c, Bool zeroed)
    c->n = 0;
    c->half = 0;
    c->offload = pl_worker_start();
-   pl_job_init(&c->job, code_job);
+   pl_job_init(&c->job, code_job, c);
    open_chunk(c);
    pl_cost_model_init(&c->model, zeroed, PL_COST_REV_LATEST);
 }
@@ -152,10 +152,9 @@ static void code_batch(pl_costs *c, UInt half, UInt n)
 }
 
 /* On the encoder thread. */
-static void code_job(pl_job *j)
+static void code_job(void *owner)
 {
-   pl_costs *c = (pl_costs *)((UChar *)j - __builtin_offsetof(pl_costs,
-                                                               job));
+   pl_costs *c = owner;
    code_batch(c, c->job_half, c->job_n);
 }
 
@@ -186,10 +185,8 @@ void pl_costs_flush(pl_costs *c)
 
 void pl_costs_forked_child(pl_costs *c)
 {
-   if (!c)
-      return;
-   c->offload = False;
-   pl_job_init(&c->job, code_job);
+   if (c)
+      c->offload = False;     /* its job is done: drained before fork */
 }
 
 void pl_costs_event(pl_costs *c, UInt x)

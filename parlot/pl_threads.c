@@ -146,10 +146,9 @@ static void code_events(pl_thread *t, const UInt *x, UInt n)
 }
 
 /* On the encoder thread: a half of the batch. */
-static void code_job(pl_job *j)
+static void code_job(void *owner)
 {
-   pl_thread *t = (pl_thread *)((UChar *)j - __builtin_offsetof(pl_thread,
-                                                                 job));
+   pl_thread *t = owner;
    code_events(t, t->job_words, t->job_n);
 }
 
@@ -444,7 +443,7 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->events = 0;
    t->batch_n = 0;
    t->offload = pl_worker_start();
-   pl_job_init(&t->job, code_job);
+   pl_job_init(&t->job, code_job, t);
    if (fresh)
       pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
    else

@@ -69,7 +69,7 @@ static __attribute__((noreturn)) void thread_main(void)
       while ((h = __atomic_load_n(&head, __ATOMIC_ACQUIRE)) == t)
          futex_wait(&head, h);
       pl_job *j = queue[t % QUEUE];
-      j->run(j);
+      j->run(j->owner);
       __atomic_store_n(&tail, t + 1, __ATOMIC_SEQ_CST);
       __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
       futex_wake(&j->done);
@@ -151,9 +151,10 @@ Bool pl_worker_self(void)
    return running && sp >= stack && sp < stack + STACK_SIZE;
 }
 
-void pl_job_init(pl_job *j, void (*run)(pl_job *))
+void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner)
 {
    j->run = run;
+   j->owner = owner;
    j->done = 1;
 }
 

@@ -16,10 +16,11 @@
 
 #include "pub_tool_basics.h"
 
-/* A job: run(job) on the encoder thread.  done is 1 while the job is
+/* A job: run(owner) on the encoder thread.  done is 1 while the job is
    not queued or running (its owner may touch what it works on). */
 typedef struct pl_job {
-   void (*run)(struct pl_job *);
+   void (*run)(void *owner);
+   void *owner;
    volatile UInt done;
 } pl_job;
 
@@ -33,7 +34,7 @@ Bool pl_worker_start(void);
 Bool pl_worker_self(void);
 
 /* A job that has never been queued. */
-void pl_job_init(pl_job *j, void (*run)(pl_job *));
+void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner);
 
 /* Queue j (it must be done), to run after the jobs queued before it. */
 void pl_worker_submit(pl_job *j);
