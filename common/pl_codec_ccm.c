@@ -678,6 +678,36 @@ static uint32_t saturated_add(uint32_t len, uint32_t n)
    return len + n < PL_CCM_MAX_LEN ? len + n : PL_CCM_MAX_LEN;
 }
 
+size_t pl_ccm_run_events(pl_encoder *e, const uint32_t *x, size_t n)
+{
+   pl_ccm_model *m = &e->ccm;
+   if (!m->in_run)
+      return 0;
+   const uint32_t src = m->mt[0].ptr, src1 = m->mt[1].ptr, at = m->pos;
+   const uint32_t room = m->run_len + 1u < PL_CCM_MAX_RUN
+                         ? PL_CCM_MAX_RUN - 1u - m->run_len : 0u;
+   uint32_t k = m->fast_n, stop = m->fast_stop, depth = m->depth;
+   int follow = m->mt[1].len && stop == PL_CCM_GOING;
+   size_t i;
+   for (i = 0; i < n; i++) {
+      uint32_t w = m->hist[(src + k) & HMASK];
+      if (x[i] != w || w == BIG || k >= room)
+         break;
+      if (follow && m->hist[(src1 + k) & HMASK] != w) {
+         stop = k;
+         follow = 0;
+      }
+      m->hist[(at + k) & HMASK] = (uint16_t)w;
+      depth = pl_ccm_stack_from(m, depth, w);
+      k++;
+   }
+   m->fast_n = k;
+   m->fast_stop = stop;
+   m->depth = depth;
+   e->events += i;
+   return i;
+}
+
 void pl_ccm_settle(pl_encoder *e)
 {
    pl_ccm_model *m = &e->ccm;

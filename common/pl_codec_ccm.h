@@ -24,23 +24,27 @@ static inline pl_ccm_frame *pl_ccm_frame_at(pl_ccm_model *m, uint32_t depth)
    return &m->frame[pl_ccm_frame_ix(depth)];
 }
 
-/* The call stack after event x (11.6). */
-static inline void pl_ccm_stack(pl_ccm_model *m, uint32_t x)
+/* The call stack after event x (11.6), from depth: the new depth. */
+static inline uint32_t pl_ccm_stack_from(pl_ccm_model *m, uint32_t depth,
+                                         uint32_t x)
 {
    pl_ccm_frame *t;
-   if (x == 0) {
-      if (m->depth)
-         m->depth--;
-      return;
-   }
-   t = pl_ccm_frame_at(m, m->depth);
+   if (x == 0)
+      return depth ? depth - 1u : 0u;
+   t = pl_ccm_frame_at(m, depth);
    t->c2 = t->c1;
    t->c1 = x;
-   if (m->depth < 0xFFFFFFFFu)
-      m->depth++;
-   t = pl_ccm_frame_at(m, m->depth);
+   if (depth < 0xFFFFFFFFu)
+      depth++;
+   t = pl_ccm_frame_at(m, depth);
    t->fn = x;
    t->c1 = t->c2 = 0;
+   return depth;
+}
+
+static inline void pl_ccm_stack(pl_ccm_model *m, uint32_t x)
+{
+   m->depth = pl_ccm_stack_from(m, m->depth, x);
 }
 
 /* Matcher k meets the next value's short form w: an open match goes on
@@ -101,6 +105,11 @@ static inline int pl_ccm_run_event(pl_encoder *e, uint32_t x)
    m->fast_n = k + 1u;
    return 1;
 }
+
+/* pl_ccm_run_event over x[0], x[1], ... x[n - 1] while they go on the
+   run: how many did (x[result] is the first that did not, if any).  The
+   model's counters stay in registers across the events. */
+size_t pl_ccm_run_events(pl_encoder *e, const uint32_t *x, size_t n);
 
 /* The length of the open run so far. */
 static inline uint32_t pl_ccm_run_length(const pl_ccm_model *m)

@@ -20,4 +20,12 @@ int pl_enc_fast_event(pl_encoder *e, uint32_t x)
    return 1;
 }
 
+/* pl_enc_fast_event over x[0..n) while it succeeds: how many events it
+   encoded (a batch's loop, pl_ccm_run_events). */
+static inline size_t pl_enc_fast_events(pl_encoder *e, const uint32_t *x,
+                                        size_t n)
+{
+   return pl_codec_is_ccm(e->kind) ? pl_ccm_run_events(e, x, n) : 0;
+}
+
 #endif

@@ -3,13 +3,10 @@
    adds the instructions it executed to pl_insns before each side exit, at
    its end, before a function entry (the instructions before it are the
    caller's) and before a return (the ret is the callee's), so the count
-   is exact whenever a helper reads it.  Events are kept in a batch and
-   coded when it is full or the stream is synced, so that the event path
-   does a few stores; the coded bytes make a COSTS chunk once it is full
-   or at a sync.  With the encoder thread (pl_worker.h) a full batch is
-   coded there while the next one fills: the batch has two halves, and the
-   model and the open chunk are the client side's only when the job is
-   done. */
+   is exact whenever a helper reads it.  Each event's cost waits beside
+   the event in the thread's batch (pl_threads.h), and both are coded by
+   the same job, on the encoder thread or the client side (pl_worker.h);
+   the coded bytes make a COSTS chunk once it is full or at a sync. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_aspacemgr.h"
@@ -24,7 +21,6 @@
 #include "pl_costs.h"
 #include "pl_worker.h"
 
-#define BATCH   4096
 /* A thread's COSTS chunk grows to this many coded bytes before it is
    written (or ends at a sync): its 37 bytes of framing stay below 0.2 %. */
 #define OUT_CAP (16 * 1024)
@@ -39,13 +35,7 @@ struct pl_costs {
    ULong first;               /* events of the stream before the chunk */
    UInt  in_chunk;            /* events coded into the open chunk */
    UInt  number;              /* the thread's, for the chunks */
-   Bool  offload;             /* the encoder thread codes the batches */
-   UInt  half;                /* the half of the batch being filled */
-   UInt  n;                   /* events in it, not yet coded */
-   UInt  job_half, job_n;     /* the half the job codes */
-   pl_job job;
-   UInt  value[2][BATCH];
-   uint64_t cost[2][BATCH];
+   uint64_t cost[2][PL_BATCH]; /* beside the thread's batch */
    pl_rcc_enc enc;            /* the open chunk's coder, writing at out */
    UChar out[PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE + OUT_CAP];
    pl_cost_model model;
@@ -60,15 +50,9 @@ static void open_chunk(pl_costs *c)
                    c->out + PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE);
 }
 
-static void code_job(void *owner);
-
 static void start(pl_costs *c, Bool zeroed)
 {
    c->first = 0;
-   c->n = 0;
-   c->half = 0;
-   c->offload = pl_worker_start();
-   pl_job_init(&c->job, code_job, c);
    open_chunk(c);
    pl_cost_model_init(&c->model, zeroed, PL_COST_REV_LATEST);
 }
@@ -129,11 +113,8 @@ static void write_chunk(pl_costs *c)
    open_chunk(c);
 }
 
-/* Code n events of a half of the batch into the open chunk, writing it
-   whenever it is full. */
-static void code_batch(pl_costs *c, UInt half, UInt n)
+void pl_costs_code(pl_costs *c, const UInt *events, UInt half, UInt n)
 {
-   const UInt *value = c->value[half];
    const uint64_t *cost = c->cost[half];
    UInt i = 0;
    while (i < n) {
@@ -143,7 +124,7 @@ static void code_batch(pl_costs *c, UInt half, UInt n)
           > OUT_CAP || c->in_chunk == MAX_CHUNK_EVENTS)
          write_chunk(c);
       UInt room = MAX_CHUNK_EVENTS - c->in_chunk;
-      UInt k = (UInt)pl_cost_encode_some(&c->model, &c->enc, value + i,
+      UInt k = (UInt)pl_cost_encode_some(&c->model, &c->enc, events + i,
                                          cost + i,
                                          n - i < room ? n - i : room);
       i += k;
@@ -151,51 +132,15 @@ static void code_batch(pl_costs *c, UInt half, UInt n)
    }
 }
 
-/* On the encoder thread. */
-static void code_job(void *owner)
-{
-   pl_costs *c = owner;
-   code_batch(c, c->job_half, c->job_n);
-}
-
-/* The filled half is coded: by the encoder thread once it has coded the
-   other, or here. */
-static void batch_full(pl_costs *c)
-{
-   if (!c->offload) {
-      code_batch(c, c->half, c->n);
-      c->n = 0;
-      return;
-   }
-   pl_worker_wait(&c->job);
-   c->job_half = c->half;
-   c->job_n = c->n;
-   pl_worker_submit(&c->job);
-   c->half ^= 1;
-   c->n = 0;
-}
-
 void pl_costs_flush(pl_costs *c)
 {
-   pl_worker_wait(&c->job);
-   code_batch(c, c->half, c->n);
-   c->n = 0;
    write_chunk(c);
 }
 
-void pl_costs_forked_child(pl_costs *c)
+void pl_costs_event(pl_costs *c, UInt half, UInt i)
 {
-   if (c)
-      c->offload = False;     /* its job is done: drained before fork */
-}
-
-void pl_costs_event(pl_costs *c, UInt x)
-{
-   c->value[c->half][c->n] = x;
-   c->cost[c->half][c->n] = pl_insns - c->last;
+   c->cost[half][i] = pl_insns - c->last;
    c->last = pl_insns;
-   if (++c->n == BATCH)
-      batch_full(c);
 }
 
 void pl_costs_add_insns(IRSB *sb, UInt n)

@@ -24,16 +24,16 @@ pl_costs *pl_costs_new(UInt number);
 void      pl_costs_restart(pl_costs *c, UInt number);
 void      pl_costs_free(pl_costs *c);
 
-/* The thread's event x (0 an exit, else the trace ID entered) costs the
+/* The thread's event at batch[half][i] (pl_threads.h) costs the
    instructions since its previous one. */
-void pl_costs_event(pl_costs *c, UInt x);
+void pl_costs_event(pl_costs *c, UInt half, UInt i);
 
-/* Write the costs of the events so far as COSTS chunks. */
+/* Code the costs of the n events of a half of the batch (by the job that
+   codes the events, pl_worker.h), writing COSTS chunks as they fill. */
+void pl_costs_code(pl_costs *c, const UInt *events, UInt half, UInt n);
+
+/* Write the costs coded so far as a COSTS chunk. */
 void pl_costs_flush(pl_costs *c);
-
-/* In a forked child, which has no encoder thread: code here until the
-   stream restarts. */
-void pl_costs_forked_child(pl_costs *c);
 
 /* The running thread changes from `from` (NULL: none) to `to`. */
 void pl_costs_switch(pl_costs *from, pl_costs *to);

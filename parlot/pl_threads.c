@@ -137,31 +137,41 @@ static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
 }
 
 /* Code events into the thread's stream (the encoder's common case, an
-   event of an open CCM run, inline). */
-static void code_events(pl_thread *t, const UInt *x, UInt n)
+   event of an open CCM run, inline), and their costs. */
+static void code_batch(pl_thread *t, UInt half, UInt n)
 {
-   for (UInt i = 0; i < n; i++)
-      if (!pl_enc_fast_event(&t->enc, x[i]))
-         encode_slow(t, x[i]);
+   const UInt *x = t->batch[half];
+   UInt i = 0;
+   while (i < n) {
+      i += (UInt)pl_enc_fast_events(&t->enc, x + i, n - i);
+      if (i < n)
+         encode_slow(t, x[i++]);
+   }
+   if (t->costs)
+      pl_costs_code(t->costs, x, half, n);
 }
 
 /* On the encoder thread: a half of the batch. */
 static void code_job(void *owner)
 {
    pl_thread *t = owner;
-   code_events(t, t->job_words, t->job_n);
+   code_batch(t, t->job_half, t->job_n);
 }
 
-/* The filled half goes to the encoder thread, once it has coded the
-   other. */
-static __attribute__((noinline)) void submit_batch(pl_thread *t)
+/* The filled half is coded: by the encoder thread once it has coded the
+   other, or here. */
+static __attribute__((noinline)) void batch_full(pl_thread *t)
 {
-   pl_fn_flush_defs();
-   pl_worker_wait(&t->job);
-   t->job_words = t->batch[t->batch_half];
-   t->job_n = t->batch_n;
-   pl_worker_submit(&t->job);
-   t->batch_half ^= 1;
+   if (t->offload) {
+      pl_fn_flush_defs();
+      pl_worker_wait(&t->job);
+      t->job_half = t->batch_half;
+      t->job_n = t->batch_n;
+      pl_worker_submit(&t->job);
+      t->batch_half ^= 1;
+   } else {
+      code_batch(t, t->batch_half, t->batch_n);
+   }
    t->batch_n = 0;
 }
 
@@ -169,12 +179,11 @@ static __attribute__((noinline)) void submit_batch(pl_thread *t)
    again: the job done, the half being filled coded here. */
 static void settle(pl_thread *t)
 {
-   if (!t->offload)
-      return;
    pl_worker_wait(&t->job);
    if (t->batch_n) {
-      pl_fn_flush_defs();
-      code_events(t, t->batch[t->batch_half], t->batch_n);
+      if (t->offload)
+         pl_fn_flush_defs();
+      code_batch(t, t->batch_half, t->batch_n);
       t->batch_n = 0;
    }
 }
@@ -193,38 +202,39 @@ void pl_threads_forked_child(void)
    for (UInt i = 0; i < n_thread_slots; i++)
       if (threads[i]) {
          threads[i]->offload = False;
-         threads[i]->batch_n = 0;
-         pl_costs_forked_child(threads[i]->costs);
+         threads[i]->batching = threads[i]->costs != NULL;
+         threads[i]->batch_n = 0;     /* restarts in a new stream */
       }
 }
 
-/* --collect-insns and --collect-time: the event's cost; a stamp every
-   PL_TIMES_EVERY events. */
-static __attribute__((noinline)) void encode_extras(pl_thread *t, UInt x)
+/* --collect-insns and --collect-time: the cost of the event joining the
+   batch; a stamp every PL_TIMES_EVERY events. */
+static __attribute__((noinline)) void encode_extras(pl_thread *t)
 {
    if (t->costs)
-      pl_costs_event(t->costs, x);
+      pl_costs_event(t->costs, t->batch_half, t->batch_n);
    if (t->times && (t->events & (PL_TIMES_EVERY - 1)) == 0)
       pl_times_stamp(t->times, t->number, t->events);
 }
 
 /* Every event goes into the stream here: x, 0 an exit, else the trace ID
-   entered.  With the encoder thread it joins the batch; else it is coded
-   now, the codec's common case (an event of an open CCM run) inline,
-   which writes no bytes, so only the other events make room. */
+   entered.  It joins the batch; or, with neither the encoder thread nor
+   costs, it is coded now, the codec's common case (an event of an open
+   CCM run) inline, which writes no bytes, so only the other events make
+   room (a batch coded here costs fib(35) 7 % more). */
 static inline __attribute__((always_inline))
 void encode(pl_thread *t, UInt x)
 {
    t->events++;
-   if (t->offload) {
+   if (UNLIKELY(pl_collecting))
+      encode_extras(t);
+   if (t->batching) {
       t->batch[t->batch_half][t->batch_n] = x;
       if (UNLIKELY(++t->batch_n == PL_BATCH))
-         submit_batch(t);
+         batch_full(t);
    } else if (!pl_enc_fast_event(&t->enc, x)) {
       encode_slow(t, x);
    }
-   if (UNLIKELY(pl_collecting))
-      encode_extras(t, x);
 }
 
 static __attribute__((noinline)) void grow_stack(pl_thread *t)
@@ -443,6 +453,7 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->events = 0;
    t->batch_n = 0;
    t->offload = pl_worker_start();
+   t->batching = t->offload || pl_collect_insns;
    pl_job_init(&t->job, code_job, t);
    if (fresh)
       pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);

@@ -9,10 +9,6 @@
 #include "pl_times.h"
 #include "pl_worker.h"
 
-/* Events a thread hands the encoder thread at a time (each of the two
-   halves of its batch). */
-#define PL_BATCH 8192
-
 typedef struct {
    Addr sp;       /* stack pointer at the entry: the frame's identity */
    UInt fn;
@@ -56,14 +52,17 @@ typedef struct {
    pl_costs *costs;         /* --collect-insns, else NULL */
    pl_times *times;         /* --collect-time, else NULL */
    ULong     events;        /* in the stream so far, coded or not */
-   /* With the encoder thread (pl_worker.h) the events wait in a batch of
-      two halves: the client side fills one while a job codes the other
-      into enc; enc is the client side's only when the job is done. */
+   /* The events (and their costs, pl_costs.h) wait in a batch of two
+      halves, coded a half at a time into enc.  With the encoder thread
+      (pl_worker.h) the client side fills one half while a job codes the
+      other; enc is the client side's only when the job is done.  Without
+      it a full half is coded at once, and without costs either the events
+      are coded as they happen. */
    Bool      offload;       /* the encoder thread codes the events */
+   Bool      batching;      /* offload, or costs are collected */
    UInt      batch_half;    /* the half being filled */
    UInt      batch_n;       /* events in it */
-   const UInt *job_words;   /* the job's events */
-   UInt      job_n;
+   UInt      job_half, job_n;   /* the job's events */
    pl_job    job;
    pl_encoder enc;
    UInt      batch[2][PL_BATCH];

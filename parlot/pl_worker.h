@@ -16,6 +16,10 @@
 
 #include "pub_tool_basics.h"
 
+/* Events a thread hands the encoder thread at a time: each of the two
+   halves of its batch (pl_threads.h). */
+#define PL_BATCH 8192
+
 /* A job: run(owner) on the encoder thread.  done is 1 while the job is
    not queued or running (its owner may touch what it works on). */
 typedef struct pl_job {

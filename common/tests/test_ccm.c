@@ -14,6 +14,9 @@
      the reference encoder writes;
    - the chunk bound of 11.8 holds for every chunk, and an event never
      grows the output by more than PL_ENC_MAX_EVENT_BYTES;
+   - the tool's fast paths (pl_enc_fast_event per event, and
+     pl_enc_fast_events over batches of random sizes) write the same
+     bytes and counts as pl_enc_enter/exit;
    - damaged chunks (bit flips, cut bytes, wrong raw_end) end with a
      one-line error or decode to at most the values raw_end allows: never
      a crash, a hang or more values. */
@@ -25,6 +28,7 @@
 
 #include "pl_codec.h"
 #include "pl_codec_ccm.h"
+#include "pl_enc_fast.h"
 #include "test_check.h"
 #include "test_prng.h"
 #include "test_vec.h"
@@ -875,6 +879,87 @@ static void test_ratio(void)
          g.n);
 }
 
+/* ---- the tool's fast paths ------------------------------------------------ */
+
+/* ev[0..n) into one chunk: way 0 through pl_enc_enter/exit, 1 through
+   pl_enc_fast_event first, 2 in batches through pl_enc_fast_events. */
+static vec8 encode_way(const uint32_t *ev, size_t n, int way,
+                       uint64_t counts[3])
+{
+   size_t cap = 64 + n * PL_ENC_MAX_EVENT_BYTES;
+   uint8_t *buf = xrealloc(0, cap);
+   pl_encoder *e = xrealloc(0, sizeof *e);
+   vec8 out = {0};
+   size_t k = 0;
+
+   pl_enc_init(e, kind, buf, cap);
+   while (k < n) {
+      if (way == 2) {
+         size_t batch = 1 + rnd_below(9000), end = k + batch < n ? k + batch : n;
+         while (k < end) {
+            k += pl_enc_fast_events(e, ev + k, end - k);
+            if (k < end) {
+               if (ev[k]) pl_enc_enter(e, ev[k]); else pl_enc_exit(e);
+               k++;
+            }
+         }
+         continue;
+      }
+      if (way == 0 || !pl_enc_fast_event(e, ev[k])) {
+         if (ev[k]) pl_enc_enter(e, ev[k]); else pl_enc_exit(e);
+      }
+      k++;
+   }
+   pl_enc_sync(e);
+   v8_append(&out, e->out, pl_enc_ready(e));
+   counts[0] = e->events;
+   counts[1] = e->words;
+   counts[2] = e->raw_bytes;
+   free(buf);
+   free(e);
+   return out;
+}
+
+static void fast_paths(const char *name)
+{
+   uint64_t want[3], got[3];
+   vec8 ref = encode_way(g.v, g.n, 0, want);
+   for (int way = 1; way <= 2; way++) {
+      vec8 b = encode_way(g.v, g.n, way, got);
+      CHECK(b.n == ref.n && memcmp(b.v, ref.v, b.n) == 0
+            && !memcmp(got, want, sizeof got),
+            "%s: fast path %d wrote %zu bytes, %llu events; enter/exit "
+            "%zu, %llu", name, way, b.n, (unsigned long long)got[0], ref.n,
+            (unsigned long long)want[0]);
+      free(b.v);
+   }
+   free(ref.v);
+}
+
+static void test_fast_paths(void)
+{
+   size_t k;
+   g.n = 0;
+   fib(22);
+   fast_paths("fib(22)");
+   g.n = 0;
+   app(3000);
+   fast_paths("app loop");
+   g.n = 0;
+   for (k = 0; k < 200000; k++) { call(5); ret(); }
+   fast_paths("long repetition");
+   g.n = 0;
+   for (k = 0; k < 40000; k++) {
+      call(k % 7 == 3 ? 0x12345678u : 11);
+      ret();
+   }
+   fast_paths("large IDs in a repetition");
+   g.n = 0;
+   for (k = 0; k < 5000; k++) call((uint32_t)(k % 3) + 1);
+   for (k = 0; k < 5000; k++) ret();
+   fast_paths("recursion deeper than the frames");
+}
+
 /* ---- damage ---------------------------------------------------------------- */
 
 static void test_damage(void)
@@ -932,6 +1017,7 @@ int main(int argc, char **argv)
       printf("%s:\n", pl_codec_name(kind));
       test_streams();
       test_ratio();
+      test_fast_paths();
       test_damage();
    }
    free(g.v);

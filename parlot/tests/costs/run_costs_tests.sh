@@ -12,6 +12,8 @@
 #     library) and Fortran, 2 ranks under MPICH and under Open MPI: self
 #     Ir only (the MPI libraries poll, so what a call into them costs
 #     depends on timing; the program's own code does not);
+#   - iterate again with --encoder-thread=no (events and costs coded by
+#     the client side);
 #   - the events do not change: --events --images=main of iterate with
 #     and without --collect-insns are the same;
 #   - parlot-annotate's Ir list and totals, and --folded --weight=insns,
@@ -88,11 +90,11 @@ EOF
 
 # serial LABEL NO_INCL PROG ARGS...: trace with --collect-insns and
 # profile with Callgrind, compare everything but the inclusive figures of
-# the functions NO_INCL names ("" none)
+# the functions NO_INCL names ("" none); $parlot_opts: more options
 serial() {
    local label=$1 no_incl=$2 prog=$3
    shift 3
-   "$VALGRIND" --tool=parlot -q --collect-insns=yes \
+   "$VALGRIND" --tool=parlot -q --collect-insns=yes ${parlot_opts:-} \
       --parlot-out-file="$work/$label.trace" "$prog" "$@" > "$work/$label.out" \
       2> "$work/$label.err" || { fail "$label: traced run" "$(tail -3 "$work/$label.err")"; return 1; }
    "$VALGRIND" --tool=callgrind -q --callgrind-out-file="$work/$label.cg" \
@@ -113,6 +115,8 @@ serial() {
    { echo "FAIL: building the test programs"; exit 1; }
 
 serial iterate "" "$work/iterate" 12
+# the costs coded by the client side rather than the encoder thread
+parlot_opts=--encoder-thread=no serial iterate-inline "" "$work/iterate" 12
 # main creates and joins the threads: its inclusive Ir holds the C
 # library's waiting, which depends on the scheduling (1.4 % apart seen)
 serial workers main "$work/workers"
