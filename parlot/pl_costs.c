@@ -35,7 +35,7 @@ struct pl_costs {
    ULong first;               /* events of the stream before the chunk */
    UInt  in_chunk;            /* events coded into the open chunk */
    UInt  number;              /* the thread's, for the chunks */
-   uint64_t cost[2][PL_BATCH]; /* beside the thread's batch */
+   uint64_t cost[PL_PARTS][PL_BATCH]; /* beside the thread's batch */
    pl_rcc_enc enc;            /* the open chunk's coder, writing at out */
    UChar out[PL_CHUNK_HEADER_SIZE + PL_COSTS_PREFIX_SIZE + OUT_CAP];
    pl_cost_model model;
@@ -113,9 +113,9 @@ static void write_chunk(pl_costs *c)
    open_chunk(c);
 }
 
-void pl_costs_code(pl_costs *c, const UInt *events, UInt half, UInt n)
+void pl_costs_code(pl_costs *c, const UInt *events, UInt part, UInt n)
 {
-   const uint64_t *cost = c->cost[half];
+   const uint64_t *cost = c->cost[part];
    UInt i = 0;
    while (i < n) {
       /* room for an event, a run's length at the cut, and the finish;
@@ -137,9 +137,9 @@ void pl_costs_flush(pl_costs *c)
    write_chunk(c);
 }
 
-void pl_costs_event(pl_costs *c, UInt half, UInt i)
+void pl_costs_event(pl_costs *c, UInt part, UInt i)
 {
-   c->cost[half][i] = pl_insns - c->last;
+   c->cost[part][i] = pl_insns - c->last;
    c->last = pl_insns;
 }
 

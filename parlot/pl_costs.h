@@ -24,13 +24,13 @@ pl_costs *pl_costs_new(UInt number);
 void      pl_costs_restart(pl_costs *c, UInt number);
 void      pl_costs_free(pl_costs *c);
 
-/* The thread's event at batch[half][i] (pl_threads.h) costs the
+/* The thread's event at batch[part][i] (pl_threads.h) costs the
    instructions since its previous one. */
-void pl_costs_event(pl_costs *c, UInt half, UInt i);
+void pl_costs_event(pl_costs *c, UInt part, UInt i);
 
-/* Code the costs of the n events of a half of the batch (by the job that
+/* Code the costs of the n events of a part of the batch (by the job that
    codes the events, pl_worker.h), writing COSTS chunks as they fill. */
-void pl_costs_code(pl_costs *c, const UInt *events, UInt half, UInt n);
+void pl_costs_code(pl_costs *c, const UInt *events, UInt part, UInt n);
 
 /* Write the costs coded so far as a COSTS chunk. */
 void pl_costs_flush(pl_costs *c);

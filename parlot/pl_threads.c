@@ -136,11 +136,11 @@ static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
       pl_enc_exit(&t->enc);
 }
 
-/* Code events into the thread's stream (the encoder's common case, an
-   event of an open CCM run, inline), and their costs. */
-static void code_batch(pl_thread *t, UInt half, UInt n)
+/* Code a part of the batch into the thread's stream (the encoder's common
+   case, events of an open CCM run, in one loop), and the costs. */
+static void code_batch(pl_thread *t, UInt part, UInt n)
 {
-   const UInt *x = t->batch[half];
+   const UInt *x = t->batch[part];
    UInt i = 0;
    while (i < n) {
       i += (UInt)pl_enc_fast_events(&t->enc, x + i, n - i);
@@ -148,42 +148,49 @@ static void code_batch(pl_thread *t, UInt half, UInt n)
          encode_slow(t, x[i++]);
    }
    if (t->costs)
-      pl_costs_code(t->costs, x, half, n);
+      pl_costs_code(t->costs, x, part, n);
 }
 
-/* On the encoder thread: a half of the batch. */
+/* On the encoder thread: the thread's next part.  Its jobs run in the
+   order they were queued, which is the order the parts were filled. */
 static void code_job(void *owner)
 {
    pl_thread *t = owner;
-   code_batch(t, t->job_half, t->job_n);
+   UInt p = t->code_part;
+   code_batch(t, p, t->part_n[p]);
+   t->code_part = (p + 1) % PL_PARTS;
 }
 
-/* The filled half is coded: by the encoder thread once it has coded the
-   other, or here. */
+/* The filled part goes to the encoder thread, and the client goes on with
+   the next once it is coded; without the encoder thread the part is
+   coded here. */
 static __attribute__((noinline)) void batch_full(pl_thread *t)
 {
+   UInt p = t->batch_part;
    if (t->offload) {
       pl_fn_flush_defs();
-      pl_worker_wait(&t->job);
-      t->job_half = t->batch_half;
-      t->job_n = t->batch_n;
-      pl_worker_submit(&t->job);
-      t->batch_half ^= 1;
+      t->part_n[p] = t->batch_n;
+      pl_worker_submit(&t->jobs[p]);
+      p = (p + 1) % PL_PARTS;
+      pl_worker_wait(&t->jobs[p]);
+      t->batch_part = p;
    } else {
-      code_batch(t, t->batch_half, t->batch_n);
+      code_batch(t, p, t->batch_n);
    }
    t->batch_n = 0;
 }
 
 /* Every event of the thread coded into enc, which is the client side's
-   again: the job done, the half being filled coded here. */
+   again: the jobs done, the part being filled coded here (the encoder
+   thread's next part is still that one, filled again from its start). */
 static void settle(pl_thread *t)
 {
-   pl_worker_wait(&t->job);
+   for (UInt p = 0; p < PL_PARTS; p++)
+      pl_worker_wait(&t->jobs[p]);
    if (t->batch_n) {
       if (t->offload)
          pl_fn_flush_defs();
-      code_batch(t, t->batch_half, t->batch_n);
+      code_batch(t, t->batch_part, t->batch_n);
       t->batch_n = 0;
    }
 }
@@ -212,7 +219,7 @@ void pl_threads_forked_child(void)
 static __attribute__((noinline)) void encode_extras(pl_thread *t)
 {
    if (t->costs)
-      pl_costs_event(t->costs, t->batch_half, t->batch_n);
+      pl_costs_event(t->costs, t->batch_part, t->batch_n);
    if (t->times && (t->events & (PL_TIMES_EVERY - 1)) == 0)
       pl_times_stamp(t->times, t->number, t->events);
 }
@@ -229,7 +236,7 @@ void encode(pl_thread *t, UInt x)
    if (UNLIKELY(pl_collecting))
       encode_extras(t);
    if (t->batching) {
-      t->batch[t->batch_half][t->batch_n] = x;
+      t->batch[t->batch_part][t->batch_n] = x;
       if (UNLIKELY(++t->batch_n == PL_BATCH))
          batch_full(t);
    } else if (!pl_enc_fast_event(&t->enc, x)) {
@@ -452,9 +459,11 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->number = next_number++;
    t->events = 0;
    t->batch_n = 0;
+   t->batch_part = t->code_part = 0;
    t->offload = pl_worker_start();
    t->batching = t->offload || pl_collect_insns;
-   pl_job_init(&t->job, code_job, t);
+   for (UInt k = 0; k < PL_PARTS; k++)
+      pl_job_init(&t->jobs[k], code_job, t);
    if (fresh)
       pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
    else

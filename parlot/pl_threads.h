@@ -52,20 +52,21 @@ typedef struct {
    pl_costs *costs;         /* --collect-insns, else NULL */
    pl_times *times;         /* --collect-time, else NULL */
    ULong     events;        /* in the stream so far, coded or not */
-   /* The events (and their costs, pl_costs.h) wait in a batch of two
-      halves, coded a half at a time into enc.  With the encoder thread
-      (pl_worker.h) the client side fills one half while a job codes the
-      other; enc is the client side's only when the job is done.  Without
-      it a full half is coded at once, and without costs either the events
-      are coded as they happen. */
+   /* The events (and their costs, pl_costs.h) wait in a batch of
+      PL_PARTS parts, coded a part at a time into enc.  With the encoder
+      thread (pl_worker.h) the client side fills one part while jobs code
+      the others, in order; enc is the client side's only when its jobs
+      are done.  Without it a full part is coded at once, and without
+      costs either the events are coded as they happen. */
    Bool      offload;       /* the encoder thread codes the events */
    Bool      batching;      /* offload, or costs are collected */
-   UInt      batch_half;    /* the half being filled */
+   UInt      batch_part;    /* the part being filled */
    UInt      batch_n;       /* events in it */
-   UInt      job_half, job_n;   /* the job's events */
-   pl_job    job;
+   UInt      code_part;     /* the part the encoder thread codes next */
+   UInt      part_n[PL_PARTS];  /* events in each part handed over */
+   pl_job    jobs[PL_PARTS];    /* jobs[p] codes part p */
    pl_encoder enc;
-   UInt      batch[2][PL_BATCH];
+   UInt      batch[PL_PARTS][PL_BATCH];
 } pl_thread;
 
 /* The thread whose client code is running (Valgrind runs one at a time). */
