@@ -20,11 +20,13 @@
    PL_PARTS parts of its batch (pl_threads.h).  More than two parts let
    the client side run ahead while the encoder thread codes a burst of
    irregular events, and give the encoder thread work while the client
-   makes few events: on bench's threads workload (4 threads) the client
-   waited for a part 5,150 times with 2 parts, 3,270 with 4 and 1,900
-   with 8; each part costs a busy thread 32 KiB (96 KiB more with costs). */
+   makes few events.  bench's threads workload (4 threads), 5 runs
+   alternating: 2 parts 6.46 s, 4 parts 6.06 s, 8 parts 5.75 s (median;
+   --tool=none 2.21 s), the client waiting for a part 5,150, 3,270 and
+   1,900 times.  Each part costs a busy thread 32 KiB (with costs 64 KiB
+   more). */
 #define PL_BATCH 8192
-#define PL_PARTS 4
+#define PL_PARTS 8
 
 /* A job: run(owner) on the encoder thread.  done is 1 while the job is
    not queued or running (its owner may touch what it works on). */
