@@ -689,6 +689,13 @@ static void pl_fini(Int exitcode_always_0)
              "streams %'llu, ratio %llu.%01llu\n", pl_out_bytes(), streams,
              raw, streams ? raw / streams : 0,
              streams ? (10 * raw / streams) % 10 : 0);
+   if (VG_(clo_stats)) {
+      ULong there, here, waited;
+      pl_worker_stats(&there, &here, &waited);
+      VG_(umsg)("ParLoT: parts of %u events coded on the encoder thread "
+                "%'llu, on the client side instead of waiting %'llu; "
+                "waits for a part %'llu\n", (UInt)PL_BATCH, there, here, waited);
+   }
 }
 
 static void pl_pre_clo_init(void)

@@ -151,14 +151,28 @@ static void code_batch(pl_thread *t, UInt part, UInt n)
       pl_costs_code(t->costs, x, part, n);
 }
 
-/* On the encoder thread: the thread's next part.  Its jobs run in the
-   order they were queued, which is the order the parts were filled. */
+/* The thread's next part, on the encoder thread or on the client side
+   (wait_part).  Its jobs run in the order they were queued, which is the
+   order the parts were filled. */
 static void code_job(void *owner)
 {
    pl_thread *t = owner;
    UInt p = t->code_part;
    code_batch(t, p, t->part_n[p]);
-   t->code_part = (p + 1) % PL_PARTS;
+   __atomic_store_n(&t->code_part, (p + 1) % PL_PARTS, __ATOMIC_RELEASE);
+}
+
+/* Until part p is coded.  The thread's parts up to p that the encoder
+   thread has not begun (it codes other threads' parts) are coded here,
+   in order, rather than waited for: on the threads workload the client
+   waited about 1,900 times for a part while the second core was busy. */
+static void wait_part(pl_thread *t, UInt p)
+{
+   while (!pl_job_done(&t->jobs[p])) {
+      UInt q = __atomic_load_n(&t->code_part, __ATOMIC_ACQUIRE);
+      if (!pl_worker_run_here(&t->jobs[q]))
+         pl_worker_wait(&t->jobs[q]);
+   }
 }
 
 /* The filled part goes to the encoder thread, and the client goes on with
@@ -172,7 +186,7 @@ static __attribute__((noinline)) void batch_full(pl_thread *t)
       t->part_n[p] = t->batch_n;
       pl_worker_submit(&t->jobs[p]);
       p = (p + 1) % PL_PARTS;
-      pl_worker_wait(&t->jobs[p]);
+      wait_part(t, p);
       t->batch_part = p;
    } else {
       code_batch(t, p, t->batch_n);
@@ -186,7 +200,7 @@ static __attribute__((noinline)) void batch_full(pl_thread *t)
 static void settle(pl_thread *t)
 {
    for (UInt p = 0; p < PL_PARTS; p++)
-      pl_worker_wait(&t->jobs[p]);
+      wait_part(t, p);
    if (t->batch_n) {
       if (t->offload)
          pl_fn_flush_defs();
@@ -460,10 +474,11 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->events = 0;
    t->batch_n = 0;
    t->batch_part = t->code_part = 0;
+   t->coding = 0;
    t->offload = pl_worker_start();
    t->batching = t->offload || pl_collect_insns;
    for (UInt k = 0; k < PL_PARTS; k++)
-      pl_job_init(&t->jobs[k], code_job, t);
+      pl_job_init(&t->jobs[k], code_job, t, &t->coding);
    if (fresh)
       pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
    else
@@ -701,6 +716,8 @@ void pl_thread_free(pl_thread *t)
    VG_(free)(t->buf);
    pl_costs_free(t->costs);
    pl_times_free(t->times);
+   for (UInt p = 0; p < PL_PARTS; p++)
+      pl_worker_forget(&t->jobs[p]);
    SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);
    tl_assert(!sr_isError(r));
 }

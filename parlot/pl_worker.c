@@ -8,6 +8,13 @@
    submission and each finished job costs one wake-up system call; a job
    codes thousands of events, so that is a small part of its time.
 
+   The client side may run a queued job itself rather than wait for it
+   (while the thread codes another client thread's part): whichever side
+   moves the job's state from queued to begun runs it, under the owner's
+   lock, and the other skips it.  A queue entry keeps the submission it
+   was made for, so that an entry whose job was run by the client side
+   and queued again is skipped too.
+
    The thread is made with a raw clone(2) into a stack of its own: it
    shares the address space, files and signal handlers, and is part of the
    process (exit_group and exec end it), but Valgrind does not know it. */
@@ -26,10 +33,12 @@ Bool pl_worker_wanted = True;
 
 static Bool          running;
 static UChar        *stack;           /* the thread's */
-static pl_job       *queue[QUEUE];
+static struct { pl_job *job; UInt seq; } queue[QUEUE];
 static volatile UInt head;             /* jobs ever queued (client side) */
 static volatile UInt tail;             /* jobs ever finished (thread) */
 static volatile UInt lock_word;        /* 0 free, 1 held, 2 held, waited */
+/* --stats=yes: jobs run by each side, and the client side's waits */
+static ULong ran_there, ran_here, waits;
 
 #if defined(VGA_amd64) && defined(VGO_linux)
 
@@ -59,6 +68,8 @@ static void futex_wake(volatile UInt *word)
         0x7fffffff, 0, 0, 0);
 }
 
+static Bool run_job(pl_job *j, UInt seq);
+
 static __attribute__((noreturn)) void thread_main(void)
 {
    ULong all = ~0ull;                  /* the kernel's sigset: 64 bits */
@@ -68,11 +79,8 @@ static __attribute__((noreturn)) void thread_main(void)
       UInt t = tail, h;
       while ((h = __atomic_load_n(&head, __ATOMIC_ACQUIRE)) == t)
          futex_wait(&head, h);
-      pl_job *j = queue[t % QUEUE];
-      j->run(j->owner);
+      run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq);
       __atomic_store_n(&tail, t + 1, __ATOMIC_SEQ_CST);
-      __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
-      futex_wake(&j->done);
       futex_wake(&tail);
    }
 }
@@ -151,10 +159,14 @@ Bool pl_worker_self(void)
    return running && sp >= stack && sp < stack + STACK_SIZE;
 }
 
-void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner)
+void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner,
+                 volatile UInt *serial)
 {
    j->run = run;
    j->owner = owner;
+   j->serial = serial;
+   j->seq = 0;
+   j->state = 1;
    j->done = 1;
 }
 
@@ -164,16 +176,41 @@ void pl_worker_submit(pl_job *j)
    tl_assert(running && j->done);
    while (h - (t = __atomic_load_n(&tail, __ATOMIC_ACQUIRE)) >= QUEUE)
       futex_wait(&tail, t);
+   j->seq++;
    j->done = 0;
-   queue[h % QUEUE] = j;
+   __atomic_store_n(&j->state, 2 * j->seq, __ATOMIC_SEQ_CST);
+   j->entry = h;
+   queue[h % QUEUE].job = j;
+   queue[h % QUEUE].seq = j->seq;
    __atomic_store_n(&head, h + 1, __ATOMIC_SEQ_CST);
    futex_wake(&head);
 }
 
+Bool pl_job_done(const pl_job *j)
+{
+   return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+Bool pl_worker_run_here(pl_job *j)
+{
+   return running && run_job(j, j->seq);
+}
+
 void pl_worker_wait(pl_job *j)
 {
+   waits += __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) == 0;
    while (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) == 0)
       futex_wait(&j->done, 0);
+}
+
+void pl_worker_forget(pl_job *j)
+{
+   UInt t;
+   if (!running || j->seq == 0)
+      return;
+   while ((Int)((t = __atomic_load_n(&tail, __ATOMIC_ACQUIRE)) - j->entry)
+          <= 0)
+      futex_wait(&tail, t);
 }
 
 void pl_worker_drain(void)
@@ -185,32 +222,75 @@ void pl_worker_drain(void)
       futex_wait(&tail, t);
 }
 
+void pl_worker_stats(ULong *there, ULong *here, ULong *waited)
+{
+   *there = ran_there;
+   *here = ran_here;
+   *waited = waits;
+}
+
 void pl_worker_forked_child(void)
 {
+   ran_there = ran_here = waits = 0;
    running = False;
    head = tail = 0;
    lock_word = 0;
 }
 
-/* Drepper's mutex ("Futexes are tricky", mutex 2). */
-void pl_out_lock(void)
+/* Drepper's mutex ("Futexes are tricky", mutex 2) on word: 0 free, 1
+   held, 2 held and waited for. */
+static void mutex_lock(volatile UInt *word)
 {
    UInt c = 0;
-   if (!running)
-      return;
-   if (__atomic_compare_exchange_n(&lock_word, &c, 1, False,
+   if (__atomic_compare_exchange_n(word, &c, 1, False,
                                    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       return;
    if (c != 2)
-      c = __atomic_exchange_n(&lock_word, 2, __ATOMIC_ACQUIRE);
+      c = __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE);
    while (c != 0) {
-      futex_wait(&lock_word, 2);
-      c = __atomic_exchange_n(&lock_word, 2, __ATOMIC_ACQUIRE);
+      futex_wait(word, 2);
+      c = __atomic_exchange_n(word, 2, __ATOMIC_ACQUIRE);
    }
+}
+
+static void mutex_unlock(volatile UInt *word)
+{
+   if (__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2)
+      futex_wake(word);
+}
+
+/* Run the seq-th submission of j unless it was begun already (or j was
+   queued again since). */
+static Bool run_job(pl_job *j, UInt seq)
+{
+   UInt queued = 2 * seq;
+   Bool mine;
+   if (__atomic_load_n(&j->state, __ATOMIC_ACQUIRE) != queued)
+      return False;
+   mutex_lock(j->serial);
+   mine = __atomic_compare_exchange_n(&j->state, &queued, queued + 1, False,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+   if (mine) {
+      if (pl_worker_self())
+         ran_there++;
+      else
+         ran_here++;
+      j->run(j->owner);
+      __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
+      futex_wake(&j->done);
+   }
+   mutex_unlock(j->serial);
+   return mine;
+}
+
+void pl_out_lock(void)
+{
+   if (running)
+      mutex_lock(&lock_word);
 }
 
 void pl_out_unlock(void)
 {
-   if (running && __atomic_exchange_n(&lock_word, 0, __ATOMIC_RELEASE) == 2)
-      futex_wake(&lock_word);
+   if (running)
+      mutex_unlock(&lock_word);
 }

@@ -28,11 +28,20 @@
 #define PL_BATCH 8192
 #define PL_PARTS 8
 
-/* A job: run(owner) on the encoder thread.  done is 1 while the job is
-   not queued or running (its owner may touch what it works on). */
+/* A job: run(owner), on the encoder thread, or on the client side when
+   the client would otherwise wait for it (pl_worker_run_here).  The jobs
+   of one owner share a lock word, serial, held while one of them runs,
+   so that they run one at a time and in the order they were queued.
+   done is 1 while the job is not queued or running (its owner may touch
+   what it works on); state is 2 × seq while the seq-th submission is
+   queued and no side has begun it, 2 × seq + 1 once one has. */
 typedef struct pl_job {
    void (*run)(void *owner);
    void *owner;
+   volatile UInt *serial;
+   UInt seq;                 /* submissions so far */
+   UInt entry;               /* the queue entry of the latest */
+   volatile UInt state;
    volatile UInt done;
 } pl_job;
 
@@ -45,8 +54,9 @@ Bool pl_worker_start(void);
 /* Whether the caller runs on the encoder thread. */
 Bool pl_worker_self(void);
 
-/* A job that has never been queued. */
-void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner);
+/* A job that has never been queued; serial: its owner's lock word (0). */
+void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner,
+                 volatile UInt *serial);
 
 /* Queue j (it must be done), to run after the jobs queued before it. */
 void pl_worker_submit(pl_job *j);
@@ -54,8 +64,25 @@ void pl_worker_submit(pl_job *j);
 /* Until j is done. */
 void pl_worker_wait(pl_job *j);
 
+/* Whether j is done. */
+Bool pl_job_done(const pl_job *j);
+
+/* On the client side: run j here if it is queued and the encoder thread
+   has not begun it (it then skips it); whether it ran.  The caller's
+   jobs must be run in the order they were queued. */
+Bool pl_worker_run_here(pl_job *j);
+
 /* Until every queued job is done (before fork: the child has no thread). */
 void pl_worker_drain(void);
+
+/* Until the encoder thread has passed every queue entry of j (one may
+   still be queued after the client side ran j): before j's memory is
+   freed. */
+void pl_worker_forget(pl_job *j);
+
+/* Jobs run on the encoder thread and on the client side, and the times
+   the client side waited for one (after every job is done). */
+void pl_worker_stats(ULong *there, ULong *here, ULong *waited);
 
 /* In a forked child: no thread runs, nothing is queued; the next
    pl_worker_start starts one. */

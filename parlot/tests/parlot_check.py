@@ -289,7 +289,7 @@ class Symbols:
     (the CRT functions, _start, _init, frame_dummy, ... have no debug info
     and are not instrumented; libc_nonshared functions neither)."""
 
-    def __init__(self, prog):
+    def __init__(self, prog, uninstrumented=()):
         self.prog = prog
         self.real = os.path.realpath(prog)
         self._main_cache = {}
@@ -319,7 +319,8 @@ class Symbols:
             self.addr_of[name].add(addr)
             self.addr_of[d].add(addr)
             src = os.path.basename(loc.rsplit(":", 1)[0]) if loc else ""
-            if src and src != "oracle_hooks.c":
+            if src and src != "oracle_hooks.c" and \
+                    src not in uninstrumented:
                 self.instrumented.add(addr)
 
     def is_main(self, obj):
@@ -1094,7 +1095,7 @@ def check_ending(args, procs, matched, traces, syms):
 
 
 def cmd_oracle(args):
-    syms = Symbols(args.prog)
+    syms = Symbols(args.prog, args.uninstrumented)
     procs = load_oracle(args.oracle, args.allow_synthetic)
     prog_args = shlex.split(args.args or "")
     name = args.name or os.path.basename(args.oracle)
@@ -1639,6 +1640,10 @@ def main():
     o = sub.add_parser("oracle")
     o.add_argument("--prog", required=True, help="the test executable")
     o.add_argument("--args", help="its arguments (for the peer runs)")
+    o.add_argument("--uninstrumented", metavar="SOURCE", action="append",
+                   default=[], help="a source file of the program built "
+                   "without the oracle's hooks (its functions are left out "
+                   "of the comparison with the oracle)")
     o.add_argument("--oracle", required=True, help="oracle log prefix")
     o.add_argument("--trace", required=True, action="append",
                    help="trace file or glob; {pid} = pid of the oracle's "
