@@ -4,9 +4,11 @@
    its end, before a function entry (the instructions before it are the
    caller's) and before a return (the ret is the callee's), so the count
    is exact whenever a helper reads it.  Each event's cost waits beside
-   the event in the thread's batch (pl_threads.h), and both are coded by
-   the same job, on the encoder thread or the client side (pl_worker.h);
-   the coded bytes make a COSTS chunk once it is full or at a sync. */
+   the event in the thread's batch (pl_threads.h); a job of its own codes
+   a part's costs after the part is full (on the encoder thread or the
+   client side, possibly while the other codes the part's events:
+   pl_worker.h), and the coded bytes make a COSTS chunk once it is full or
+   at a sync. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_aspacemgr.h"
@@ -30,9 +32,14 @@ Bool  pl_collect_insns;
 ULong pl_insns;
 
 struct pl_costs {
+   /* the client side's, written at every event */
    ULong insns;               /* the thread's count while it does not run */
    ULong last;                /* its count at its previous event */
-   ULong first;               /* events of the stream before the chunk */
+   /* the coder's (a job, on the encoder thread or the client side): on
+      cache lines of their own, or each side's writes would take the
+      line from the other at every event (cpp with --collect-insns spent
+      8 % of its samples on pl_costs_event's two stores) */
+   ULong first __attribute__((aligned(64)));  /* events before the chunk */
    UInt  in_chunk;            /* events coded into the open chunk */
    UInt  number;              /* the thread's, for the chunks */
    uint64_t cost[PL_PARTS][PL_BATCH]; /* beside the thread's batch */

@@ -137,8 +137,8 @@ static __attribute__((noinline)) void encode_slow(pl_thread *t, UInt x)
 }
 
 /* Code a part of the batch into the thread's stream (the encoder's common
-   case, events of an open CCM run, in one loop), and the costs. */
-static void code_batch(pl_thread *t, UInt part, UInt n)
+   case, events of an open CCM run, in one loop). */
+static void code_events(pl_thread *t, UInt part, UInt n)
 {
    const UInt *x = t->batch[part];
    UInt i = 0;
@@ -147,31 +147,54 @@ static void code_batch(pl_thread *t, UInt part, UInt n)
       if (i < n)
          encode_slow(t, x[i++]);
    }
-   if (t->costs)
-      pl_costs_code(t->costs, x, part, n);
 }
 
-/* The thread's next part, on the encoder thread or on the client side
-   (wait_part).  Its jobs run in the order they were queued, which is the
-   order the parts were filled. */
+/* A part's events and their costs, on the client side. */
+static void code_batch(pl_thread *t, UInt part, UInt n)
+{
+   code_events(t, part, n);
+   if (t->costs)
+      pl_costs_code(t->costs, t->batch[part], part, n);
+}
+
+/* The jobs: the thread's next part's events, and its costs (another
+   model, another chunk: the two sides may code them at once), each on
+   the encoder thread or on the client side (wait_part).  Each kind runs
+   in the order it was queued, which is the order the parts were
+   filled. */
 static void code_job(void *owner)
 {
    pl_thread *t = owner;
    UInt p = t->code_part;
-   code_batch(t, p, t->part_n[p]);
+   code_events(t, p, t->part_n[p]);
    __atomic_store_n(&t->code_part, (p + 1) % PL_PARTS, __ATOMIC_RELEASE);
 }
 
-/* Until part p is coded.  The thread's parts up to p that the encoder
-   thread has not begun (it codes other threads' parts) are coded here,
-   in order, rather than waited for: on the threads workload the client
-   waited about 1,900 times for a part while the second core was busy. */
+static void cost_job(void *owner)
+{
+   pl_thread *t = owner;
+   UInt p = t->cost_part;
+   pl_costs_code(t->costs, t->batch[p], p, t->part_n[p]);
+   __atomic_store_n(&t->cost_part, (p + 1) % PL_PARTS, __ATOMIC_RELEASE);
+}
+
+/* Until part p is coded.  The thread's jobs up to p that the encoder
+   thread has not begun (it codes other threads' parts, or the other kind
+   of this thread's) run here, in order, rather than wait: on the threads
+   workload the client waited about 1,900 times for a part while the
+   second core was busy; with --collect-insns, cpp waited 2,500 times. */
 static void wait_part(pl_thread *t, UInt p)
 {
-   while (!pl_job_done(&t->jobs[p])) {
+   while (!pl_job_done(&t->jobs[p]) || !pl_job_done(&t->cost_jobs[p])) {
       UInt q = __atomic_load_n(&t->code_part, __ATOMIC_ACQUIRE);
-      if (!pl_worker_run_here(&t->jobs[q]))
+      UInt r = __atomic_load_n(&t->cost_part, __ATOMIC_ACQUIRE);
+      if (pl_worker_run_here(&t->jobs[q])
+          || pl_worker_run_here(&t->cost_jobs[r]))
+         continue;
+      if (!pl_job_done(&t->jobs[p]))
          pl_worker_wait(&t->jobs[q]);
+      else
+         pl_worker_wait(&t->cost_jobs[r]);
    }
 }
 
@@ -185,6 +208,8 @@ static __attribute__((noinline)) void batch_full(pl_thread *t)
       pl_fn_flush_defs();
       t->part_n[p] = t->batch_n;
       pl_worker_submit(&t->jobs[p]);
+      if (t->costs)
+         pl_worker_submit(&t->cost_jobs[p]);
       p = (p + 1) % PL_PARTS;
       wait_part(t, p);
       t->batch_part = p;
@@ -473,12 +498,14 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->number = next_number++;
    t->events = 0;
    t->batch_n = 0;
-   t->batch_part = t->code_part = 0;
-   t->coding = 0;
+   t->batch_part = t->code_part = t->cost_part = 0;
+   t->coding = t->cost_coding = 0;
    t->offload = pl_worker_start();
    t->batching = t->offload || pl_collect_insns;
-   for (UInt k = 0; k < PL_PARTS; k++)
+   for (UInt k = 0; k < PL_PARTS; k++) {
       pl_job_init(&t->jobs[k], code_job, t, &t->coding);
+      pl_job_init(&t->cost_jobs[k], cost_job, t, &t->cost_coding);
+   }
    if (fresh)
       pl_enc_init_zeroed(&t->enc, codec_kind, t->buf + PL_PREFIX, PL_OUT_CAP);
    else
@@ -716,8 +743,10 @@ void pl_thread_free(pl_thread *t)
    VG_(free)(t->buf);
    pl_costs_free(t->costs);
    pl_times_free(t->times);
-   for (UInt p = 0; p < PL_PARTS; p++)
+   for (UInt p = 0; p < PL_PARTS; p++) {
       pl_worker_forget(&t->jobs[p]);
+      pl_worker_forget(&t->cost_jobs[p]);
+   }
    SysRes r = VG_(am_munmap_valgrind)((Addr)t, THREAD_MAP_SIZE);
    tl_assert(!sr_isError(r));
 }

@@ -62,10 +62,12 @@ typedef struct {
    Bool      batching;      /* offload, or costs are collected */
    UInt      batch_part;    /* the part being filled */
    UInt      batch_n;       /* events in it */
-   UInt      code_part;     /* the part its jobs code next */
+   UInt      code_part;     /* the part whose events jobs code next */
+   UInt      cost_part;     /* the part whose costs cost_jobs code next */
    UInt      part_n[PL_PARTS];  /* events in each part handed over */
-   pl_job    jobs[PL_PARTS];    /* jobs[p] codes part p */
-   volatile UInt coding;    /* the jobs' lock word (pl_worker.h) */
+   pl_job    jobs[PL_PARTS];    /* jobs[p] codes part p's events */
+   pl_job    cost_jobs[PL_PARTS];   /* and cost_jobs[p] their costs */
+   volatile UInt coding, cost_coding;   /* their lock words (pl_worker.h) */
    pl_encoder enc;
    UInt      batch[PL_PARTS][PL_BATCH];
 } pl_thread;
