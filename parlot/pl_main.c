@@ -692,9 +692,10 @@ static void pl_fini(Int exitcode_always_0)
    if (VG_(clo_stats)) {
       ULong there, here, waited;
       pl_worker_stats(&there, &here, &waited);
-      VG_(umsg)("ParLoT: parts of %u events coded on the encoder thread "
-                "%'llu, on the client side instead of waiting %'llu; "
-                "waits for a part %'llu\n", (UInt)PL_BATCH, there, here, waited);
+      VG_(umsg)("ParLoT: coding jobs (a part's events, or its costs) run "
+                "on the encoder thread %'llu, on the client side instead "
+                "of waiting %'llu; waits for a job %'llu\n",
+                there, here, waited);
    }
 }
 

@@ -499,7 +499,6 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->events = 0;
    t->batch_n = 0;
    t->batch_part = t->code_part = t->cost_part = 0;
-   t->coding = t->cost_coding = 0;
    t->offload = pl_worker_start();
    t->batching = t->offload || pl_collect_insns;
    for (UInt k = 0; k < PL_PARTS; k++) {

@@ -9,9 +9,9 @@
    codes thousands of events, so that is a small part of its time.
 
    The client side may run a queued job itself rather than wait for it
-   (while the thread codes another client thread's part): whichever side
-   moves the job's state from queued to begun runs it, under the owner's
-   lock, and the other skips it.  A queue entry keeps the submission it
+   (while the thread codes another job): whichever side
+   moves the job's state from queued to begun runs it, under the job's
+   lock word, and the other skips it.  A queue entry keeps the submission it
    was made for, so that an entry whose job was run by the client side
    and queued again is skipped too.
 
@@ -198,8 +198,10 @@ Bool pl_worker_run_here(pl_job *j)
 
 void pl_worker_wait(pl_job *j)
 {
-   waits += __atomic_load_n(&j->done, __ATOMIC_ACQUIRE) == 0;
-   while (__atomic_load_n(&j->done, __ATOMIC_ACQUIRE) == 0)
+   if (pl_job_done(j))
+      return;
+   waits++;
+   while (!pl_job_done(j))
       futex_wait(&j->done, 0);
 }
 

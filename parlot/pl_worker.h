@@ -29,9 +29,10 @@
 #define PL_PARTS 8
 
 /* A job: run(owner), on the encoder thread, or on the client side when
-   the client would otherwise wait for it (pl_worker_run_here).  The jobs
-   of one owner share a lock word, serial, held while one of them runs,
-   so that they run one at a time and in the order they were queued.
+   the client would otherwise wait for it (pl_worker_run_here).  Jobs
+   that work on the same thing (a thread's events; its costs) share a
+   lock word, serial, held while one of them runs, so that they run one
+   at a time and in the order they were queued.
    done is 1 while the job is not queued or running (its owner may touch
    what it works on); state is 2 × seq while the seq-th submission is
    queued and no side has begun it, 2 × seq + 1 once one has. */
@@ -54,7 +55,7 @@ Bool pl_worker_start(void);
 /* Whether the caller runs on the encoder thread. */
 Bool pl_worker_self(void);
 
-/* A job that has never been queued; serial: its owner's lock word (0). */
+/* A job that has never been queued; serial: its lock word (0). */
 void pl_job_init(pl_job *j, void (*run)(void *owner), void *owner,
                  volatile UInt *serial);
 
@@ -68,8 +69,8 @@ void pl_worker_wait(pl_job *j);
 Bool pl_job_done(const pl_job *j);
 
 /* On the client side: run j here if it is queued and the encoder thread
-   has not begun it (it then skips it); whether it ran.  The caller's
-   jobs must be run in the order they were queued. */
+   has not begun it (it then skips it); whether it ran.  Jobs sharing a
+   lock word must be run in the order they were queued. */
 Bool pl_worker_run_here(pl_job *j);
 
 /* Until every queued job is done (before fork: the child has no thread). */

@@ -808,7 +808,21 @@ def compare_named_edges(args, prog_args, events, libs):
 # A second ParLoT run of the same program with other options
 # --------------------------------------------------------------------------
 
+def folded_insns(path, threads):
+    """Per ParLoT thread number, parlot-decode --folded --weight=insns of
+    that thread alone: the instructions run on every call path."""
+    out = {}
+    for t in threads:
+        text, _ = run_tool([decoder_path(), "--folded", "--weight=insns",
+                            "--select=*:%d" % t, path],
+                           "parlot-decode --folded --weight=insns")
+        out[t] = text.decode("utf-8", "replace")
+    return out
+
+
 def run_peer(args, prog_args, name):
+    """The peer run's events, trace size and (--peer-costs) its
+    instructions per call path of those threads."""
     trace = "%s.peer.trace" % name
     oracle = "%s.peer.oracle" % name
     env = dict(os.environ)
@@ -825,13 +839,31 @@ def run_peer(args, prog_args, name):
                 proc.stderr.decode(errors="replace")[-2000:]))
         size = os.path.getsize(trace)
         events = decode(trace)
+        costs = folded_insns(trace, args.peer_costs)
     finally:
         for p in [trace] + glob.glob(glob.escape(oracle) + ".*"):
             try:
                 os.unlink(p)
             except OSError:
                 pass
-    return events, size
+    return events, size, costs
+
+
+def compare_costs(files, peer_costs, syms):
+    """Each --peer-costs thread has the same instructions on every call
+    path as in the peer run, and some on paths ending in the program."""
+    if len(files) != 1:
+        raise SetupError("--peer-costs needs a single-process test")
+    mine = folded_insns(files[0], sorted(peer_costs))
+    for t, text in mine.items():
+        leaves = [line.rsplit(" ", 1) for line in text.splitlines()]
+        if not any(path.split(";")[-1] in syms.addr_of and int(n) > 0
+                   for path, n in leaves):
+            raise CheckFailed("thread %d: no instructions on a path ending "
+                              "in the program's own code" % t)
+        if text != peer_costs[t]:
+            raise CheckFailed("thread %d: instructions per call path differ "
+                              "from the peer run's" % t)
 
 
 def project(events, syms, whole):
@@ -1220,11 +1252,13 @@ def cmd_oracle(args):
         print("edges match callgrind")
 
     if args.peer_run is not None:
-        peer, peer_size = run_peer(args, prog_args, name)
+        peer, peer_size, peer_costs = run_peer(args, prog_args, name)
         whole = args.peer_compare == "all"
         compare_runs(project(all_events, syms, whole),
                      project(peer, syms, whole),
                      "decoded events" if whole else "main-image events")
+        if args.peer_costs:
+            compare_costs(files, peer_costs, syms)
         if args.peer_smaller:
             size = sum(os.path.getsize(f) for f in traces)
             if not peer_size < size:
@@ -1660,6 +1694,10 @@ def main():
     o.add_argument("--peer-run", metavar="OPTS",
                    help="run ParLoT again with OPTS and compare")
     o.add_argument("--peer-compare", choices=["all", "main"], default="main")
+    o.add_argument("--peer-costs", metavar="THREAD", type=int,
+                   action="append", default=[],
+                   help="this ParLoT thread's instructions per call path "
+                   "(--collect-insns traces) must be the peer run's")
     o.add_argument("--peer-smaller", action="store_true",
                    help="the peer's trace must be smaller than this one")
     o.add_argument("--fork-stacks", action="store_true")
