@@ -35,7 +35,8 @@ static void enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap,
 {
    e->kind = kind == PL_CODEC_RAW || kind == PL_CODEC_LZZE
              || kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM1
-             || kind == PL_CODEC_CCM2 ? kind : PL_CODEC_CCM;
+             || kind == PL_CODEC_CCM2 || kind == PL_CODEC_CCM3
+             ? kind : PL_CODEC_CCM;
    if (pl_codec_is_ccm(e->kind))
       pl_ccm_enc_init(e, zeroed);
    else if (e->kind == PL_CODEC_LZRC)
@@ -194,6 +195,7 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
       return 2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE * (n - 2);
    case PL_CODEC_CCM1:
    case PL_CODEC_CCM2:
+   case PL_CODEC_CCM3:
    case PL_CODEC_CCM: {
       /* raw bytes per decision: 6 (an event outside a run); ccm's short
          runs can follow each other closely: 7 (docs/codec.md 11.8) */
@@ -293,6 +295,7 @@ long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
    switch (d->kind) {
    case PL_CODEC_CCM1:
    case PL_CODEC_CCM2:
+   case PL_CODEC_CCM3:
    case PL_CODEC_CCM:
       return pl_ccm_run(d, in, in_end, values, cap);
    case PL_CODEC_LZRC:

@@ -32,23 +32,25 @@ enum pl_codec_kind {
    PL_CODEC_LZRC = 3, /* LZ + range coder (--codec=lzrc) */
    PL_CODEC_CCM1 = 4, /* CCM as first released: runs start at 256 (read) */
    PL_CODEC_CCM2 = 5, /* CCM's second revision: runs start sooner (read) */
-   PL_CODEC_CCM  = 6  /* call-context model + range coder (default): as
-                         ccm2, with tables that grow as the stream needs */
+   PL_CODEC_CCM3 = 6, /* CCM's third: as ccm2, with tables that grow as the
+                         stream needs (read) */
+   PL_CODEC_CCM  = 7  /* call-context model + range coder (default): as
+                         ccm3, with a cheaper matcher model */
 };
 
 /* The codec's name, as --codec and parlot-decode --info spell it. */
 static inline const char *pl_codec_name(int kind)
 {
-   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_CCM2 ? "ccm2"
-        : kind == PL_CODEC_CCM1 ? "ccm1" : kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze"
+   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_CCM3 ? "ccm3"
+        : kind == PL_CODEC_CCM2 ? "ccm2" : kind == PL_CODEC_CCM1 ? "ccm1" : kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze"
         : kind == PL_CODEC_RAW ? "raw" : "?";
 }
 
 /* The revisions of CCM share the model and the code (docs/codec.md 11). */
 static inline int pl_codec_is_ccm(int kind)
 {
-   return kind == PL_CODEC_CCM || kind == PL_CODEC_CCM2
-          || kind == PL_CODEC_CCM1;
+   return kind == PL_CODEC_CCM || kind == PL_CODEC_CCM3
+          || kind == PL_CODEC_CCM2 || kind == PL_CODEC_CCM1;
 }
 
 /* LZ parameters (part of the format: changing them changes the stream). */
@@ -192,6 +194,9 @@ typedef struct {
    /* counters (pl_cm.h) and mixer weights */
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
    uint32_t c_len[2][16], c_state[2][16], c_agree[2][4];
+   /* ccm (codec 7): a matcher's candidate by its length's bucket, the
+      call context's state and the o2 context's agreement */
+   uint32_t c_match[2][16][16][4];
    uint32_t c_cand[3][PL_CCM_CALLEES][4][3];
    uint32_t c_exit[2], c_new, c_nbits[64], c_lit[4096];
    int32_t  w[2][16][5];
@@ -223,10 +228,15 @@ typedef struct {
    /* the tables' sizes now (bits of their index; the arrays above have
       room for the largest), and how many times an entry of each took a
       new key (the matchers': a new or stale position, found while the
-      matcher was not matching); grows: ccm, whose tables start small */
+      matcher was not matching); grows: ccm3 and ccm, whose tables start
+      small */
    unsigned slot_bits, callee_bits, runmem_bits, match_bits;
    uint32_t slot_fills, callee_fills, runmem_fills, match_fills;
    int      grows;
+   /* ccm (codec 7): a matcher's candidate mixes three inputs (c_match),
+      and the short matcher looks for a source only while the long one
+      has none */
+   int      lean;
 } pl_ccm_model;
 
 typedef struct {

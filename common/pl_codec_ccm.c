@@ -54,16 +54,16 @@ enum { SRC_LONG = 0, SRC_SHORT, SRC_O2, SRC_O1, SRC_CALLEES, SRC_END };
 
 /* ---- Model shared by encoder and decoder -------------------------------- */
 
-static unsigned bucket(uint32_t len)
+/* A length's bucket (docs/codec.md 11.2): itself below 8, then 8 .. 15
+   below 16, 32, 64, 128, 512, 2048, 16384 and above; by the length's
+   bit length, without a loop. */
+static inline unsigned bucket(uint32_t len)
 {
-   static const uint32_t top[8] = { 16, 32, 64, 128, 512, 2048, 16384,
-                                    0xFFFFFFFFu };
-   unsigned b = 0;
-   if (len < 8)
-      return len;
-   while (len >= top[b])
-      b++;
-   return 8 + b;
+   static const uint8_t by_log2[32] = {
+      0, 0, 0, 8, 9, 10, 11, 12, 12, 13, 13, 14, 14, 14, 15, 15,
+      15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15
+   };
+   return len < 8 ? len : by_log2[31 - __builtin_clz(len)];
 }
 
 /* Context keys: the values folded into a 64-bit hash from a seed; the top
@@ -162,7 +162,8 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
 {
    unsigned i, j, k, l;
 
-   m->grows = kind == PL_CODEC_CCM;
+   m->grows = kind == PL_CODEC_CCM3 || kind == PL_CODEC_CCM;
+   m->lean = kind == PL_CODEC_CCM;
    m->slot_bits = m->grows ? PL_CCM_SLOT_BITS0 : PL_CCM_SLOT_BITS;
    m->callee_bits = m->grows ? PL_CCM_CALLEE_BITS0 : PL_CCM_CALLEE_BITS;
    m->runmem_bits = m->grows ? PL_CCM_RUNMEM_BITS0 : PL_CCM_RUNMEM_BITS;
@@ -213,6 +214,8 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
    for (k = 0; k < 2; k++)
       for (i = 0; i < 4; i++)
          m->c_agree[k][i] = PL_CM_COUNTER_INIT;
+   for (i = 0; i < sizeof m->c_match / sizeof m->c_match[0][0][0][0]; i++)
+      (&m->c_match[0][0][0][0])[i] = PL_CM_COUNTER_INIT;
    for (i = 0; i < 3; i++)
       for (j = 0; j < PL_CCM_CALLEES; j++)
          for (k = 0; k < 4; k++)
@@ -429,14 +432,24 @@ static unsigned candidate_p1(pl_ccm_model *m)
          if (s2->v[i] == m->cur)
             ag = 1;
    }
-   m->st[0] = m->stretch[pl_cm_p12(m->c_len[k][b])];
-   m->st[1] = m->stretch[pl_cm_p12(m->c_state[k][m->mstate])];
-   m->st[2] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
-   m->st[3] = m->stretch[pl_cm_p12(m->c_agree[k][ag])];
-   m->st[4] = BIAS;
    w = m->w[k][b];
-   for (i = 0; i < 5; i++)
-      dot += (int64_t)m->st[i] * w[i];
+   if (m->lean) {
+      /* ccm: one counter for the length, state and agreement together,
+         the context's own record, and the constant */
+      m->st[0] = m->stretch[pl_cm_p12(m->c_match[k][b][m->mstate][ag])];
+      m->st[1] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
+      m->st[2] = BIAS;
+      dot = (int64_t)m->st[0] * w[0] + (int64_t)m->st[1] * w[1]
+            + (int64_t)m->st[2] * w[2];
+   } else {
+      m->st[0] = m->stretch[pl_cm_p12(m->c_len[k][b])];
+      m->st[1] = m->stretch[pl_cm_p12(m->c_state[k][m->mstate])];
+      m->st[2] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
+      m->st[3] = m->stretch[pl_cm_p12(m->c_agree[k][ag])];
+      m->st[4] = BIAS;
+      for (i = 0; i < 5; i++)
+         dot += (int64_t)m->st[i] * w[i];
+   }
    m->p = pl_cm_squash((int)(dot >> 16));
    m->agree_ix = ag;
    m->bucket_ix = b;
@@ -457,6 +470,17 @@ static void candidate_learn(pl_ccm_model *m, unsigned bit)
    b = m->bucket_ix;
    w = m->w[k][b];
    err = (((int)bit << 12) - m->p) >> 2;
+   if (bit)
+      m->by_matcher = 1;
+   if (m->lean) {
+      uint32_t *c = &m->c_match[k][b][m->mstate][m->agree_ix];
+      for (i = 0; i < 3; i++)
+         w[i] = pl_cm_learn(w[i], m->st[i], err);
+      *c = pl_cm_count(*c, bit, LIMIT, m->rate);
+      if (m->sc)
+         m->sc->own = pl_cm_count(m->sc->own, bit, LIMIT, m->rate);
+      return;
+   }
    for (i = 0; i < 5; i++)
       w[i] = pl_cm_learn(w[i], m->st[i], err);
    m->c_len[k][b] = pl_cm_count(m->c_len[k][b], bit, LIMIT, m->rate);
@@ -466,8 +490,6 @@ static void candidate_learn(pl_ccm_model *m, unsigned bit)
       m->sc->own = pl_cm_count(m->sc->own, bit, LIMIT, m->rate);
    m->c_agree[k][m->agree_ix] = pl_cm_count(m->c_agree[k][m->agree_ix], bit,
                                             LIMIT, m->rate);
-   if (bit)
-      m->by_matcher = 1;
 }
 
 /* x moves to the front of the n values of v (at most ways). */
@@ -548,8 +570,11 @@ static void history_add(pl_ccm_model *m, uint32_t w)
       if (pos < l)
          continue;
       slot = (uint32_t)pl_golden_slot(mt->hash, m->match_bits);
-      if (mt->len) {             /* the old entry is not needed: a store
-                                    alone does not wait for its line */
+      /* the old entry is not needed (a store alone does not wait for its
+         line) while the matcher matches, and in ccm for the short matcher
+         while the long one does (its candidate would mostly be the
+         same) */
+      if (mt->len || (k == 1 && m->lean && m->mt[0].len)) {
          m->mtab[k][slot] = pos;
          continue;
       }

@@ -34,7 +34,7 @@
 #include "test_vec.h"
 
 static prng rng = { 0x2545F4914F6CDD1Dull };
-/* The revision under test (PL_CODEC_CCM or PL_CODEC_CCM1). */
+/* The revision under test (PL_CODEC_CCM down to PL_CODEC_CCM1). */
 static int kind = PL_CODEC_CCM;
 
 static uint64_t rnd_below(uint64_t n)
@@ -182,8 +182,13 @@ typedef struct {
    int run_memory;
    struct { uint32_t tag, len; } rm[1u << 12];
    uint32_t rm_ix, rm_tag;
-   /* ccm (codec 6, 11.9): the tables' index bits now, and their fills */
+   /* ccm3 and ccm (codecs 6 and 7, 11.9): the tables' index bits now, and
+      their fills */
    int grows;
+   /* ccm (codec 7, 11.10): the matchers' three-input mixer, and the short
+      matcher idle while the long one matches */
+   int lean;
+   uint32_t c_match[2][16][16][4];
    unsigned bits_slot, bits_callees, bits_rm, bits_mtab;
    uint32_t fill_slot, fill_callees, fill_rm, fill_mtab;
    /* range decoder */
@@ -223,6 +228,8 @@ static void s_init(spec *m)
          all[i][j] = 0x80000000u;
    for (i = 0; i < 2 * 16 * 5; i++)
       (&m->w[0][0][0])[i] = 19661;
+   for (i = 0; i < 2 * 16 * 16 * 4; i++)
+      (&m->c_match[0][0][0][0])[i] = 0x80000000u;
    for (p = 0; p < 4096; p++) {
       m->stretch[p] = 2047;
       for (x = -2047; x <= 2047; x++)
@@ -399,6 +406,9 @@ static void s_history(spec *m, uint32_t x)
    for (k = 0; k < 2; k++) {
       uint64_t H = 0, pw = 1;
       uint32_t q, e, c;
+      /* 11.10: in codec 7 the short matcher does not look while the long
+         one matches (its source found just now included) */
+      int idle = m->len[k] == 0 && !(m->lean && k == 1 && m->len[0] > 0);
       if (m->pos < L[k])
          continue;
       for (q = 1; q <= L[k]; q++) {
@@ -408,7 +418,7 @@ static void s_history(spec *m, uint32_t x)
       e = (uint32_t)((H * S_G) >> (64 - m->bits_mtab));
       c = m->mtab[k][e];
       m->mtab[k][e] = m->pos;
-      if (m->len[k] == 0 && c != 0 && m->pos - c <= (1u << S_HB) - 64) {
+      if (idle && c != 0 && m->pos - c <= (1u << S_HB) - 64) {
          uint32_t n = 0;
          while (n < 64 && n < c
                 && m->hist[(c - 1 - n) & S_HM] == m->hist[(m->pos - 1 - n) & S_HM])
@@ -417,7 +427,7 @@ static void s_history(spec *m, uint32_t x)
             m->len[k] = n;
             m->ptr[k] = c;
          }
-      } else if (m->len[k] == 0) {
+      } else if (idle) {
          m->fill_mtab++;
       }
    }
@@ -498,7 +508,7 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
          if (src < 2) {
             unsigned kk = src, b = s_bucket(m->len[kk]), ag;
             int64_t st[5], dot = 0;
-            int p, err, q;
+            int p, err, q, n_in;
             if (!hp)
                hp = 2 - kk;
             if (!v2)
@@ -511,23 +521,37 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
                   if (S2->v[j] == y)
                      ag = 1;
             }
-            st[0] = m->stretch[m->c_len[kk][b] >> 20];
-            st[1] = m->stretch[m->c_state[kk][mstate] >> 20];
-            st[2] = SC ? m->stretch[SC->own >> 20] : 0;
-            st[3] = m->stretch[m->c_agree[kk][ag] >> 20];
-            st[4] = 256;
-            for (q = 0; q < 5; q++)
+            if (m->lean) {          /* 11.10 */
+               st[0] = m->stretch[m->c_match[kk][b][mstate][ag] >> 20];
+               st[1] = SC ? m->stretch[SC->own >> 20] : 0;
+               st[2] = 256;
+               n_in = 3;
+            } else {
+               st[0] = m->stretch[m->c_len[kk][b] >> 20];
+               st[1] = m->stretch[m->c_state[kk][mstate] >> 20];
+               st[2] = SC ? m->stretch[SC->own >> 20] : 0;
+               st[3] = m->stretch[m->c_agree[kk][ag] >> 20];
+               st[4] = 256;
+               n_in = 5;
+            }
+            for (q = 0; q < n_in; q++)
                dot += st[q] * m->w[kk][b][q];
             p = s_squash(dot >> 16);
             bit = s_bit(m, (unsigned)p);
             err = (((int)bit << 12) - p) >> 2;
-            for (q = 0; q < 5; q++)
+            for (q = 0; q < n_in; q++)
                m->w[kk][b][q] += (int32_t)((st[q] * err) >> 10);
-            s_count(&m->c_len[kk][b], bit);
-            s_count(&m->c_state[kk][mstate], bit);
-            if (SC)
-               s_count(&SC->own, bit);
-            s_count(&m->c_agree[kk][ag], bit);
+            if (m->lean) {
+               s_count(&m->c_match[kk][b][mstate][ag], bit);
+               if (SC)
+                  s_count(&SC->own, bit);
+            } else {
+               s_count(&m->c_len[kk][b], bit);
+               s_count(&m->c_state[kk][mstate], bit);
+               if (SC)
+                  s_count(&SC->own, bit);
+               s_count(&m->c_agree[kk][ag], bit);
+            }
             ok |= bit;
          } else {
             unsigned o = src - 2;
@@ -706,7 +730,8 @@ static int spec_decode(const stream *s, vec32 *out)
    int rc = 0;
    s_init(m);
    m->run_memory = kind != PL_CODEC_CCM1;
-   m->grows = kind == PL_CODEC_CCM;
+   m->grows = kind == PL_CODEC_CCM || kind == PL_CODEC_CCM3;
+   m->lean = kind == PL_CODEC_CCM;
    m->bits_slot = m->grows ? 8 : 14;
    m->bits_callees = m->grows ? 6 : 12;
    m->bits_rm = m->grows ? 6 : 12;

@@ -108,6 +108,9 @@ valid lzrc-exec --seed 19 --codec lzrc --variant exec --threads 5
 valid ccm --seed 20 --codec ccm
 valid ccm-exec-forked --seed 21 --codec ccm --variant exec --fork 30 --threads 5
 valid ccm-big-ids --seed 22 --codec ccm --functions 70000 --events 40000
+# CCM's third revision, the default of formats 1.9 and 2.7 (old traces)
+valid ccm3 --seed 27 --codec ccm3
+valid ccm3-exec-forked --seed 28 --codec ccm3 --variant exec --fork 30 --threads 5
 # CCM's second revision, the default of formats 1.6 to 2.6 (old traces)
 valid ccm2 --seed 25 --codec ccm2
 valid ccm2-exec-forked --seed 26 --codec ccm2 --variant exec --fork 30 --threads 5
