@@ -13,8 +13,12 @@
    was not short) the events that go on following it form a run, coded by
    its length when it ends, like an LZ match: there an event is a
    comparison and a few stores, and that is where most events of a
-   regular program are.  The two revisions, ccm1 (codec 4, read) and ccm
-   (codec 5, written), differ only there (run_starts).
+   regular program are.  The revisions, all read, differ in three places:
+   where runs start (run_starts: ccm1, codec 4, only at 256), whether the
+   tables start small and grow (grows: ccm3, codec 6, and ccm), and how a
+   matcher's candidate is modelled (lean: ccm, codec 7, the one written,
+   mixes three inputs instead of five, and its short matcher looks for a
+   source only while the long one has none).
 
    The decoder rebuilds the call stack from the events, so the model of
    both sides is the same; the work per event is bounded (at most 18
