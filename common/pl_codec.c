@@ -34,8 +34,7 @@ static void enc_init(pl_encoder *e, int kind, uint8_t *buf, size_t cap,
                      int zeroed)
 {
    e->kind = kind == PL_CODEC_RAW || kind == PL_CODEC_LZZE
-             || kind == PL_CODEC_LZRC || kind == PL_CODEC_CCM1
-             || kind == PL_CODEC_CCM2 || kind == PL_CODEC_CCM3
+             || kind == PL_CODEC_LZRC || pl_codec_is_ccm(kind)
              ? kind : PL_CODEC_CCM;
    if (pl_codec_is_ccm(e->kind))
       pl_ccm_enc_init(e, zeroed);
@@ -182,6 +181,16 @@ void pl_enc_sync(pl_encoder *e)
    (0.000352 bits), at most 6 raw bytes. */
 uint64_t pl_codec_max_raw(int kind, uint64_t n)
 {
+   if (pl_codec_is_ccm(kind)) {
+      /* raw bytes per decision: 6 (an event outside a run); ccm's short
+         runs can follow each other closely: 7 (docs/codec.md 11.8) */
+      uint64_t per = kind == PL_CODEC_CCM1 ? 6 : 7;
+      if (n < 4)
+         return 0;
+      if (n - 2 > UINT64_MAX / (per * PL_CCM_MAX_EVENTS_PER_BYTE))
+         return UINT64_MAX;
+      return per * PL_CCM_MAX_EVENTS_PER_BYTE * (n - 2);
+   }
    switch (kind) {
    case PL_CODEC_RAW:
       return n;
@@ -193,19 +202,6 @@ uint64_t pl_codec_max_raw(int kind, uint64_t n)
       if (n - 2 > UINT64_MAX / (2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE))
          return UINT64_MAX;
       return 2 * (uint64_t)PL_RC_MAX_WORDS_PER_BYTE * (n - 2);
-   case PL_CODEC_CCM1:
-   case PL_CODEC_CCM2:
-   case PL_CODEC_CCM3:
-   case PL_CODEC_CCM: {
-      /* raw bytes per decision: 6 (an event outside a run); ccm's short
-         runs can follow each other closely: 7 (docs/codec.md 11.8) */
-      uint64_t per = kind == PL_CODEC_CCM1 ? 6 : 7;
-      if (n < 4)
-         return 0;
-      if (n - 2 > UINT64_MAX / (per * PL_CCM_MAX_EVENTS_PER_BYTE))
-         return UINT64_MAX;
-      return per * PL_CCM_MAX_EVENTS_PER_BYTE * (n - 2);
-   }
    default:
       return 0;
    }
@@ -292,12 +288,9 @@ long pl_dec_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
 {
    if (d->error)
       return PL_DEC_CORRUPT;
-   switch (d->kind) {
-   case PL_CODEC_CCM1:
-   case PL_CODEC_CCM2:
-   case PL_CODEC_CCM3:
-   case PL_CODEC_CCM:
+   if (pl_codec_is_ccm(d->kind))
       return pl_ccm_run(d, in, in_end, values, cap);
+   switch (d->kind) {
    case PL_CODEC_LZRC:
       return pl_lzrc_run(d, in, in_end, values, cap);
    case PL_CODEC_LZZE:

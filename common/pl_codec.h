@@ -41,16 +41,16 @@ enum pl_codec_kind {
 /* The codec's name, as --codec and parlot-decode --info spell it. */
 static inline const char *pl_codec_name(int kind)
 {
-   return kind == PL_CODEC_CCM ? "ccm" : kind == PL_CODEC_CCM3 ? "ccm3"
-        : kind == PL_CODEC_CCM2 ? "ccm2" : kind == PL_CODEC_CCM1 ? "ccm1" : kind == PL_CODEC_LZRC ? "lzrc" : kind == PL_CODEC_LZZE ? "lzze"
-        : kind == PL_CODEC_RAW ? "raw" : "?";
+   static const char *const name[] = { "?", "lzze", "raw", "lzrc", "ccm1",
+                                       "ccm2", "ccm3", "ccm" };
+   return kind >= PL_CODEC_LZZE && kind <= PL_CODEC_CCM ? name[kind] : "?";
 }
 
-/* The revisions of CCM share the model and the code (docs/codec.md 11). */
+/* The revisions of CCM share the model and the code (docs/codec.md 11):
+   codecs 4 up to the newest. */
 static inline int pl_codec_is_ccm(int kind)
 {
-   return kind == PL_CODEC_CCM || kind == PL_CODEC_CCM3
-          || kind == PL_CODEC_CCM2 || kind == PL_CODEC_CCM1;
+   return kind >= PL_CODEC_CCM1 && kind <= PL_CODEC_CCM;
 }
 
 /* LZ parameters (part of the format: changing them changes the stream). */

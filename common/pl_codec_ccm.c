@@ -411,6 +411,13 @@ static int next_candidate(pl_ccm_model *m)
    }
 }
 
+/* How many inputs a matcher's candidate mixes (ccm: 3, docs/codec.md
+   11.10; before: 5). */
+static inline unsigned inputs(const pl_ccm_model *m)
+{
+   return m->lean ? 3u : 5u;
+}
+
 /* P(bit = 1), 12-bit, of the decision "the event is the candidate". */
 static unsigned candidate_p1(pl_ccm_model *m)
 {
@@ -436,24 +443,21 @@ static unsigned candidate_p1(pl_ccm_model *m)
          if (s2->v[i] == m->cur)
             ag = 1;
    }
-   w = m->w[k][b];
    if (m->lean) {
-      /* ccm: one counter for the length, state and agreement together,
-         the context's own record, and the constant */
+      /* ccm: one counter for the length, state and agreement together */
       m->st[0] = m->stretch[pl_cm_p12(m->c_match[k][b][m->mstate][ag])];
       m->st[1] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
       m->st[2] = BIAS;
-      dot = (int64_t)m->st[0] * w[0] + (int64_t)m->st[1] * w[1]
-            + (int64_t)m->st[2] * w[2];
    } else {
       m->st[0] = m->stretch[pl_cm_p12(m->c_len[k][b])];
       m->st[1] = m->stretch[pl_cm_p12(m->c_state[k][m->mstate])];
       m->st[2] = m->sc ? m->stretch[pl_cm_p12(m->sc->own)] : 0;
       m->st[3] = m->stretch[pl_cm_p12(m->c_agree[k][ag])];
       m->st[4] = BIAS;
-      for (i = 0; i < 5; i++)
-         dot += (int64_t)m->st[i] * w[i];
    }
+   w = m->w[k][b];
+   for (i = 0; i < inputs(m); i++)
+      dot += (int64_t)m->st[i] * w[i];
    m->p = pl_cm_squash((int)(dot >> 16));
    m->agree_ix = ag;
    m->bucket_ix = b;
@@ -476,22 +480,18 @@ static void candidate_learn(pl_ccm_model *m, unsigned bit)
    err = (((int)bit << 12) - m->p) >> 2;
    if (bit)
       m->by_matcher = 1;
+   for (i = 0; i < inputs(m); i++)
+      w[i] = pl_cm_learn(w[i], m->st[i], err);
+   if (m->sc)
+      m->sc->own = pl_cm_count(m->sc->own, bit, LIMIT, m->rate);
    if (m->lean) {
       uint32_t *c = &m->c_match[k][b][m->mstate][m->agree_ix];
-      for (i = 0; i < 3; i++)
-         w[i] = pl_cm_learn(w[i], m->st[i], err);
       *c = pl_cm_count(*c, bit, LIMIT, m->rate);
-      if (m->sc)
-         m->sc->own = pl_cm_count(m->sc->own, bit, LIMIT, m->rate);
       return;
    }
-   for (i = 0; i < 5; i++)
-      w[i] = pl_cm_learn(w[i], m->st[i], err);
    m->c_len[k][b] = pl_cm_count(m->c_len[k][b], bit, LIMIT, m->rate);
    m->c_state[k][m->mstate] = pl_cm_count(m->c_state[k][m->mstate], bit,
                                           LIMIT, m->rate);
-   if (m->sc)
-      m->sc->own = pl_cm_count(m->sc->own, bit, LIMIT, m->rate);
    m->c_agree[k][m->agree_ix] = pl_cm_count(m->c_agree[k][m->agree_ix], bit,
                                             LIMIT, m->rate);
 }

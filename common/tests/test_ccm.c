@@ -541,15 +541,13 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
             err = (((int)bit << 12) - p) >> 2;
             for (q = 0; q < n_in; q++)
                m->w[kk][b][q] += (int32_t)((st[q] * err) >> 10);
+            if (SC)
+               s_count(&SC->own, bit);
             if (m->lean) {
                s_count(&m->c_match[kk][b][mstate][ag], bit);
-               if (SC)
-                  s_count(&SC->own, bit);
             } else {
                s_count(&m->c_len[kk][b], bit);
                s_count(&m->c_state[kk][mstate], bit);
-               if (SC)
-                  s_count(&SC->own, bit);
                s_count(&m->c_agree[kk][ag], bit);
             }
             ok |= bit;
