@@ -31,7 +31,15 @@
    hash, a comparison and a few stores, and no coding, which is where most
    events of a regular program are.  A run's length is coded first as
    "as long as the last run that began in the same context", which loops
-   make likely, else by its bit length and bits. */
+   make likely, else by its bit length and bits.
+
+   Revision 2 takes the guess from an earlier point of the stream where
+   the last PL_COST_WINDOW values were the same (the source, found as
+   CCM's long matcher finds it, and followed while the values go on
+   agreeing): the cost there, if any, else C3's last.  A loop whose costs
+   change from one iteration to the next but repeat with the program's
+   larger pattern is then guessed right, and an event of a run costs
+   sequential reads and writes instead of a hash and a slot. */
 
 #include "pl_cost_codec.h"
 #include "pl_cm.h"
@@ -146,6 +154,11 @@ void pl_cost_model_init(pl_cost_model *m, int zeroed, unsigned revision)
    m->streak = m->run = m->run_len = m->run_ctx = 0;
    m->run_key = 0;
    m->last_same = 0;
+   m->window = 0;
+   m->pos = m->src = m->matching = 0;
+   if (!zeroed)
+      for (i = 0; i < (1u << PL_COST_ENDS_BITS); i++)
+         m->ends[i] = 0;
    m->p_same[0] = m->p_same[1] = P_INIT;
    for (i = 0; i < 33; i++) {
       for (j = 0; j < 64; j++)
@@ -204,9 +217,77 @@ static uint32_t top(const pl_cost_model *m)
    return path_top(m->stack, &m->at);
 }
 
+/* ---- Revision 2: sources ---------------------------------------------- */
+
+#define HISTORY_MASK ((1u << PL_COST_HISTORY_BITS) - 1u)
+#define COST_UNKNOWN 0xFFFFFFFFu     /* a cost the history cannot hold */
+
+/* The window's hash after one more value. */
+static inline uint64_t window_next(uint64_t window, uint32_t value)
+{
+   return window << 3 ^ ((uint64_t)value + 1) * PL_GOLDEN64;
+}
+
+/* Whether the PL_COST_WINDOW values before position a are those before
+   b. */
+static int window_repeats(const uint32_t *hist, uint32_t a, uint32_t b)
+{
+   unsigned k;
+   for (k = 1; k <= PL_COST_WINDOW; k++)
+      if (hist[(a - k) & HISTORY_MASK] != hist[(b - k) & HISTORY_MASK])
+         return 0;
+   return 1;
+}
+
+/* The history and the source follow an event: the source goes on while
+   its values agree; without one, the window's last end is a candidate. */
+static void source_follow(pl_cost_model *m, uint32_t value, uint64_t cost)
+{
+   uint32_t *end, cand;
+   if (m->matching) {
+      if (m->hist_value[m->src & HISTORY_MASK] == value)
+         m->src++;
+      else
+         m->matching = 0;
+   }
+   m->hist_value[m->pos & HISTORY_MASK] = value;
+   m->hist_cost[m->pos & HISTORY_MASK] =
+      cost < COST_UNKNOWN ? (uint32_t)cost : COST_UNKNOWN;
+   m->pos++;
+   m->window = window_next(m->window, value);
+   end = &m->ends[pl_golden_slot(m->window, PL_COST_ENDS_BITS)];
+   if (m->matching) {            /* enough to find the way back later */
+      if (m->pos % PL_COST_STRIDE == 0)
+         *end = m->pos;
+      return;
+   }
+   cand = *end;
+   *end = m->pos;
+   if (cand >= PL_COST_WINDOW
+       && m->pos - cand <= HISTORY_MASK + 1 - PL_COST_WINDOW
+       && window_repeats(m->hist_value, cand, m->pos)) {
+      m->src = cand;
+      m->matching = 1;
+   }
+}
+
+/* The source's cost for an event of this value: 1 with *cost, or 0. */
+static inline int source_guess(const pl_cost_model *m, uint32_t value,
+                               uint64_t *cost)
+{
+   uint32_t i = m->src & HISTORY_MASK;
+   if (!m->matching || m->hist_value[i] != value
+       || m->hist_cost[i] == COST_UNKNOWN)
+      return 0;
+   *cost = m->hist_cost[i];
+   return 1;
+}
+
 static void follow(pl_cost_model *m, uint32_t value, uint64_t cost)
 {
    path_follow(m->stack, &m->at, value, cost);
+   if (m->revision >= PL_COST_REV_SOURCES)
+      source_follow(m, value, cost);
 }
 
 /* A slot's tag for context hash h (never 0, which marks an empty one). */
@@ -258,12 +339,31 @@ static uint64_t guess_key(const pl_cost_model *m, uint32_t value)
    return path_key(m->stack, &m->at, value);
 }
 
-static void contexts(const pl_cost_model *m, uint32_t value, contexts_t *c)
+/* The event's guess (revision 1 and later). */
+typedef struct {
+   uint64_t cost;
+   int      have;
+   pl_cost_slot *known;         /* C3's slot, if the guess is C3's */
+   uint64_t key;                /* guess_key's, once has_key */
+   int      has_key;
+} guess_t;
+
+static uint64_t key_of(const pl_cost_model *m, uint32_t value, guess_t *q)
+{
+   if (!q->has_key) {
+      q->key = guess_key(m, value);
+      q->has_key = 1;
+   }
+   return q->key;
+}
+
+static void contexts(const pl_cost_model *m, uint32_t value, guess_t *q,
+                     contexts_t *c)
 {
    c->h[3] = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
    c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->at.last << 1 | m->at.last_exit);
    c->h[1] = pl_fnv1a_step(c->h[2], m->at.last_cost);
-   c->h[0] = m->revision >= PL_COST_REV_RUNS ? guess_key(m, value)
+   c->h[0] = m->revision >= PL_COST_REV_RUNS ? key_of(m, value, q)
              : pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->at.last_cost2),
                              m->at.last_cost3);
    c->used = 0;
@@ -395,15 +495,27 @@ static void guess_update(pl_cost_model *m, int right)
       m->run = 1;
 }
 
-/* Whether a run begins with this event, of context hash k (the run was
-   due): then it is under way. */
-static int run_begins(pl_cost_model *m, uint64_t k)
+/* A run that was due begins with this event, of context hash k: it is
+   under way. */
+static void run_begins(pl_cost_model *m, uint64_t k)
 {
-   if (m->run != 1)
-      return 0;
    m->run = 2;
    m->run_key = k;
-   return 1;
+}
+
+/* The guess for an event of this value: the source's cost (revision 2),
+   else C3's last. */
+static void make_guess(pl_cost_model *m, uint32_t value, guess_t *q)
+{
+   q->known = NULL;
+   q->has_key = 0;
+   if (m->revision >= PL_COST_REV_SOURCES
+       && source_guess(m, value, &q->cost)) {
+      q->have = 1;
+      return;
+   }
+   q->known = guessed(m, key_of(m, value, q), &q->cost);
+   q->have = q->known != NULL;
 }
 
 /* A run's end where the guess was wrong (not where a chunk cut it). */
@@ -553,72 +665,75 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
 {
    contexts_t cx;
    enc_ctx c = { e, cost };
-   uint64_t found, seen[NCTX * PL_COST_WAYS], k = 0, g = 0;
+   uint64_t found, seen[NCTX * PL_COST_WAYS];
    unsigned nseen = 0;
-   pl_cost_slot *known = NULL;
+   guess_t q = { 0, 0, NULL, 0, 0 };
 
    if (m->revision >= PL_COST_REV_RUNS) {
-      k = guess_key(m, value);
-      known = guessed(m, k, &g);
+      make_guess(m, value, &q);
       if (m->run) {
-         if (run_begins(m, k))
+         if (m->run == 1) {
+            run_begins(m, key_of(m, value, &q));
             m->run_len = 0;
-         if (known && g == cost) {
+         }
+         if (q.have && q.cost == cost) {
             m->run_len++;
-            run_learn(known);
+            if (q.known)
+               run_learn(q.known);
             follow(m, value, cost);
             return;
          }
          encode_run(m, e, m->run_len);
          run_missed(m);
-         if (known)                   /* the run's end says it is not g */
-            seen[nseen++] = g;
+         if (q.have)                  /* the run's end says it is not it */
+            seen[nseen++] = q.cost;
       }
    }
-   contexts(m, value, &cx);
+   contexts(m, value, &q, &cx);
    if (!walk(m, &cx, &found, enc_decide, &c, seen, nseen))
       encode_number(e, m->p_nbits[literal_ctx(cx.s[NCTX - 1])], 7, m->p_mant,
                     cost);
    learn(m, &cx, value, cost);
    if (m->revision >= PL_COST_REV_RUNS)
-      guess_update(m, known != NULL && g == cost);
+      guess_update(m, q.have && q.cost == cost);
 }
 
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
 {
    contexts_t cx;
-   uint64_t cost = 0, seen[NCTX * PL_COST_WAYS], k = 0, g = 0;
+   uint64_t cost = 0, seen[NCTX * PL_COST_WAYS];
    unsigned nseen = 0;
-   pl_cost_slot *known = NULL;
+   guess_t q = { 0, 0, NULL, 0, 0 };
 
    if (m->revision >= PL_COST_REV_RUNS) {
-      k = guess_key(m, value);
-      known = guessed(m, k, &g);
+      make_guess(m, value, &q);
       if (m->run) {
-         if (run_begins(m, k))        /* how long */
+         if (m->run == 1) {           /* how long */
+            run_begins(m, key_of(m, value, &q));
             m->run_len = decode_run(m, d);
+         }
          if (m->run_len) {
             m->run_len--;
-            if (known)
-               run_learn(known);
-            else
+            if (q.known)
+               run_learn(q.known);
+            if (!q.have)
                d->short_input = 1;   /* damage: no guess to follow */
-            follow(m, value, g);
-            return g;
+            follow(m, value, q.cost);
+            return q.cost;
          }
          run_missed(m);               /* it ran out: the guess was wrong */
-         if (known)
-            seen[nseen++] = g;
+         if (q.have)
+            seen[nseen++] = q.cost;
       }
    }
-   contexts(m, value, &cx);
+   contexts(m, value, &q, &cx);
    if (!walk(m, &cx, &cost, dec_decide, d, seen, nseen))
       /* no 64-bit cost is longer than 64 bits */
       cost = decode_number(d, m->p_nbits[literal_ctx(cx.s[NCTX - 1])], 7,
                            m->p_mant, 64);
    learn(m, &cx, value, cost);
    if (m->revision >= PL_COST_REV_RUNS)
-      guess_update(m, known != NULL && g == cost);
+      guess_update(m, q.have && q.cost == cost);
    return cost;
 }
 
@@ -642,7 +757,7 @@ int pl_cost_decode_cut(pl_cost_model *m)
 
 /* The encoder's fast path: the events of a run, as long as the guesses
    are right: pl_cost_encode's steps for them, with the path in locals.
-   Returns how many. */
+   Returns how many.  Revision 1: C3's guesses. */
 static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
                           const uint64_t *costs, size_t n)
 {
@@ -654,8 +769,10 @@ static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
       pl_cost_slot *s = c3_slot(m, k);
       if (!s || s->v[s->last] != costs[i])
          break;
-      if (run_begins(m, k))
+      if (m->run == 1) {
+         run_begins(m, k);
          m->run_len = 0;
+      }
       run_learn(s);
       path_follow(m->stack, &at, values[i], costs[i]);
    }
@@ -664,11 +781,57 @@ static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
    return i;
 }
 
+/* Revision 2: the source's guesses, while it has them (an event it has
+   none for, which C3 may guess, is pl_cost_encode's). */
+static size_t source_stretch(pl_cost_model *m, const uint32_t *values,
+                             const uint64_t *costs, size_t n)
+{
+   pl_cost_path at = m->at;
+   uint32_t *restrict hist_value = m->hist_value;
+   uint32_t *restrict hist_cost = m->hist_cost;
+   uint32_t *restrict ends = m->ends;
+   uint32_t src = m->src, pos = m->pos;
+   uint64_t window = m->window, g;
+   size_t i;
+
+   if (!source_guess(m, values[0], &g) || g != costs[0])
+      return 0;
+   if (m->run == 1) {
+      run_begins(m, guess_key(m, values[0]));
+      m->run_len = 0;
+   }
+   for (i = 0; i < n; i++) {
+      uint32_t v = values[i];
+      uint64_t c = costs[i];
+      /* a cost the history holds equals the source's, the guess */
+      if (hist_value[src & HISTORY_MASK] != v || c >= COST_UNKNOWN
+          || hist_cost[src & HISTORY_MASK] != c)
+         break;
+      src++;
+      path_follow(m->stack, &at, v, c);
+      hist_value[pos & HISTORY_MASK] = v;
+      hist_cost[pos & HISTORY_MASK] = (uint32_t)c;
+      pos++;
+      window = window_next(window, v);
+      if (pos % PL_COST_STRIDE == 0)
+         ends[pl_golden_slot(window, PL_COST_ENDS_BITS)] = pos;
+   }
+   m->at = at;
+   m->src = src;
+   m->pos = pos;
+   m->window = window;
+   m->run_len += (uint32_t)i;
+   return i;
+}
+
 size_t pl_cost_encode_some(pl_cost_model *m, pl_rcc_enc *e,
                            const uint32_t *values, const uint64_t *costs,
                            size_t n)
 {
-   size_t i = m->run ? run_stretch(m, values, costs, n) : 0;
+   size_t i = !m->run ? 0
+              : m->revision >= PL_COST_REV_SOURCES
+              ? source_stretch(m, values, costs, n)
+              : run_stretch(m, values, costs, n);
    if (i < n) {
       pl_cost_encode(m, e, values[i], costs[i]);
       i++;

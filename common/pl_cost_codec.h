@@ -5,9 +5,11 @@
    predicts an event's cost from its call context: what the event is, the
    function on top of the stack, the event before it and the costs of the
    last three.  The same call from the same place usually costs one of a
-   few amounts, so most events cost a fraction of a bit; where the last
-   cost of the context keeps being right, the events form a run, coded by
-   its length, and cost almost nothing.  Specified in docs/codec.md 12.
+   few amounts, so most events cost a fraction of a bit; where a guess
+   keeps being right, the events form a run, coded by its length, and
+   cost almost nothing.  The guess is the cost of the same event the last
+   time the program went the same way (the last 20 events repeated), or
+   else the context's last cost.  Specified in docs/codec.md 12.
 
    Freestanding (as pl_codec.h): the tool encodes, libparlot decodes. */
 #ifndef PL_COST_CODEC_H
@@ -32,7 +34,8 @@
 #define PL_COST_REVISION(w)  ((w) >> 16)
 #define PL_COST_REV_CONTEXTS 0u /* 2.5: the contexts only (codec.md 12) */
 #define PL_COST_REV_RUNS     1u /* 2.6: and runs */
-#define PL_COST_REV_LATEST   PL_COST_REV_RUNS
+#define PL_COST_REV_SOURCES  2u /* 2.9: and guesses from the last repetition */
+#define PL_COST_REV_LATEST   PL_COST_REV_SOURCES
 
 #define PL_COST_C3_BITS 14     /* slots of each context (docs/codec.md 12) */
 #define PL_COST_C2_BITS 14
@@ -43,6 +46,11 @@
 #define PL_COST_FRAMES  1024    /* stack frames kept (deeper share one) */
 #define PL_COST_RECIPROCALS 256 /* a slot's counts add up to less */
 #define PL_COST_RUNS_BITS  12   /* run lengths by where they began: slots */
+/* Revision 2's sources (docs/codec.md 12.7) */
+#define PL_COST_HISTORY_BITS 17 /* the last 2^17 events' values and costs */
+#define PL_COST_ENDS_BITS    16 /* where each window of values last ended */
+#define PL_COST_WINDOW       20 /* values a source must repeat */
+#define PL_COST_STRIDE        8 /* while matching, one end in 8 is kept */
 /* The most coded bytes one event can add: a run's length (1 + 6 + 31
    bits), 16 candidates, 7 + 63 literal bits, none of
    probability below 15/4096 (8.1 bits each), rounded up. */
@@ -103,6 +111,15 @@ typedef struct {
    uint16_t p_run[33][64];   /* run length's bit length, by run_ctx */
    uint16_t p_run_mant[33][8];
    pl_cost_run runs[1u << PL_COST_RUNS_BITS];
+   /* Revision 2: the source, an earlier event after the same
+      PL_COST_WINDOW values, whose cost is the guess (codec.md 12.7). */
+   uint64_t window;          /* hash of the last values */
+   uint32_t pos;             /* events so far, mod 2^32 */
+   uint32_t src;             /* the source's position, while matching */
+   uint32_t matching;
+   uint32_t ends[1u << PL_COST_ENDS_BITS];     /* position after a window */
+   uint32_t hist_value[1u << PL_COST_HISTORY_BITS];
+   uint32_t hist_cost[1u << PL_COST_HISTORY_BITS];  /* at most 2^32 - 1 */
 } pl_cost_model;
 
 /* A model at the start of a stream.  zeroed: its memory is all zero

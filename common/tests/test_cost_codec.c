@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Tests of the per-event cost codec (pl_cost_codec.h), both revisions:
+/* Tests of the per-event cost codec (pl_cost_codec.h), all revisions:
    every cost comes back exactly, chunk by chunk with the model carried
    over (and runs cut at chunk ends), for random and extreme costs, call
    stacks deeper than the model keeps, and programs whose costs repeat
    (which must cost a fraction of a bit per event, and with runs far
    less); damaged chunks are detected or decode to some costs, never
    crash, and take bounded work; a chunk that ends inside a run is
-   damage. */
+   damage.  Revision 2's sources: a loop whose costs follow a pattern
+   longer than the contexts see is one run, and costs too large for the
+   history are still coded exactly. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +158,29 @@ static size_t loop_stream(void)
    return n;
 }
 
+/* A loop whose iteration i calls h(i % 5), then g five times, then f,
+   which costs one of five amounts by i % 5: the contexts of f's entry
+   (the event before, the last three costs) are the same in every
+   iteration, but the last 20 events tell i % 5.  n events. */
+static size_t phase_stream(void)
+{
+   static const uint64_t f_cost[5] = { 101, 257, 999, 4242, 31337 };
+   size_t n = 0, i, k;
+   value[n] = 1, cost[n++] = 100;
+   for (i = 0; n + 16 < MAX_EVENTS; i++) {
+      value[n] = 10 + (uint32_t)(i % 5), cost[n++] = 50;
+      value[n] = 0, cost[n++] = 60;
+      for (k = 0; k < 5; k++) {
+         value[n] = 2, cost[n++] = 7;
+         value[n] = 0, cost[n++] = 30;
+      }
+      value[n] = 3, cost[n++] = f_cost[i % 5];
+      value[n] = 0, cost[n++] = 11;
+   }
+   value[n] = 0, cost[n++] = 3;
+   return n;
+}
+
 /* The tests of one revision; returns the loop's bytes. */
 static size_t test_revision(prng *pr)
 {
@@ -176,6 +201,14 @@ static size_t test_revision(prng *pr)
    round_trip("loop, chunks of 1000", n, 1000);
    round_trip("loop, chunks of 17", n, 17);
    same_bytes("loop", n, 1000);
+
+   /* the loop again, f costing more than 32 bits (which a source does
+      not hold) */
+   for (i = 0; i < n; i++)
+      if (value[i] == 3)
+         cost[i] = (uint64_t)1 << 40 | i % 3;
+   round_trip("loop, costs above 32 bits", n, 4096);
+   same_bytes("loop, costs above 32 bits", n, 4096);
 
    /* costs that depend on the function: mostly predicted */
    random_stream(&r, 200000, 20, pick_by_function);
@@ -231,7 +264,7 @@ static size_t test_revision(prng *pr)
 int main(void)
 {
    prng r = { 42 };
-   size_t rev0, rev1, n;
+   size_t rev0, rev1, rev2, phase1, phase2, n;
 
    revision = PL_COST_REV_CONTEXTS;
    rev0 = test_revision(&r);
@@ -240,6 +273,22 @@ int main(void)
    /* runs: the loop is one run, coded by its length */
    CHECK(rev1 * 8 < rev0, "runs: the loop takes %zu bytes, without runs "
          "%zu", rev1, rev0);
+   n = phase_stream();
+   phase1 = round_trip("phases, revision 1", n, n);
+   revision = PL_COST_REV_SOURCES;
+   rev2 = test_revision(&r);
+   CHECK(rev2 <= rev1 + 16, "sources: the loop takes %zu bytes, with "
+         "revision 1 %zu", rev2, rev1);
+   /* sources: the pattern of five is guessed right from its sixth
+      iteration on, which the contexts cannot do */
+   n = phase_stream();
+   phase2 = round_trip("phases", n, n);
+   round_trip("phases, chunks of 777", n, 777);
+   same_bytes("phases", n, 4096);
+   printf("phases: %zu events, %zu bytes with revision 1, %zu with "
+          "revision 2\n", n, phase1, phase2);
+   CHECK(phase2 * 20 < phase1 && phase2 * 8 * 100 < n, "sources: the "
+         "phases take %zu bytes, with revision 1 %zu", phase2, phase1);
 
    /* a chunk that ends inside a run (its count cut short) is damage */
    {
