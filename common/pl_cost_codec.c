@@ -781,17 +781,60 @@ static size_t run_stretch(pl_cost_model *m, const uint32_t *values,
    return i;
 }
 
+/* The state a run of the source's guesses changes, in locals. */
+typedef struct {
+   pl_cost_path at;
+   uint32_t src, pos;
+   uint64_t window;
+} source_run;
+
+static inline void source_run_load(const pl_cost_model *m, source_run *s)
+{
+   s->at = m->at;
+   s->src = m->src;
+   s->pos = m->pos;
+   s->window = m->window;
+}
+
+static inline void source_run_store(pl_cost_model *m, const source_run *s)
+{
+   m->at = s->at;
+   m->src = s->src;
+   m->pos = s->pos;
+   m->window = s->window;
+}
+
+/* The source's cost for an event of value v: source_guess's, as a u32 (a
+   cost the history holds), or COST_UNKNOWN. */
+static inline uint32_t source_run_guess(const pl_cost_model *m,
+                                        const source_run *s, uint32_t v)
+{
+   uint32_t i = s->src & HISTORY_MASK;
+   return m->hist_value[i] == v ? m->hist_cost[i] : COST_UNKNOWN;
+}
+
+/* follow() for an event whose cost c was the source's guess: the source
+   goes on, and matching stays 1. */
+static inline void source_run_follow(pl_cost_model *m, source_run *s,
+                                     uint32_t v, uint32_t c)
+{
+   s->src++;
+   path_follow(m->stack, &s->at, v, c);
+   m->hist_value[s->pos & HISTORY_MASK] = v;
+   m->hist_cost[s->pos & HISTORY_MASK] = c;
+   s->pos++;
+   s->window = window_next(s->window, v);
+   if (s->pos % PL_COST_STRIDE == 0)
+      m->ends[pl_golden_slot(s->window, PL_COST_ENDS_BITS)] = s->pos;
+}
+
 /* Revision 2: the source's guesses, while it has them (an event it has
    none for, which C3 may guess, is pl_cost_encode's). */
 static size_t source_stretch(pl_cost_model *m, const uint32_t *values,
                              const uint64_t *costs, size_t n)
 {
-   pl_cost_path at = m->at;
-   uint32_t *restrict hist_value = m->hist_value;
-   uint32_t *restrict hist_cost = m->hist_cost;
-   uint32_t *restrict ends = m->ends;
-   uint32_t src = m->src, pos = m->pos;
-   uint64_t window = m->window, g;
+   source_run s;
+   uint64_t g;
    size_t i;
 
    if (!source_guess(m, values[0], &g) || g != costs[0])
@@ -800,26 +843,14 @@ static size_t source_stretch(pl_cost_model *m, const uint32_t *values,
       run_begins(m, guess_key(m, values[0]));
       m->run_len = 0;
    }
+   source_run_load(m, &s);
    for (i = 0; i < n; i++) {
-      uint32_t v = values[i];
-      uint64_t c = costs[i];
-      /* a cost the history holds equals the source's, the guess */
-      if (hist_value[src & HISTORY_MASK] != v || c >= COST_UNKNOWN
-          || hist_cost[src & HISTORY_MASK] != c)
+      uint32_t g32 = source_run_guess(m, &s, values[i]);
+      if (g32 == COST_UNKNOWN || g32 != costs[i])
          break;
-      src++;
-      path_follow(m->stack, &at, v, c);
-      hist_value[pos & HISTORY_MASK] = v;
-      hist_cost[pos & HISTORY_MASK] = (uint32_t)c;
-      pos++;
-      window = window_next(window, v);
-      if (pos % PL_COST_STRIDE == 0)
-         ends[pl_golden_slot(window, PL_COST_ENDS_BITS)] = pos;
+      source_run_follow(m, &s, values[i], g32);
    }
-   m->at = at;
-   m->src = src;
-   m->pos = pos;
-   m->window = window;
+   source_run_store(m, &s);
    m->run_len += (uint32_t)i;
    return i;
 }
@@ -834,6 +865,41 @@ size_t pl_cost_encode_some(pl_cost_model *m, pl_rcc_enc *e,
               : run_stretch(m, values, costs, n);
    if (i < n) {
       pl_cost_encode(m, e, values[i], costs[i]);
+      i++;
+   }
+   return i;
+}
+
+/* The decoder's fast path: the events left in a run under way, while
+   the source guesses them (revision 2). */
+static size_t source_run_decode(pl_cost_model *m, const uint32_t *values,
+                                uint64_t *costs, size_t n)
+{
+   source_run s;
+   size_t i, left = n < m->run_len ? n : m->run_len;
+
+   if (!m->matching)
+      return 0;
+   source_run_load(m, &s);
+   for (i = 0; i < left; i++) {
+      uint32_t g32 = source_run_guess(m, &s, values[i]);
+      if (g32 == COST_UNKNOWN)
+         break;
+      costs[i] = g32;
+      source_run_follow(m, &s, values[i], g32);
+   }
+   source_run_store(m, &s);
+   m->run_len -= (uint32_t)i;
+   return i;
+}
+
+size_t pl_cost_decode_some(pl_cost_model *m, pl_rcc_dec *d,
+                           const uint32_t *values, uint64_t *costs, size_t n)
+{
+   size_t i = m->revision >= PL_COST_REV_SOURCES && m->run == 2
+              ? source_run_decode(m, values, costs, n) : 0;
+   if (i < n) {
+      costs[i] = pl_cost_decode(m, d, values[i]);
       i++;
    }
    return i;

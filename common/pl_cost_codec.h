@@ -145,6 +145,11 @@ size_t pl_cost_encode_some(pl_cost_model *m, pl_rcc_enc *e,
    or if they coded a bit length above 64 (damage). */
 uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value);
 
+/* Decode the costs of at least one and at most n events, as
+   pl_cost_encode_some codes them; returns how many. */
+size_t pl_cost_decode_some(pl_cost_model *m, pl_rcc_dec *d,
+                           const uint32_t *values, uint64_t *costs, size_t n);
+
 /* A chunk ends: a run under way is cut there (its length coded) and goes
    on, if it does, in the next chunk.  The encoder calls it before
    pl_rcc_enc_finish; the decoder after the chunk's last cost, which

@@ -24,7 +24,8 @@ static uint64_t cost[MAX_EVENTS], back[MAX_EVENTS];
 static uint8_t  coded[MAX_EVENTS * PL_COST_MAX_EVENT_BYTES / 8 + 4096];
 static pl_cost_model enc_model, dec_model;
 static unsigned revision;
-static int use_some;            /* code with pl_cost_encode_some */
+static int use_some;    /* code with pl_cost_encode_some, decode with
+                           pl_cost_decode_some */
 
 /* Code events [0, n) in chunks of at most `chunk` events, the model
    carried over; returns the bytes and fills ends[] with each chunk's end
@@ -70,8 +71,17 @@ static int decode_chunks(size_t nchunks, const size_t *ends,
       size_t j;
       if (pl_rcc_dec_init(&d, coded + start, ends[k] - start))
          return 0;
-      for (j = 0; j < counts[k]; j++, i++)
-         back[i] = pl_cost_decode(&dec_model, &d, value[i]);
+      if (use_some) {
+         for (j = 0; j < counts[k]; ) {
+            size_t got = pl_cost_decode_some(&dec_model, &d, value + i,
+                                             back + i, counts[k] - j);
+            j += got;
+            i += got;
+         }
+      } else {
+         for (j = 0; j < counts[k]; j++, i++)
+            back[i] = pl_cost_decode(&dec_model, &d, value[i]);
+      }
       exact &= pl_cost_decode_cut(&dec_model) == 0 && pl_rcc_dec_exact(&d);
       start = ends[k];
    }
@@ -96,16 +106,25 @@ static void same_bytes(const char *what, size_t n, size_t chunk)
          bytes_some, bytes);
 }
 
-/* Round trip of events [0, n): returns the coded bytes. */
+/* Round trip of events [0, n), decoded an event at a time and by
+   pl_cost_decode_some: returns the coded bytes. */
 static size_t round_trip(const char *what, size_t n, size_t chunk)
 {
    size_t nchunks, bytes = encode_chunks(n, chunk, ends, counts, &nchunks);
-   int exact = decode_chunks(nchunks, ends, counts);
-   size_t i, bad = 0;
-   for (i = 0; i < n; i++)
-      bad += back[i] != cost[i];
-   CHECK(exact, "%s: chunks not decoded exactly", what);
-   CHECK(bad == 0, "%s: %zu of %zu costs differ", what, bad, n);
+   int some;
+   for (some = 0; some < 2; some++) {
+      int exact;
+      size_t i, bad = 0;
+      use_some = some;
+      exact = decode_chunks(nchunks, ends, counts);
+      use_some = 0;
+      for (i = 0; i < n; i++)
+         bad += back[i] != cost[i];
+      CHECK(exact, "%s: chunks not decoded exactly%s", what,
+            some ? " (pl_cost_decode_some)" : "");
+      CHECK(bad == 0, "%s: %zu of %zu costs differ%s", what, bad, n,
+            some ? " (pl_cost_decode_some)" : "");
+   }
    return bytes;
 }
 

@@ -423,17 +423,22 @@ static void decode_costs(pl_events *it, size_t n)
    cost_reader *cr = it->cr;
    size_t i;
 
-   for (i = 0; i < n; i++) {
+   for (i = 0; i < n; ) {
+      size_t k;
       if (cr->left == 0
           && (cr->next == it->th->ncosts || it->state < 0
               || next_cost_chunk(it) < 0)) {
-         it->costs[i] = 0;
+         it->costs[i++] = 0;
          continue;
       }
-      it->costs[i] = pl_cost_decode(&cr->model, &cr->dec, it->values[i]);
-      cr->done++;
-      if (--cr->left == 0 && (pl_cost_decode_cut(&cr->model) < 0
-                              || !pl_rcc_dec_exact(&cr->dec)))
+      k = pl_cost_decode_some(&cr->model, &cr->dec, it->values + i,
+                              it->costs + i,
+                              n - i < cr->left ? n - i : cr->left);
+      i += k;
+      cr->done += k;
+      cr->left -= (uint32_t)k;
+      if (cr->left == 0 && (pl_cost_decode_cut(&cr->model) < 0
+                            || !pl_rcc_dec_exact(&cr->dec)))
          fail(it, cr->chunk_off, "thread %u: corrupt COSTS chunk: its bytes "
               "do not hold exactly its %u costs", it->th->info.number,
               it->th->costs[cr->next - 1].count);
