@@ -690,12 +690,15 @@ static void pl_fini(Int exitcode_always_0)
              raw, streams ? raw / streams : 0,
              streams ? (10 * raw / streams) % 10 : 0);
    if (VG_(clo_stats)) {
-      ULong there, here, waited;
-      pl_worker_stats(&there, &here, &waited);
+      pl_worker_figures f;
+      pl_worker_stats(&f);
       VG_(umsg)("ParLoT: coding jobs (a part's events, or its costs) run "
                 "on the encoder thread %'llu, on the client side instead "
-                "of waiting %'llu; waits for a job %'llu\n",
-                there, here, waited);
+                "of waiting %'llu; waits for a job %'llu (%'llu ms)\n",
+                f.ran_there, f.ran_here, f.waits, f.wait_ms);
+      if (f.running_ms)
+         VG_(umsg)("ParLoT: the encoder thread waited for work %'llu ms of "
+                   "%'llu ms\n", f.idle_ms, f.running_ms);
    }
 }
 

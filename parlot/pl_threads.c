@@ -189,7 +189,7 @@ static void wait_part(pl_thread *t, UInt p)
       UInt q = __atomic_load_n(&t->code_part, __ATOMIC_ACQUIRE);
       UInt r = __atomic_load_n(&t->cost_part, __ATOMIC_ACQUIRE);
       if (pl_worker_run_here(&t->jobs[q])
-          || pl_worker_run_here(&t->cost_jobs[r]))
+          || pl_worker_run_here(&t->cost_jobs[r]) || pl_worker_help())
          continue;
       if (!pl_job_done(&t->jobs[p]))
          pl_worker_wait(&t->jobs[q]);

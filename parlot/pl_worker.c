@@ -21,12 +21,13 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 
 #include "pl_worker.h"
 
-#define QUEUE      256                 /* jobs queued at most (2^k) */
+#define QUEUE      1024                /* jobs queued at most (2^k) */
 #define STACK_SIZE (1024 * 1024)
 
 Bool pl_worker_wanted = True;
@@ -37,10 +38,23 @@ static struct { pl_job *job; UInt seq; } queue[QUEUE];
 static volatile UInt head;             /* jobs ever queued (client side) */
 static volatile UInt tail;             /* jobs ever finished (thread) */
 static volatile UInt lock_word;        /* 0 free, 1 held, 2 held, waited */
-/* --stats=yes: jobs run by each side, and the client side's waits */
+/* --stats=yes: jobs run by each side, and the client side's waits; the
+   time-stamp counter's cycles the client side waited for a job and the
+   thread waited for work, and its reading (and the clock's) at the start */
 static ULong ran_there, ran_here, waits;
+static ULong wait_cycles, idle_cycles, start_cycles;
+static UInt  start_ms;
 
 #if defined(VGA_amd64) && defined(VGO_linux)
+
+/* The time-stamp counter: a clock without a system call, which the
+   thread may read (it calls nothing of Valgrind's). */
+static inline ULong cycles(void)
+{
+   UInt lo, hi;
+   __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+   return (ULong)hi << 32 | lo;
+}
 
 static Long sys6(Long n, Long a, Long b, Long c, Long d, Long e, Long f)
 {
@@ -77,8 +91,12 @@ static __attribute__((noreturn)) void thread_main(void)
         0, 0);
    for (;;) {
       UInt t = tail, h;
-      while ((h = __atomic_load_n(&head, __ATOMIC_ACQUIRE)) == t)
-         futex_wait(&head, h);
+      if (__atomic_load_n(&head, __ATOMIC_ACQUIRE) == t) {
+         ULong since = cycles();
+         while ((h = __atomic_load_n(&head, __ATOMIC_ACQUIRE)) == t)
+            futex_wait(&head, h);
+         idle_cycles += cycles() - since;
+      }
       run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq);
       __atomic_store_n(&tail, t + 1, __ATOMIC_SEQ_CST);
       futex_wake(&tail);
@@ -134,6 +152,8 @@ Bool pl_worker_start(void)
    }
    if (!stack)
       stack = VG_(am_shadow_alloc)(STACK_SIZE);
+   start_cycles = cycles();
+   start_ms = VG_(read_millisecond_timer)();
    if (stack && clone_thread(stack + STACK_SIZE - 64) > 0)
       running = True;
    else
@@ -145,6 +165,7 @@ Bool pl_worker_start(void)
 
 static void futex_wait(volatile UInt *word, UInt value) { }
 static void futex_wake(volatile UInt *word) { }
+static inline ULong cycles(void) { return 0; }
 
 Bool pl_worker_start(void)
 {
@@ -200,9 +221,11 @@ void pl_worker_wait(pl_job *j)
 {
    if (pl_job_done(j))
       return;
+   ULong since = cycles();
    waits++;
    while (!pl_job_done(j))
       futex_wait(&j->done, 0);
+   wait_cycles += cycles() - since;
 }
 
 void pl_worker_forget(pl_job *j)
@@ -224,16 +247,28 @@ void pl_worker_drain(void)
       futex_wait(&tail, t);
 }
 
-void pl_worker_stats(ULong *there, ULong *here, ULong *waited)
+/* Cycles of the time-stamp counter in ms, by its rate since the start. */
+static ULong cycles_ms(ULong c)
 {
-   *there = ran_there;
-   *here = ran_here;
-   *waited = waits;
+   ULong all = cycles() - start_cycles;
+   UInt ms = VG_(read_millisecond_timer)() - start_ms;
+   return ms && all / ms ? c / (all / ms) : 0;
+}
+
+void pl_worker_stats(pl_worker_figures *f)
+{
+   f->ran_there = ran_there;
+   f->ran_here = ran_here;
+   f->waits = waits;
+   f->wait_ms = cycles_ms(wait_cycles);
+   f->idle_ms = cycles_ms(idle_cycles);
+   f->running_ms = running ? VG_(read_millisecond_timer)() - start_ms : 0;
 }
 
 void pl_worker_forked_child(void)
 {
    ran_there = ran_here = waits = 0;
+   wait_cycles = idle_cycles = 0;
    running = False;
    head = tail = 0;
    lock_word = 0;
@@ -259,6 +294,41 @@ static void mutex_unlock(volatile UInt *word)
 {
    if (__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2)
       futex_wake(word);
+}
+
+/* run_job's, for a side that must not wait for the job's lock word:
+   False at once if another side holds it. */
+static Bool try_run_job(pl_job *j, UInt seq)
+{
+   UInt queued = 2 * seq, free_word = 0;
+   Bool mine;
+   if (__atomic_load_n(&j->state, __ATOMIC_ACQUIRE) != queued
+       || !__atomic_compare_exchange_n(j->serial, &free_word, 1, False,
+                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return False;
+   mine = __atomic_compare_exchange_n(&j->state, &queued, queued + 1, False,
+                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+   if (mine) {
+      ran_here++;
+      j->run(j->owner);
+      __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
+      futex_wake(&j->done);
+   }
+   mutex_unlock(j->serial);
+   return mine;
+}
+
+Bool pl_worker_help(void)
+{
+   UInt t, h = head;
+   if (!running)
+      return False;
+   /* the entries from tail to head stay as they are: only this side
+      queues; the first not begun of a lock word is its oldest */
+   for (t = __atomic_load_n(&tail, __ATOMIC_ACQUIRE); t != h; t++)
+      if (try_run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq))
+         return True;
+   return False;
 }
 
 /* Run the seq-th submission of j unless it was begun already (or j was
