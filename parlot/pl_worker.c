@@ -13,7 +13,10 @@
    moves the job's state from queued to begun runs it, under the job's
    lock word, and the other skips it.  A queue entry keeps the submission it
    was made for, so that an entry whose job was run by the client side
-   and queued again is skipped too.
+   and queued again is skipped too.  While the job the client side needs
+   is running on the thread, the client side runs the oldest queued job
+   whose lock word is free instead (pl_worker_help), taking the lock word
+   only if it is free, so that it never waits there.
 
    The thread is made with a raw clone(2) into a stack of its own: it
    shares the address space, files and signal handlers, and is part of the
@@ -82,7 +85,7 @@ static void futex_wake(volatile UInt *word)
         0x7fffffff, 0, 0, 0);
 }
 
-static Bool run_job(pl_job *j, UInt seq);
+static Bool run_job(pl_job *j, UInt seq, Bool wait);
 
 static __attribute__((noreturn)) void thread_main(void)
 {
@@ -97,7 +100,7 @@ static __attribute__((noreturn)) void thread_main(void)
             futex_wait(&head, h);
          idle_cycles += cycles() - since;
       }
-      run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq);
+      run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq, True);
       __atomic_store_n(&tail, t + 1, __ATOMIC_SEQ_CST);
       futex_wake(&tail);
    }
@@ -214,7 +217,7 @@ Bool pl_job_done(const pl_job *j)
 
 Bool pl_worker_run_here(pl_job *j)
 {
-   return running && run_job(j, j->seq);
+   return running && run_job(j, j->seq, True);
 }
 
 void pl_worker_wait(pl_job *j)
@@ -296,20 +299,27 @@ static void mutex_unlock(volatile UInt *word)
       futex_wake(word);
 }
 
-/* run_job's, for a side that must not wait for the job's lock word:
-   False at once if another side holds it. */
-static Bool try_run_job(pl_job *j, UInt seq)
+/* Run the seq-th submission of j unless it was begun already (or j was
+   queued again since).  wait: for j's lock word while the other side
+   holds it; else give up at once. */
+static Bool run_job(pl_job *j, UInt seq, Bool wait)
 {
    UInt queued = 2 * seq, free_word = 0;
    Bool mine;
-   if (__atomic_load_n(&j->state, __ATOMIC_ACQUIRE) != queued
-       || !__atomic_compare_exchange_n(j->serial, &free_word, 1, False,
-                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+   if (__atomic_load_n(&j->state, __ATOMIC_ACQUIRE) != queued)
+      return False;
+   if (wait)
+      mutex_lock(j->serial);
+   else if (!__atomic_compare_exchange_n(j->serial, &free_word, 1, False,
+                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       return False;
    mine = __atomic_compare_exchange_n(&j->state, &queued, queued + 1, False,
                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
    if (mine) {
-      ran_here++;
+      if (pl_worker_self())
+         ran_there++;
+      else
+         ran_here++;
       j->run(j->owner);
       __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
       futex_wake(&j->done);
@@ -326,33 +336,9 @@ Bool pl_worker_help(void)
    /* the entries from tail to head stay as they are: only this side
       queues; the first not begun of a lock word is its oldest */
    for (t = __atomic_load_n(&tail, __ATOMIC_ACQUIRE); t != h; t++)
-      if (try_run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq))
+      if (run_job(queue[t % QUEUE].job, queue[t % QUEUE].seq, False))
          return True;
    return False;
-}
-
-/* Run the seq-th submission of j unless it was begun already (or j was
-   queued again since). */
-static Bool run_job(pl_job *j, UInt seq)
-{
-   UInt queued = 2 * seq;
-   Bool mine;
-   if (__atomic_load_n(&j->state, __ATOMIC_ACQUIRE) != queued)
-      return False;
-   mutex_lock(j->serial);
-   mine = __atomic_compare_exchange_n(&j->state, &queued, queued + 1, False,
-                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-   if (mine) {
-      if (pl_worker_self())
-         ran_there++;
-      else
-         ran_here++;
-      j->run(j->owner);
-      __atomic_store_n(&j->done, 1, __ATOMIC_SEQ_CST);
-      futex_wake(&j->done);
-   }
-   mutex_unlock(j->serial);
-   return mine;
 }
 
 void pl_out_lock(void)
