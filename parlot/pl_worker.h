@@ -32,9 +32,11 @@
    (3 runs; --tool=none 2.13 s); the client's waits 1,241 (638 ms) with
    8 parts, 271 (155 ms) with 32 and help.  Each part costs a busy
    thread 32 KiB (with costs 64 KiB more), fresh pages touched only as
-   the thread's events fill them. */
+   the thread's events fill them: bench/run's memory figure (64 threads
+   of the threads workload), 658 KiB a thread with 8 parts, 876 KiB
+   with 16, 1,368 KiB with 32: so 16. */
 #define PL_BATCH 8192
-#define PL_PARTS 32
+#define PL_PARTS 16
 
 /* A job: run(owner), on the encoder thread, or on the client side when
    the client would otherwise wait for it (pl_worker_run_here).  Jobs
