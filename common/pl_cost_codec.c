@@ -239,6 +239,30 @@ static int window_repeats(const uint32_t *hist, uint32_t a, uint32_t b)
    return 1;
 }
 
+/* An event of value v and cost c (COST_UNKNOWN if the history cannot
+   hold it) joins the history at *pos and the window; returns the window
+   end's slot. */
+static inline uint32_t *history_push(pl_cost_model *m, uint32_t *pos,
+                                     uint64_t *window, uint32_t v,
+                                     uint32_t c)
+{
+   m->hist_value[*pos & HISTORY_MASK] = v;
+   m->hist_cost[*pos & HISTORY_MASK] = c;
+   ++*pos;
+   *window = window_next(*window, v);
+   return &m->ends[pl_golden_slot(*window, PL_COST_ENDS_BITS)];
+}
+
+/* The cost at position src of the history for an event of value v: the
+   guess, or COST_UNKNOWN if the values differ or the history could not
+   hold the cost. */
+static inline uint32_t source_cost(const pl_cost_model *m, uint32_t src,
+                                   uint32_t v)
+{
+   uint32_t i = src & HISTORY_MASK;
+   return m->hist_value[i] == v ? m->hist_cost[i] : COST_UNKNOWN;
+}
+
 /* The history and the source follow an event: the source goes on while
    its values agree; without one, the window's last end is a candidate. */
 static void source_follow(pl_cost_model *m, uint32_t value, uint64_t cost)
@@ -250,12 +274,8 @@ static void source_follow(pl_cost_model *m, uint32_t value, uint64_t cost)
       else
          m->matching = 0;
    }
-   m->hist_value[m->pos & HISTORY_MASK] = value;
-   m->hist_cost[m->pos & HISTORY_MASK] =
-      cost < COST_UNKNOWN ? (uint32_t)cost : COST_UNKNOWN;
-   m->pos++;
-   m->window = window_next(m->window, value);
-   end = &m->ends[pl_golden_slot(m->window, PL_COST_ENDS_BITS)];
+   end = history_push(m, &m->pos, &m->window, value,
+                      cost < COST_UNKNOWN ? (uint32_t)cost : COST_UNKNOWN);
    if (m->matching) {            /* enough to find the way back later */
       if (m->pos % PL_COST_STRIDE == 0)
          *end = m->pos;
@@ -275,11 +295,10 @@ static void source_follow(pl_cost_model *m, uint32_t value, uint64_t cost)
 static inline int source_guess(const pl_cost_model *m, uint32_t value,
                                uint64_t *cost)
 {
-   uint32_t i = m->src & HISTORY_MASK;
-   if (!m->matching || m->hist_value[i] != value
-       || m->hist_cost[i] == COST_UNKNOWN)
+   uint32_t c;
+   if (!m->matching || (c = source_cost(m, m->src, value)) == COST_UNKNOWN)
       return 0;
-   *cost = m->hist_cost[i];
+   *cost = c;
    return 1;
 }
 
@@ -804,28 +823,17 @@ static inline void source_run_store(pl_cost_model *m, const source_run *s)
    m->window = s->window;
 }
 
-/* The source's cost for an event of value v: source_guess's, as a u32 (a
-   cost the history holds), or COST_UNKNOWN. */
-static inline uint32_t source_run_guess(const pl_cost_model *m,
-                                        const source_run *s, uint32_t v)
-{
-   uint32_t i = s->src & HISTORY_MASK;
-   return m->hist_value[i] == v ? m->hist_cost[i] : COST_UNKNOWN;
-}
-
 /* follow() for an event whose cost c was the source's guess: the source
    goes on, and matching stays 1. */
 static inline void source_run_follow(pl_cost_model *m, source_run *s,
                                      uint32_t v, uint32_t c)
 {
+   uint32_t *end;
    s->src++;
    path_follow(m->stack, &s->at, v, c);
-   m->hist_value[s->pos & HISTORY_MASK] = v;
-   m->hist_cost[s->pos & HISTORY_MASK] = c;
-   s->pos++;
-   s->window = window_next(s->window, v);
+   end = history_push(m, &s->pos, &s->window, v, c);
    if (s->pos % PL_COST_STRIDE == 0)
-      m->ends[pl_golden_slot(s->window, PL_COST_ENDS_BITS)] = s->pos;
+      *end = s->pos;
 }
 
 /* Revision 2: the source's guesses, while it has them (an event it has
@@ -845,7 +853,7 @@ static size_t source_stretch(pl_cost_model *m, const uint32_t *values,
    }
    source_run_load(m, &s);
    for (i = 0; i < n; i++) {
-      uint32_t g32 = source_run_guess(m, &s, values[i]);
+      uint32_t g32 = source_cost(m, s.src, values[i]);
       if (g32 == COST_UNKNOWN || g32 != costs[i])
          break;
       source_run_follow(m, &s, values[i], g32);
@@ -882,7 +890,7 @@ static size_t source_run_decode(pl_cost_model *m, const uint32_t *values,
       return 0;
    source_run_load(m, &s);
    for (i = 0; i < left; i++) {
-      uint32_t g32 = source_run_guess(m, &s, values[i]);
+      uint32_t g32 = source_cost(m, s.src, values[i]);
       if (g32 == COST_UNKNOWN)
          break;
       costs[i] = g32;

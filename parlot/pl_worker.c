@@ -250,22 +250,17 @@ void pl_worker_drain(void)
       futex_wait(&tail, t);
 }
 
-/* Cycles of the time-stamp counter in ms, by its rate since the start. */
-static ULong cycles_ms(ULong c)
-{
-   ULong all = cycles() - start_cycles;
-   UInt ms = VG_(read_millisecond_timer)() - start_ms;
-   return ms && all / ms ? c / (all / ms) : 0;
-}
-
 void pl_worker_stats(pl_worker_figures *f)
 {
+   /* the time-stamp counter's cycles per ms, by its rate since the start */
+   UInt ms = VG_(read_millisecond_timer)() - start_ms;
+   ULong per_ms = ms ? (cycles() - start_cycles) / ms : 0;
    f->ran_there = ran_there;
    f->ran_here = ran_here;
    f->waits = waits;
-   f->wait_ms = cycles_ms(wait_cycles);
-   f->idle_ms = cycles_ms(idle_cycles);
-   f->running_ms = running ? VG_(read_millisecond_timer)() - start_ms : 0;
+   f->wait_ms = per_ms ? wait_cycles / per_ms : 0;
+   f->idle_ms = per_ms ? idle_cycles / per_ms : 0;
+   f->running_ms = running ? ms : 0;
 }
 
 void pl_worker_forked_child(void)
