@@ -34,15 +34,18 @@ enum pl_codec_kind {
    PL_CODEC_CCM2 = 5, /* CCM's second revision: runs start sooner (read) */
    PL_CODEC_CCM3 = 6, /* CCM's third: as ccm2, with tables that grow as the
                          stream needs (read) */
-   PL_CODEC_CCM  = 7  /* call-context model + range coder (default): as
-                         ccm3, with a cheaper matcher model */
+   PL_CODEC_CCM4 = 7, /* CCM's fourth: as ccm3, with a cheaper matcher
+                         model (read) */
+   PL_CODEC_CCM  = 8  /* call-context model + range coder (default): as
+                         ccm4, an event the long matcher predicts is one
+                         decision */
 };
 
 /* The codec's name, as --codec and parlot-decode --info spell it. */
 static inline const char *pl_codec_name(int kind)
 {
    static const char *const name[] = { "?", "lzze", "raw", "lzrc", "ccm1",
-                                       "ccm2", "ccm3", "ccm" };
+                                       "ccm2", "ccm3", "ccm4", "ccm" };
    return kind >= PL_CODEC_LZZE && kind <= PL_CODEC_CCM ? name[kind] : "?";
 }
 
@@ -127,7 +130,8 @@ typedef struct {
 #define PL_CCM_WAYS        4    /* values per call-context slot */
 #define PL_CCM_CALLEES     8    /* values per callee list */
 #define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
-/* ccm (codec 6) starts its tables this small and doubles each as the
+#define PL_CCM_LIGHT_BITS  12   /* matched events' contexts (codec 8) */
+/* ccm3 and later (codecs 6 to 8) start their tables this small and doubles each as the
    stream fills it, up to the sizes above (docs/codec.md 11.9), so that a
    thread costs the memory its stream needs */
 #define PL_CCM_SLOT_BITS0   8
@@ -167,6 +171,16 @@ typedef struct {
    uint32_t len;                /* of the last run begun in the context */
 } pl_ccm_runmem;
 
+/* Codec 8: what followed a function with its last two callees, and how
+   often the long matcher was right there, by its length (3 groups) and
+   by whether it agreed with that value.  The counters are kept XOR
+   PL_CM_COUNTER_INIT, so that an entry of zeros is fresh and the table
+   costs memory only where the stream reaches it. */
+typedef struct {
+   uint32_t last;
+   uint32_t c[3][2];
+} pl_ccm_light;
+
 typedef struct {
    uint32_t ptr, len;           /* predicts hist[ptr] while len > 0 */
    uint64_t hash;               /* of the last values (its minimum length) */
@@ -194,7 +208,7 @@ typedef struct {
    /* counters (pl_cm.h) and mixer weights */
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
    uint32_t c_len[2][16], c_state[2][16], c_agree[2][4];
-   /* ccm (codec 7): a matcher's candidate by its length's bucket, the
+   /* ccm4, ccm: a matcher's candidate by its length's bucket, the
       call context's state and the o2 context's agreement */
    uint32_t c_match[2][16][16][4];
    uint32_t c_cand[3][PL_CCM_CALLEES][4][3];
@@ -233,10 +247,15 @@ typedef struct {
    unsigned slot_bits, callee_bits, runmem_bits, match_bits;
    uint32_t slot_fills, callee_fills, runmem_fills, match_fills;
    int      grows;
-   /* ccm (codec 7): a matcher's candidate mixes three inputs (c_match),
-      and the short matcher looks for a source only while the long one
-      has none */
+   /* ccm4 and ccm (codecs 7 and 8): a matcher's candidate mixes three
+      inputs (c_match), and the short matcher looks for a source only
+      while the long one has none */
    int      lean;
+   /* ccm (codec 8): an event the long matcher predicts, outside a run,
+      is one decision, with the counter light_c of entry light_e */
+   int      light;
+   pl_ccm_light light_tab[1u << PL_CCM_LIGHT_BITS], *light_e;
+   uint32_t *light_c;
 } pl_ccm_model;
 
 typedef struct {

@@ -13,12 +13,15 @@
    was not short) the events that go on following it form a run, coded by
    its length when it ends, like an LZ match: there an event is a
    comparison and a few stores, and that is where most events of a
-   regular program are.  The revisions, all read, differ in three places:
+   regular program are.  The revisions, all read, differ in four places:
    where runs start (run_starts: ccm1, codec 4, only at 256), whether the
-   tables start small and grow (grows: ccm3, codec 6, and ccm), and how a
-   matcher's candidate is modelled (lean: ccm, codec 7, the one written,
-   mixes three inputs instead of five, and its short matcher looks for a
-   source only while the long one has none).
+   tables start small and grow (grows: ccm3, codec 6, and later), how a
+   matcher's candidate is modelled (lean: ccm4, codec 7, and ccm mix three
+   inputs instead of five, and their short matcher looks for a source
+   only while the long one has none), and how an event the long matcher
+   predicts outside a run is coded (light: ccm, codec 8, the one written:
+   one decision, with a counter chosen by the function and its last two
+   callees, and the model moved on as in a run; docs/codec.md 11.11).
 
    The decoder rebuilds the call stack from the events, so the model of
    both sides is the same; the work per event is bounded (at most 18
@@ -166,8 +169,10 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
 {
    unsigned i, j, k, l;
 
-   m->grows = kind == PL_CODEC_CCM3 || kind == PL_CODEC_CCM;
-   m->lean = kind == PL_CODEC_CCM;
+   m->grows = kind == PL_CODEC_CCM3 || kind == PL_CODEC_CCM4
+              || kind == PL_CODEC_CCM;
+   m->lean = kind == PL_CODEC_CCM4 || kind == PL_CODEC_CCM;
+   m->light = kind == PL_CODEC_CCM;
    m->slot_bits = m->grows ? PL_CCM_SLOT_BITS0 : PL_CCM_SLOT_BITS;
    m->callee_bits = m->grows ? PL_CCM_CALLEE_BITS0 : PL_CCM_CALLEE_BITS;
    m->runmem_bits = m->grows ? PL_CCM_RUNMEM_BITS0 : PL_CCM_RUNMEM_BITS;
@@ -189,6 +194,13 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
       m->callees[i].tag = 0;
    for (i = 0; !zeroed && i < (1u << m->runmem_bits); i++)
       m->runmem[i].tag = 0;
+   for (i = 0; !zeroed && m->light && i < (1u << PL_CCM_LIGHT_BITS); i++) {
+      m->light_tab[i].last = 0;
+      for (j = 0; j < 3; j++)
+         m->light_tab[i].c[j][0] = m->light_tab[i].c[j][1] = 0;
+   }
+   m->light_e = &m->light_tab[0];
+   m->light_c = &m->light_tab[0].c[0][0];
    m->run_memory = kind != PL_CODEC_CCM1;
    m->rm = &m->runmem[0];
    m->rm_tag = 0;
@@ -300,6 +312,64 @@ static inline void run_ended(pl_ccm_model *m, uint32_t len)
       m->runmem_bits++;
       m->rm = &m->runmem[0];       /* the next run_starts sets it */
    }
+}
+
+/* ---- Codec 8: events the long matcher predicts (docs/codec.md 11.11) -- */
+
+/* Whether the event is coded by one decision: the long matcher matches
+   and predicts a short ID (checked after run_starts said no run). */
+static inline int light_applies(const pl_ccm_model *m)
+{
+   return m->light && m->mt[0].len != 0
+          && m->hist[m->mt[0].ptr & HMASK] != BIG;
+}
+
+/* The entry of the top frame's function and last two callees. */
+static inline pl_ccm_light *light_entry(pl_ccm_model *m)
+{
+   const pl_ccm_frame *t = pl_ccm_frame_at(m, m->depth);
+   uint64_t h = key_end(key_step(key_step(key_step(4, t->fn), t->c1),
+                                 t->c2));
+   return &m->light_tab[h >> (64 - PL_CCM_LIGHT_BITS)];
+}
+
+/* The decision's counter for the long matcher's value w: by its length's
+   group and by whether the entry's last value agrees. */
+static inline void light_prepare(pl_ccm_model *m, uint32_t w)
+{
+   unsigned b = bucket(m->mt[0].len);
+   pl_ccm_light *e = light_entry(m);
+   m->light_e = e;
+   m->light_c = &e->c[(b < 11u ? b : 11u) - 9u][e->last == w];
+}
+
+static inline unsigned light_p1(const pl_ccm_model *m)
+{
+   return ctr_p1(*m->light_c ^ PL_CM_COUNTER_INIT);
+}
+
+static inline void light_learn(pl_ccm_model *m, unsigned bit)
+{
+   *m->light_c = pl_cm_count(*m->light_c ^ PL_CM_COUNTER_INIT, bit, LIMIT,
+                             m->rate) ^ PL_CM_COUNTER_INIT;
+}
+
+/* The decision said the event is w: the entry keeps it, the model moves
+   on as in a run, and the matchers' hashes roll; the long matcher's
+   table records the position (the short one's does not, as in a run). */
+static void light_hit(pl_ccm_model *m, uint32_t w)
+{
+   unsigned k;
+   m->light_e->last = w;
+   pl_ccm_run_step(m, w);
+   for (k = 0; k < 2; k++) {
+      pl_ccm_matcher *mt = &m->mt[k];
+      mt->hash = mt->hash * FNV + w + 1u
+                 - (m->hist[(m->pos - 1u - min_len[k]) & HMASK] + 1u)
+                   * m->mpow[k];
+   }
+   m->mtab[0][pl_golden_slot(m->mt[0].hash, m->match_bits)] = m->pos;
+   m->keys_ok = 0;
 }
 
 /* An event outside a run starts: the contexts are looked up, the
@@ -631,6 +701,8 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
    m->slot_fills += slot_update(m->s1, m->t1, x);
    m->slot_fills += slot_update(m->s2, m->t2, x);
    m->callee_fills += callees_update(m->s0, m->t0, x);
+   if (m->light)
+      light_entry(m)->last = x;
    if (x > m->max_id)
       m->max_id = x;
    history_add(m, stored(x));
@@ -818,6 +890,18 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
       close_run(e);
       m->mt[0].len = 0;
       prepare_normal(m, w != BIG, w);
+   } else if (light_applies(m)) {
+      uint32_t w = m->hist[m->mt[0].ptr & HMASK];
+      light_prepare(m, w);
+      pl_rc_enc_bit(e, 4096u - light_p1(m), x == w);
+      light_learn(m, x == w);
+      if (x == w) {
+         light_hit(m, w);
+         return;
+      }
+      /* as after a run: the match ends, x is coded knowing it is not w */
+      m->mt[0].len = 0;
+      prepare_normal(m, 1, w);
    } else {
       prepare_normal(m, 0, 0);
    }
@@ -859,6 +943,7 @@ enum {
    D_RL_MANT,   /* run length: tree bits, rc_node so far, rc_rank bits left */
    D_RL_DIRECT, /* run length: len_acc so far, rc_rank direct bits left */
    D_COPY,      /* a run: copy_left events still to come */
+   D_LIGHT,     /* codec 8: is it the long matcher's value? */
    D_CAND,      /* the decision on candidate m->cur */
    D_EXIT,      /* literal: is it an exit? */
    D_NEW,       /* literal: is it max_id + 1? */
@@ -948,9 +1033,34 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             d->rc_step = D_RL_UNARY;
             continue;
          }
+         if (light_applies(m)) {
+            light_prepare(m, m->hist[m->mt[0].ptr & HMASK]);
+            d->rc_step = D_LIGHT;
+            continue;
+         }
          prepare_normal(m, 0, 0);
          d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
          continue;
+      case D_LIGHT: {
+         unsigned bit;
+         NORM();
+         bit = pl_rc_dec_bit(d, 4096u - light_p1(m));
+         light_learn(m, bit);
+         x = m->hist[m->mt[0].ptr & HMASK];
+         if (bit) {
+            /* D_EVENT left room for it: out < cap, and 2 raw bytes */
+            values[out++] = x;
+            d->raw_bytes += 2;
+            d->words++;
+            light_hit(m, x);
+            d->rc_step = D_EVENT;
+            continue;
+         }
+         m->mt[0].len = 0;
+         prepare_normal(m, 1, x);
+         d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
+         continue;
+      }
       case D_RL_UNARY:
          while (d->rc_bits < 16) {
             NORM();

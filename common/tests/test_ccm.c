@@ -189,6 +189,9 @@ typedef struct {
       matcher idle while the long one matches */
    int lean;
    uint32_t c_match[2][16][16][4];
+   /* ccm (codec 8, 11.11): events the long matcher predicts */
+   int light;
+   struct { uint32_t last, c[3][2]; } lt[1u << 12];
    unsigned bits_slot, bits_callees, bits_rm, bits_mtab;
    uint32_t fill_slot, fill_callees, fill_rm, fill_mtab;
    /* range decoder */
@@ -230,6 +233,8 @@ static void s_init(spec *m)
       (&m->w[0][0][0])[i] = 19661;
    for (i = 0; i < 2 * 16 * 16 * 4; i++)
       (&m->c_match[0][0][0][0])[i] = 0x80000000u;
+   for (i = 0; i < 4096 * 6; i++)
+      (&m->lt[i / 6].c[0][0])[i % 6] = 0x80000000u;
    for (p = 0; p < 4096; p++) {
       m->stretch[p] = 2047;
       for (x = -2047; x <= 2047; x++)
@@ -453,6 +458,14 @@ static void s_history(spec *m, uint32_t x)
    }
 }
 
+/* 11.11: the entry of the top frame's function and last two callees. */
+static uint32_t s_light_ix(spec *m)
+{
+   const s_frame *t = s_fr(m, m->depth);
+   uint32_t v[3] = { t->fn, t->c1, t->c2 };
+   return (uint32_t)(s_key(4, v, 3) >> 52);
+}
+
 /* One event outside a run (11.4, 11.5); excl < 2^32 + 1 means none. */
 /* The o2 context's key (11.4): the top frame and its parent. */
 static uint64_t s_key2(spec *m)
@@ -612,6 +625,8 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
    } else {
       s_mtf(S0->v, &S0->n, 8, x);
    }
+   if (m->light)
+      m->lt[s_light_ix(m)].last = x;
    if (x > m->max_id)
       m->max_id = x;
    s_history(m, x);
@@ -622,6 +637,54 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
              m->fill_callees);
    }
    return x;
+}
+
+/* 11.3: one event of a run, w. */
+static void s_run_step(spec *m, uint32_t w)
+{
+   if (m->len[1] > 0) {
+      if (m->hist[m->ptr[1] & S_HM] == w) {
+         if (m->len[1] < 65535) m->len[1]++;
+         m->ptr[1]++;
+      } else {
+         m->len[1] = 0;
+      }
+   }
+   if (m->len[0] < 65535) m->len[0]++;
+   m->ptr[0]++;
+   m->hist[m->pos & S_HM] = (uint16_t)w;
+   m->pos++;
+   s_stack(m, w);
+}
+
+/* 11.11: an event the long matcher predicts, w; -1 on damage. */
+static int s_light(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
+{
+   uint32_t w = m->hist[m->ptr[0] & S_HM], ix = s_light_ix(m), x, q;
+   unsigned g = (s_bucket(m->len[0]) < 11 ? s_bucket(m->len[0]) : 11) - 9;
+   uint64_t H = 0, pw = 1;
+
+   if (!s_counted(m, &m->lt[ix].c[g][m->lt[ix].last == w])) {
+      m->len[0] = 0;
+      x = s_event(m, 1, w);
+      if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
+         return -1;
+      v32_push(out, x);
+      *raw += x < 0xFFFF ? 2 : 6;
+      return 0;
+   }
+   if (raw_end - *raw < 2)
+      return -1;
+   v32_push(out, w);
+   *raw += 2;
+   m->lt[ix].last = w;
+   s_run_step(m, w);
+   for (q = 1; q <= 20; q++) {
+      H += (m->hist[(m->pos - q) & S_HM] + 1ull) * pw;
+      pw *= S_P;
+   }
+   m->mtab[0][(H * S_G) >> (64 - m->bits_mtab)] = m->pos;
+   return 0;
 }
 
 /* 11.3: whether a run starts; ccm notes its call context's entry. */
@@ -674,19 +737,7 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
                return -1;
             v32_push(out, w);
             *raw += 2;
-            if (m->len[1] > 0) {
-               if (m->hist[m->ptr[1] & S_HM] == w) {
-                  if (m->len[1] < 65535) m->len[1]++;
-                  m->ptr[1]++;
-               } else {
-                  m->len[1] = 0;
-               }
-            }
-            if (m->len[0] < 65535) m->len[0]++;
-            m->ptr[0]++;
-            m->hist[m->pos & S_HM] = (uint16_t)w;
-            m->pos++;
-            s_stack(m, w);
+            s_run_step(m, w);
          }
          if (m->run_memory) {
             m->fill_rm += m->rm[m->rm_ix].tag != m->rm_tag;
@@ -704,6 +755,10 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
             v32_push(out, x);
             *raw += x < 0xFFFF ? 2 : 6;
          }
+      } else if (m->light && m->len[0] > 0
+                 && m->hist[m->ptr[0] & S_HM] != S_BIG) {
+         if (s_light(m, raw_end, raw, out) < 0)
+            return -1;
       } else {
          uint32_t x = s_event(m, 0, 0);
          if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
@@ -728,8 +783,10 @@ static int spec_decode(const stream *s, vec32 *out)
    int rc = 0;
    s_init(m);
    m->run_memory = kind != PL_CODEC_CCM1;
-   m->grows = kind == PL_CODEC_CCM || kind == PL_CODEC_CCM3;
-   m->lean = kind == PL_CODEC_CCM;
+   m->grows = kind == PL_CODEC_CCM || kind == PL_CODEC_CCM4
+              || kind == PL_CODEC_CCM3;
+   m->lean = kind == PL_CODEC_CCM || kind == PL_CODEC_CCM4;
+   m->light = kind == PL_CODEC_CCM;
    m->bits_slot = m->grows ? 8 : 14;
    m->bits_callees = m->grows ? 6 : 12;
    m->bits_rm = m->grows ? 6 : 12;
