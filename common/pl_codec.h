@@ -130,7 +130,8 @@ typedef struct {
 #define PL_CCM_WAYS        4    /* values per call-context slot */
 #define PL_CCM_CALLEES     8    /* values per callee list */
 #define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
-#define PL_CCM_LIGHT_BITS  12   /* matched events' contexts (codec 8) */
+#define PL_CCM_LIGHT_BITS  12   /* matched events' contexts (codec 8): the
+                                   slots' bits less 2, growing with them */
 /* ccm3 and later (codecs 6 to 8) start their tables this small and doubles each as the
    stream fills it, up to the sizes above (docs/codec.md 11.9), so that a
    thread costs the memory its stream needs */
@@ -173,9 +174,7 @@ typedef struct {
 
 /* Codec 8: what followed a function with its last two callees, and how
    often the long matcher was right there, by its length (3 groups) and
-   by whether it agreed with that value.  The counters are kept XOR
-   PL_CM_COUNTER_INIT, so that an entry of zeros is fresh and the table
-   costs memory only where the stream reaches it. */
+   by whether it agreed with that value. */
 typedef struct {
    uint32_t last;
    uint32_t c[3][2];

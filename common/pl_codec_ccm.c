@@ -114,11 +114,20 @@ static inline int crowded(uint32_t fills, unsigned bits, unsigned max_bits)
    return bits < max_bits && fills >= 1u << (bits - 1u);
 }
 
+/* Codec 8's table of matched events' contexts has a quarter as many
+   entries as the slots, and doubles with them. */
+static inline unsigned light_bits(const pl_ccm_model *m)
+{
+   return m->slot_bits - (PL_CCM_SLOT_BITS - PL_CCM_LIGHT_BITS);
+}
+
 /* After an event outside a run, its entries no longer in use. */
 static void grow_contexts(pl_ccm_model *m)
 {
    if (crowded(m->slot_fills, m->slot_bits, PL_CCM_SLOT_BITS)) {
       DOUBLE_TABLE(m->slot, 1u << m->slot_bits);
+      if (m->light)
+         DOUBLE_TABLE(m->light_tab, 1u << light_bits(m));
       m->slot_bits++;
    }
    if (crowded(m->callee_fills, m->callee_bits, PL_CCM_CALLEE_BITS)) {
@@ -194,10 +203,11 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
       m->callees[i].tag = 0;
    for (i = 0; !zeroed && i < (1u << m->runmem_bits); i++)
       m->runmem[i].tag = 0;
-   for (i = 0; !zeroed && m->light && i < (1u << PL_CCM_LIGHT_BITS); i++) {
+   for (i = 0; m->light && i < (1u << light_bits(m)); i++) {
       m->light_tab[i].last = 0;
       for (j = 0; j < 3; j++)
-         m->light_tab[i].c[j][0] = m->light_tab[i].c[j][1] = 0;
+         m->light_tab[i].c[j][0] = m->light_tab[i].c[j][1]
+            = PL_CM_COUNTER_INIT;
    }
    m->light_e = &m->light_tab[0];
    m->light_c = &m->light_tab[0].c[0][0];
@@ -330,7 +340,7 @@ static inline pl_ccm_light *light_entry(pl_ccm_model *m)
    const pl_ccm_frame *t = pl_ccm_frame_at(m, m->depth);
    uint64_t h = key_end(key_step(key_step(key_step(4, t->fn), t->c1),
                                  t->c2));
-   return &m->light_tab[h >> (64 - PL_CCM_LIGHT_BITS)];
+   return &m->light_tab[h >> (64 - light_bits(m))];
 }
 
 /* The decision's counter for the long matcher's value w: by its length's
@@ -345,13 +355,12 @@ static inline void light_prepare(pl_ccm_model *m, uint32_t w)
 
 static inline unsigned light_p1(const pl_ccm_model *m)
 {
-   return ctr_p1(*m->light_c ^ PL_CM_COUNTER_INIT);
+   return ctr_p1(*m->light_c);
 }
 
 static inline void light_learn(pl_ccm_model *m, unsigned bit)
 {
-   *m->light_c = pl_cm_count(*m->light_c ^ PL_CM_COUNTER_INIT, bit, LIMIT,
-                             m->rate) ^ PL_CM_COUNTER_INIT;
+   *m->light_c = pl_cm_count(*m->light_c, bit, LIMIT, m->rate);
 }
 
 /* The decision said the event is w: the entry keeps it, the model moves

@@ -458,12 +458,13 @@ static void s_history(spec *m, uint32_t x)
    }
 }
 
-/* 11.11: the entry of the top frame's function and last two callees. */
+/* 11.11: the entry of the top frame's function and last two callees (the
+   table has a quarter as many entries as the slots). */
 static uint32_t s_light_ix(spec *m)
 {
    const s_frame *t = s_fr(m, m->depth);
    uint32_t v[3] = { t->fn, t->c1, t->c2 };
-   return (uint32_t)(s_key(4, v, 3) >> 52);
+   return (uint32_t)(s_key(4, v, 3) >> (64 - (m->bits_slot - 2)));
 }
 
 /* One event outside a run (11.4, 11.5); excl < 2^32 + 1 means none. */
@@ -632,7 +633,10 @@ static uint32_t s_event(spec *m, int has_excl, uint32_t excl)
    s_history(m, x);
    s_stack(m, x);
    if (m->grows) {
+      unsigned sb = m->bits_slot;
       s_grow(m->slot, sizeof m->slot[0], &m->bits_slot, 14, m->fill_slot);
+      if (m->light && m->bits_slot != sb)     /* 11.11: with the slots */
+         s_double(m->lt, sizeof m->lt[0], sb - 2);
       s_grow(m->callees, sizeof m->callees[0], &m->bits_callees, 12,
              m->fill_callees);
    }
