@@ -324,6 +324,17 @@ static inline void run_ended(pl_ccm_model *m, uint32_t len)
    }
 }
 
+/* Matcher k's rolling hash of its last min_len values, after w joined
+   the history (pos counts it). */
+static inline void hash_roll(pl_ccm_model *m, unsigned k, uint32_t w)
+{
+   pl_ccm_matcher *mt = &m->mt[k];
+   mt->hash = mt->hash * FNV + w + 1u;
+   if (m->pos > min_len[k])
+      mt->hash -= (m->hist[(m->pos - 1u - min_len[k]) & HMASK] + 1u)
+                  * m->mpow[k];
+}
+
 /* ---- Codec 8: events the long matcher predicts (docs/codec.md 11.11) -- */
 
 /* Whether the event is coded by one decision: the long matcher matches
@@ -368,15 +379,10 @@ static inline void light_learn(pl_ccm_model *m, unsigned bit)
    table records the position (the short one's does not, as in a run). */
 static void light_hit(pl_ccm_model *m, uint32_t w)
 {
-   unsigned k;
    m->light_e->last = w;
    pl_ccm_run_step(m, w);
-   for (k = 0; k < 2; k++) {
-      pl_ccm_matcher *mt = &m->mt[k];
-      mt->hash = mt->hash * FNV + w + 1u
-                 - (m->hist[(m->pos - 1u - min_len[k]) & HMASK] + 1u)
-                   * m->mpow[k];
-   }
+   hash_roll(m, 0, w);
+   hash_roll(m, 1, w);
    m->mtab[0][pl_golden_slot(m->mt[0].hash, m->match_bits)] = m->pos;
    m->keys_ok = 0;
 }
@@ -647,9 +653,7 @@ static void history_add(pl_ccm_model *m, uint32_t w)
    for (k = 0; k < 2; k++) {
       pl_ccm_matcher *mt = &m->mt[k];
       uint32_t l = min_len[k], slot, c;
-      mt->hash = mt->hash * FNV + w + 1u;
-      if (pos > l)
-         mt->hash -= (m->hist[(pos - 1u - l) & HMASK] + 1u) * m->mpow[k];
+      hash_roll(m, k, w);
       if (pos < l)
          continue;
       slot = (uint32_t)pl_golden_slot(mt->hash, m->match_bits);
