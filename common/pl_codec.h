@@ -132,8 +132,8 @@ typedef struct {
 #define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
 #define PL_CCM_LIGHT_BITS  12   /* matched events' contexts (codec 8): the
                                    slots' bits less 2, growing with them */
-/* ccm3 and later (codecs 6 to 8) start their tables this small and doubles each as the
-   stream fills it, up to the sizes above (docs/codec.md 11.9), so that a
+/* ccm3 and later (codecs 6 to 8) start their tables this small and double
+   each as the stream fills it, up to the sizes above (docs/codec.md 11.9), so that a
    thread costs the memory its stream needs */
 #define PL_CCM_SLOT_BITS0   8
 #define PL_CCM_CALLEE_BITS0 6

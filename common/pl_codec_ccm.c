@@ -209,8 +209,6 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
          m->light_tab[i].c[j][0] = m->light_tab[i].c[j][1]
             = PL_CM_COUNTER_INIT;
    }
-   m->light_e = &m->light_tab[0];
-   m->light_c = &m->light_tab[0].c[0][0];
    m->run_memory = kind != PL_CODEC_CCM1;
    m->rm = &m->runmem[0];
    m->rm_tag = 0;
@@ -364,16 +362,6 @@ static inline void light_prepare(pl_ccm_model *m, uint32_t w)
    m->light_c = &e->c[(b < 11u ? b : 11u) - 9u][e->last == w];
 }
 
-static inline unsigned light_p1(const pl_ccm_model *m)
-{
-   return ctr_p1(*m->light_c);
-}
-
-static inline void light_learn(pl_ccm_model *m, unsigned bit)
-{
-   *m->light_c = pl_cm_count(*m->light_c, bit, LIMIT, m->rate);
-}
-
 /* The decision said the event is w: the entry keeps it, the model moves
    on as in a run, and the matchers' hashes roll; the long matcher's
    table records the position (the short one's does not, as in a run). */
@@ -423,6 +411,15 @@ static void prepare_normal(pl_ccm_model *m, int has_excl, uint32_t excl)
    }
    m->by_matcher = 0;
    m->hp = 0;
+}
+
+/* The long matcher's value w was not the event (a run or a matched
+   event ends by a miss): its match ends, and the event is coded outside
+   a run knowing it is not w (unless w is BIG, which is never offered). */
+static void long_match_missed(pl_ccm_model *m, uint32_t w)
+{
+   m->mt[0].len = 0;
+   prepare_normal(m, w != BIG, w);
 }
 
 /* Whether v was offered already (or excluded); if not, it is now. */
@@ -899,22 +896,17 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
             close_run(e);
          return;
       }
-      /* the long match ends here: x is coded knowing it is not w */
       close_run(e);
-      m->mt[0].len = 0;
-      prepare_normal(m, w != BIG, w);
+      long_match_missed(m, w);
    } else if (light_applies(m)) {
       uint32_t w = m->hist[m->mt[0].ptr & HMASK];
       light_prepare(m, w);
-      pl_rc_enc_bit(e, 4096u - light_p1(m), x == w);
-      light_learn(m, x == w);
+      enc_counted(e, m->light_c, x == w);
       if (x == w) {
          light_hit(m, w);
          return;
       }
-      /* as after a run: the match ends, x is coded knowing it is not w */
-      m->mt[0].len = 0;
-      prepare_normal(m, 1, w);
+      long_match_missed(m, w);
    } else {
       prepare_normal(m, 0, 0);
    }
@@ -1054,13 +1046,10 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          prepare_normal(m, 0, 0);
          d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
          continue;
-      case D_LIGHT: {
-         unsigned bit;
+      case D_LIGHT:
          NORM();
-         bit = pl_rc_dec_bit(d, 4096u - light_p1(m));
-         light_learn(m, bit);
          x = m->hist[m->mt[0].ptr & HMASK];
-         if (bit) {
+         if (dec_counted(d, m->light_c)) {
             /* D_EVENT left room for it: out < cap, and 2 raw bytes */
             values[out++] = x;
             d->raw_bytes += 2;
@@ -1069,11 +1058,9 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             d->rc_step = D_EVENT;
             continue;
          }
-         m->mt[0].len = 0;
-         prepare_normal(m, 1, x);
+         long_match_missed(m, x);
          d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
          continue;
-      }
       case D_RL_UNARY:
          while (d->rc_bits < 16) {
             NORM();
@@ -1138,9 +1125,7 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             d->rc_step = D_EVENT;
             continue;
          }
-         x = m->hist[m->mt[0].ptr & HMASK];
-         m->mt[0].len = 0;
-         prepare_normal(m, x != BIG, x);
+         long_match_missed(m, m->hist[m->mt[0].ptr & HMASK]);
          d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
          continue;
       }

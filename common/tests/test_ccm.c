@@ -392,6 +392,18 @@ static void s_grow(void *table, size_t sz, unsigned *bits, unsigned max,
    }
 }
 
+/* 11.5 step 5: the hash H of the L values before position p. */
+static uint64_t s_hash(const spec *m, uint32_t p, uint32_t L)
+{
+   uint64_t H = 0, pw = 1;
+   uint32_t q;
+   for (q = 1; q <= L; q++) {
+      H += (m->hist[(p - q) & S_HM] + 1ull) * pw;
+      pw *= S_P;
+   }
+   return H;
+}
+
 static void s_history(spec *m, uint32_t x)
 {
    static const uint32_t L[2] = { 20, 6 };
@@ -409,18 +421,13 @@ static void s_history(spec *m, uint32_t x)
    m->hist[m->pos & S_HM] = (uint16_t)w;
    m->pos++;
    for (k = 0; k < 2; k++) {
-      uint64_t H = 0, pw = 1;
-      uint32_t q, e, c;
+      uint32_t e, c;
       /* 11.10: in codec 7 the short matcher does not look while the long
          one matches (its source found just now included) */
       int idle = m->len[k] == 0 && !(m->lean && k == 1 && m->len[0] > 0);
       if (m->pos < L[k])
          continue;
-      for (q = 1; q <= L[k]; q++) {
-         H += (m->hist[(m->pos - q) & S_HM] + 1ull) * pw;
-         pw *= S_P;
-      }
-      e = (uint32_t)((H * S_G) >> (64 - m->bits_mtab));
+      e = (uint32_t)((s_hash(m, m->pos, L[k]) * S_G) >> (64 - m->bits_mtab));
       c = m->mtab[k][e];
       m->mtab[k][e] = m->pos;
       if (idle && c != 0 && m->pos - c <= (1u << S_HB) - 64) {
@@ -440,18 +447,14 @@ static void s_history(spec *m, uint32_t x)
       values before it; those too old for 11.5's distance test go */
    if (m->grows && m->bits_mtab < 15 && m->fill_mtab >= 1u << m->bits_mtab) {
       for (k = 0; k < 2; k++) {
-         uint32_t old[1u << 15], j, q;
+         uint32_t old[1u << 15], j;
          memcpy(old, m->mtab[k], sizeof old);
          memset(m->mtab[k], 0, sizeof m->mtab[k]);
          for (j = 0; j < 1u << m->bits_mtab; j++) {
-            uint64_t H = 0, pw = 1;
             if (old[j] == 0 || m->pos - old[j] > (1u << S_HB) - 64)
                continue;
-            for (q = 1; q <= L[k]; q++) {
-               H += (m->hist[(old[j] - q) & S_HM] + 1ull) * pw;
-               pw *= S_P;
-            }
-            m->mtab[k][(H * S_G) >> (64 - (m->bits_mtab + 1))] = old[j];
+            m->mtab[k][(s_hash(m, old[j], L[k]) * S_G)
+                       >> (64 - (m->bits_mtab + 1))] = old[j];
          }
       }
       m->bits_mtab++;
@@ -661,21 +664,28 @@ static void s_run_step(spec *m, uint32_t w)
    s_stack(m, w);
 }
 
+/* An event coded outside a run (11.4, excl excluded if has_excl) goes
+   out; -1 on damage. */
+static int s_coded(spec *m, int has_excl, uint32_t excl, uint64_t raw_end,
+                   uint64_t *raw, vec32 *out)
+{
+   uint32_t x = s_event(m, has_excl, excl);
+   if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
+      return -1;
+   v32_push(out, x);
+   *raw += x < 0xFFFF ? 2 : 6;
+   return 0;
+}
+
 /* 11.11: an event the long matcher predicts, w; -1 on damage. */
 static int s_light(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
 {
-   uint32_t w = m->hist[m->ptr[0] & S_HM], ix = s_light_ix(m), x, q;
+   uint32_t w = m->hist[m->ptr[0] & S_HM], ix = s_light_ix(m);
    unsigned g = (s_bucket(m->len[0]) < 11 ? s_bucket(m->len[0]) : 11) - 9;
-   uint64_t H = 0, pw = 1;
 
    if (!s_counted(m, &m->lt[ix].c[g][m->lt[ix].last == w])) {
       m->len[0] = 0;
-      x = s_event(m, 1, w);
-      if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
-         return -1;
-      v32_push(out, x);
-      *raw += x < 0xFFFF ? 2 : 6;
-      return 0;
+      return s_coded(m, 1, w, raw_end, raw, out);
    }
    if (raw_end - *raw < 2)
       return -1;
@@ -683,11 +693,7 @@ static int s_light(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
    *raw += 2;
    m->lt[ix].last = w;
    s_run_step(m, w);
-   for (q = 1; q <= 20; q++) {
-      H += (m->hist[(m->pos - q) & S_HM] + 1ull) * pw;
-      pw *= S_P;
-   }
-   m->mtab[0][(H * S_G) >> (64 - m->bits_mtab)] = m->pos;
+   m->mtab[0][(s_hash(m, m->pos, 20) * S_G) >> (64 - m->bits_mtab)] = m->pos;
    return 0;
 }
 
@@ -751,24 +757,17 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
                s_grow(m->rm, sizeof m->rm[0], &m->bits_rm, 12, m->fill_rm);
          }
          if (L != 65535 && *raw != raw_end) {
-            uint32_t mm = m->hist[m->ptr[0] & S_HM], x;
+            uint32_t mm = m->hist[m->ptr[0] & S_HM];
             m->len[0] = 0;
-            x = s_event(m, mm != S_BIG, mm);
-            if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
+            if (s_coded(m, mm != S_BIG, mm, raw_end, raw, out) < 0)
                return -1;
-            v32_push(out, x);
-            *raw += x < 0xFFFF ? 2 : 6;
          }
       } else if (m->light && m->len[0] > 0
                  && m->hist[m->ptr[0] & S_HM] != S_BIG) {
          if (s_light(m, raw_end, raw, out) < 0)
             return -1;
-      } else {
-         uint32_t x = s_event(m, 0, 0);
-         if (m->bad || raw_end - *raw < (x < 0xFFFF ? 2u : 6u))
-            return -1;
-         v32_push(out, x);
-         *raw += x < 0xFFFF ? 2 : 6;
+      } else if (s_coded(m, 0, 0, raw_end, raw, out) < 0) {
+         return -1;
       }
    }
    if (m->bad)
