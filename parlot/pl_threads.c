@@ -434,12 +434,6 @@ VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
    entry(pl_cur, (UInt)fn, sp, jumped);
 }
 
-VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp)
-{
-   pl_jump_sp = 0;
-   entry(pl_cur, (UInt)fn, sp, False);
-}
-
 static __attribute__((noinline))
 void return_slow(pl_thread *t, Addr sp_after)
 {

@@ -137,10 +137,8 @@ void pl_thread_signal_return(pl_thread *t);
 extern UWord pl_jump_sp;
 
 /* Event helpers called from instrumented code: an entry reached by a call
-   or a jump (a tail call if pl_jump_sp says so), an entry known to be
-   reached by a call, a return. */
+   or a jump (a tail call if pl_jump_sp says so), a return. */
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
-VG_REGPARM(2) void pl_on_call_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
 
 /* --collect-insns or --collect-time: the per-event path does more than

@@ -1444,8 +1444,11 @@ def check_thread_order(procs, matched, syms, tags):
 # The program's structure (tailcall.c): who tail-calls (jmp) whom, who calls
 # whom, and main's sequence of calls.
 TAIL_JUMPS = [("tc_a", "tc_b"), ("tc_b", "tc_c"), ("tc_mix", "tc_b"),
+              ("tc_frame", "tc_push"), ("tc_push", "tc_c"),
               ("even_t", "odd_t"), ("odd_t", "even_t"), ("tc_lib", "puts")]
-PLAIN_CALLS = [("tc_mix", "tc_c")]
+PLAIN_CALLS = [("tc_mix", "tc_c"), ("tc_frame", "tc_c"), ("tc_push", "tc_c")]
+# A pop right before the jump, a push as the target's first instruction.
+POP_THEN_PUSH = [("tc_frame", "tc_push")]
 
 
 def tail_model(chain_n):
@@ -1475,6 +1478,11 @@ def tail_model(chain_n):
             ("return", "tc_c", 2)]                       # tc_mix(7)
     tail_chain("tc_b", ["tc_c"], 2)
     seq.append(("return", "tc_mix", 1))
+    seq += [("call", "tc_frame", 1), ("call", "tc_c", 2),
+            ("return", "tc_c", 2), ("call", "tc_push", 2),
+            ("call", "tc_c", 3), ("return", "tc_c", 3)]   # tc_frame(3)
+    tail_chain("tc_c", [], 3)
+    seq += [("return", "tc_push", 2), ("return", "tc_frame", 1)]
     even_odd(5)                                          # even_t(5)
     seq += [("call", "tc_lib", 1), ("return", "tc_lib", 1)]
     if chain_n is not None:
@@ -1505,12 +1513,22 @@ def cmd_tailcall(args):
         if not any(re.match(r"^jmp\s+\S+ <%s(@plt)?>$" % g, i) for i in body):
             problems.append("%s does not tail-jump to %s in the binary"
                             % (f, g))
-        if any(re.match(r"^call\s+\S+ <%s(@plt)?>$" % g, i) for i in body):
+        if ((f, g) not in PLAIN_CALLS
+                and any(re.match(r"^call\s+\S+ <%s(@plt)?>$" % g, i)
+                        for i in body)):
             problems.append("%s calls %s instead of jumping" % (f, g))
     for f, g in PLAIN_CALLS:
         if not any(re.match(r"^call\s+\S+ <%s>$" % g, i)
                    for i in funcs.get(f, [])):
             problems.append("%s does not call %s in the binary" % (f, g))
+    for f, g in POP_THEN_PUSH:
+        body, target = funcs.get(f, []), funcs.get(g, [""])
+        jumps = [i for i, x in enumerate(body)
+                 if re.match(r"^jmp\s+\S+ <%s>$" % g, x)]
+        if not (jumps and jumps[0] > 0 and body[jumps[0] - 1].startswith("pop")
+                and target[0].startswith("push")):
+            problems.append("%s does not pop right before jumping to %s, or "
+                            "%s does not start with a push" % (f, g, g))
     if problems:
         raise SetupError("the compiler did not produce the structure the "
                          "test relies on: " + "; ".join(problems))
@@ -1524,7 +1542,8 @@ def cmd_tailcall(args):
             raise CheckFailed("--images=main trace has events of other "
                               "objects: %s" % others[:5])
     main_thr = [e for e in events if e.thread == 1]
-    tracked = {"tc_a", "tc_b", "tc_c", "tc_mix", "even_t", "odd_t", "tc_lib"}
+    tracked = {"tc_a", "tc_b", "tc_c", "tc_mix", "tc_frame", "tc_push",
+               "even_t", "odd_t", "tc_lib"}
     main_depth = [e.depth for e in main_thr
                   if e.kind == "call" and e.fn == "main"
                   and syms.is_main(e.obj)]

@@ -2,7 +2,11 @@
 /* Tail calls.  Compiled with -O2 -foptimize-sibling-calls and without
    instrumentation: tc_a jumps to tc_b, which jumps to tc_c; tc_mix calls
    tc_c and then jumps to tc_b; even_t/odd_t jump to each other n times;
-   tc_lib jumps to puts (a library function reached through the PLT).
+   tc_lib jumps to puts (a library function reached through the PLT);
+   tc_frame pops the register it saved and jumps to tc_push, whose first
+   instruction pushes one (the SP the jump leaves is overwritten before
+   any memory access: inside a block chased by VEX, the entry would see
+   the SP from before the pop), and tc_push does the same to tc_c.
    main also calls fopen and qsort, which tail-call __fopen_internal and
    qsort_r inside libc, and with an argument N runs even_t(N): a chain of
    N + 1 tail calls, one frame each.
@@ -29,6 +33,17 @@ __attribute__((noinline, noipa)) int tc_mix(int x)
    int y = tc_c(x);
    sink += y;
    return tc_b(y);
+}
+
+__attribute__((noinline, noipa)) int tc_push(int x)
+{
+   int y = tc_c(x);
+   return tc_c(y + x);
+}
+__attribute__((noinline, noipa)) int tc_frame(int x)
+{
+   int y = tc_c(x);
+   return tc_push(y + x);
 }
 
 __attribute__((noinline, noipa)) int odd_t(unsigned n);
@@ -59,6 +74,7 @@ int main(int argc, char **argv)
    for (i = 0; i < 3; i++)
       s += tc_a(i);
    s += tc_mix(7);
+   s += tc_frame(3);
    s += even_t(5);
    s += tc_lib("tail");
    f = fopen("/dev/null", "r");
