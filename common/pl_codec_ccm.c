@@ -635,6 +635,33 @@ static int callees_update(pl_ccm_callees *s, uint32_t tag, uint32_t x)
    return 0;
 }
 
+/* How many values before positions a and b agree, counting back from
+   a - 1 and b - 1, at most limit (<= a).  Four values are compared at
+   once where neither stretch wraps around the history; the first to
+   differ is then the highest of the four that differ (little-endian). */
+static uint32_t agree_back(const uint16_t *hist, uint32_t a, uint32_t b,
+                           uint32_t limit)
+{
+   uint32_t n = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+   while (n + 4u <= limit) {
+      uint32_t ia = (a - 4u - n) & HMASK, ib = (b - 4u - n) & HMASK;
+      uint64_t va, vb;
+      if (ia > HMASK - 3u || ib > HMASK - 3u)
+         break;
+      __builtin_memcpy(&va, &hist[ia], sizeof va);
+      __builtin_memcpy(&vb, &hist[ib], sizeof vb);
+      if (va != vb)
+         return n + (uint32_t)__builtin_clzll(va ^ vb) / 16u;
+      n += 4u;
+   }
+#endif
+   while (n < limit
+          && hist[(a - 1u - n) & HMASK] == hist[(b - 1u - n) & HMASK])
+      n++;
+   return n;
+}
+
 /* The value x (stored form w) of an event outside a run joins the
    history; the matchers go on or stop, their hashes roll, a matcher that
    has stopped looks for a new source, and both record the position. */
@@ -665,11 +692,7 @@ static void history_add(pl_ccm_model *m, uint32_t w)
       c = m->mtab[k][slot];
       m->mtab[k][slot] = pos;
       if (c != 0 && pos - c <= MAX_DIST) {
-         uint32_t n = 0;
-         while (n < CHECK && n < c
-                && m->hist[(c - 1u - n) & HMASK]
-                   == m->hist[(pos - 1u - n) & HMASK])
-            n++;
+         uint32_t n = agree_back(m->hist, c, pos, c < CHECK ? c : CHECK);
          if (n >= l) {
             mt->len = n;
             mt->ptr = c;
