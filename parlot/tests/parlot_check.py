@@ -1447,7 +1447,9 @@ TAIL_JUMPS = [("tc_a", "tc_b"), ("tc_b", "tc_c"), ("tc_mix", "tc_b"),
               ("tc_frame", "tc_push"), ("tc_push", "tc_c"),
               ("even_t", "odd_t"), ("odd_t", "even_t"), ("tc_lib", "puts")]
 PLAIN_CALLS = [("tc_mix", "tc_c"), ("tc_frame", "tc_c"), ("tc_push", "tc_c")]
-# A pop right before the jump, a push as the target's first instruction.
+# A pop right before the jump, a push as the target's first instruction
+# (whose frame chasing would record too low; tc_push's own tail call to
+# tc_c shows it).
 POP_THEN_PUSH = [("tc_frame", "tc_push")]
 
 

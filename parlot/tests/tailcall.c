@@ -5,8 +5,10 @@
    tc_lib jumps to puts (a library function reached through the PLT);
    tc_frame pops the register it saved and jumps to tc_push, whose first
    instruction pushes one (the SP the jump leaves is overwritten before
-   any memory access: inside a block chased by VEX, the entry would see
-   the SP from before the pop), and tc_push does the same to tc_c.
+   any memory access: inside a block chased by VEX, tc_push's entry would
+   see the SP from before the pop, its frame 8 bytes too low), and
+   tc_push pops and jumps to tc_c in turn (where such a frame would look
+   ended: "return tc_push, call tc_c").
    main also calls fopen and qsort, which tail-call __fopen_internal and
    qsort_r inside libc, and with an argument N runs even_t(N): a chain of
    N + 1 tail calls, one frame each.
