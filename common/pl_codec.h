@@ -36,16 +36,19 @@ enum pl_codec_kind {
                          stream needs (read) */
    PL_CODEC_CCM4 = 7, /* CCM's fourth: as ccm3, with a cheaper matcher
                          model (read) */
-   PL_CODEC_CCM  = 8  /* call-context model + range coder (default): as
-                         ccm4, an event the long matcher predicts is one
-                         decision */
+   PL_CODEC_CCM5 = 8, /* CCM's fifth: as ccm4, an event the long matcher
+                         predicts is one decision (read) */
+   PL_CODEC_CCM  = 9  /* call-context model + range coder (default): as
+                         ccm5, and so is one the short matcher predicts
+                         where the long one has no value */
 };
 
 /* The codec's name, as --codec and parlot-decode --info spell it. */
 static inline const char *pl_codec_name(int kind)
 {
    static const char *const name[] = { "?", "lzze", "raw", "lzrc", "ccm1",
-                                       "ccm2", "ccm3", "ccm4", "ccm" };
+                                       "ccm2", "ccm3", "ccm4", "ccm5",
+                                       "ccm" };
    return kind >= PL_CODEC_LZZE && kind <= PL_CODEC_CCM ? name[kind] : "?";
 }
 
@@ -130,9 +133,9 @@ typedef struct {
 #define PL_CCM_WAYS        4    /* values per call-context slot */
 #define PL_CCM_CALLEES     8    /* values per callee list */
 #define PL_CCM_RUNMEM_BITS 12   /* run lengths kept, by call context (ccm) */
-#define PL_CCM_LIGHT_BITS  12   /* matched events' contexts (codec 8): the
+#define PL_CCM_LIGHT_BITS  12   /* matched events' contexts (codec 8+): the
                                    slots' bits less 2, growing with them */
-/* ccm3 and later (codecs 6 to 8) start their tables this small and double
+/* ccm3 and later (codecs 6 to 9) start their tables this small and double
    each as the stream fills it, up to the sizes above (docs/codec.md 11.9), so that a
    thread costs the memory its stream needs */
 #define PL_CCM_SLOT_BITS0   8
@@ -172,12 +175,14 @@ typedef struct {
    uint32_t len;                /* of the last run begun in the context */
 } pl_ccm_runmem;
 
-/* Codec 8: what followed a function with its last two callees, and how
-   often the long matcher was right there, by its length (3 groups) and
-   by whether it agreed with that value. */
+/* Codecs 8 and 9: what followed a function with its last two callees,
+   and how often the long matcher (c) and, in codec 9, the short one (s)
+   were right there, by the match length (3 groups) and by whether the
+   matcher agreed with that value. */
 typedef struct {
    uint32_t last;
    uint32_t c[3][2];
+   uint32_t s[3][2];
 } pl_ccm_light;
 
 typedef struct {
@@ -207,7 +212,7 @@ typedef struct {
    /* counters (pl_cm.h) and mixer weights */
    uint32_t c_rl_unary[4][17], c_rl_mant[17][16];
    uint32_t c_len[2][16], c_state[2][16], c_agree[2][4];
-   /* ccm4, ccm: a matcher's candidate by its length's bucket, the
+   /* ccm4 and later: a matcher's candidate by its length's bucket, the
       call context's state and the o2 context's agreement */
    uint32_t c_match[2][16][16][4];
    uint32_t c_cand[3][PL_CCM_CALLEES][4][3];
@@ -246,13 +251,15 @@ typedef struct {
    unsigned slot_bits, callee_bits, runmem_bits, match_bits;
    uint32_t slot_fills, callee_fills, runmem_fills, match_fills;
    int      grows;
-   /* ccm4 and ccm (codecs 7 and 8): a matcher's candidate mixes three
+   /* ccm4 and later (codecs 7 to 9): a matcher's candidate mixes three
       inputs (c_match), and the short matcher looks for a source only
       while the long one has none */
    int      lean;
-   /* ccm (codec 8): an event the long matcher predicts, outside a run,
-      is one decision, with the counter light_c of entry light_e */
-   int      light;
+   /* ccm5 and ccm (codecs 8 and 9): an event the long matcher predicts,
+      outside a run, is one decision, with the counter light_c of entry
+      light_e; ccm (light_short): so is an event the short matcher
+      predicts where the long one predicts no short ID */
+   int      light, light_short;
    pl_ccm_light light_tab[1u << PL_CCM_LIGHT_BITS], *light_e;
    uint32_t *light_c;
 } pl_ccm_model;

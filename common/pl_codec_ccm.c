@@ -18,10 +18,13 @@
    tables start small and grow (grows: ccm3, codec 6, and later), how a
    matcher's candidate is modelled (lean: ccm4, codec 7, and ccm mix three
    inputs instead of five, and their short matcher looks for a source
-   only while the long one has none), and how an event the long matcher
-   predicts outside a run is coded (light: ccm, codec 8, the one written:
-   one decision, with a counter chosen by the function and its last two
-   callees, and the model moved on as in a run; docs/codec.md 11.11).
+   only while the long one has none), and how an event a matcher
+   predicts outside a run is coded (light: ccm5, codec 8, and ccm: when
+   the long matcher predicts it, one decision, with a counter chosen by
+   the function and its last two callees, and the model moved on as in a
+   run; docs/codec.md 11.11; light_short: ccm, codec 9, the one written:
+   so is an event the short matcher predicts where the long one does
+   not, 11.12).
 
    The decoder rebuilds the call stack from the events, so the model of
    both sides is the same; the work per event is bounded (at most 18
@@ -178,10 +181,10 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
 {
    unsigned i, j, k, l;
 
-   m->grows = kind == PL_CODEC_CCM3 || kind == PL_CODEC_CCM4
-              || kind == PL_CODEC_CCM;
-   m->lean = kind == PL_CODEC_CCM4 || kind == PL_CODEC_CCM;
-   m->light = kind == PL_CODEC_CCM;
+   m->grows = kind >= PL_CODEC_CCM3;
+   m->lean = kind >= PL_CODEC_CCM4;
+   m->light = kind >= PL_CODEC_CCM5;
+   m->light_short = kind >= PL_CODEC_CCM;
    m->slot_bits = m->grows ? PL_CCM_SLOT_BITS0 : PL_CCM_SLOT_BITS;
    m->callee_bits = m->grows ? PL_CCM_CALLEE_BITS0 : PL_CCM_CALLEE_BITS;
    m->runmem_bits = m->grows ? PL_CCM_RUNMEM_BITS0 : PL_CCM_RUNMEM_BITS;
@@ -207,6 +210,7 @@ static void model_init(pl_ccm_model *m, int zeroed, int kind)
       m->light_tab[i].last = 0;
       for (j = 0; j < 3; j++)
          m->light_tab[i].c[j][0] = m->light_tab[i].c[j][1]
+            = m->light_tab[i].s[j][0] = m->light_tab[i].s[j][1]
             = PL_CM_COUNTER_INIT;
    }
    m->run_memory = kind != PL_CODEC_CCM1;
@@ -751,6 +755,40 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
    __builtin_prefetch(&m->callees[m->keys[2] >> (64 - m->callee_bits)]);
 }
 
+/* ---- Codec 9: events the short matcher predicts (docs/codec.md 11.12) - */
+
+/* Whether the event is one decision on the short matcher's value
+   (checked after light_applies said no): it matches and predicts a short
+   ID. */
+static inline int short_applies(const pl_ccm_model *m)
+{
+   return m->light_short && m->mt[1].len != 0
+          && m->hist[m->mt[1].ptr & HMASK] != BIG;
+}
+
+/* The decision's counter for the short matcher's value w: from the same
+   entry as light_prepare's, by the length's group (below 8, below 32,
+   longer) and whether the entry's last value agrees. */
+static inline void short_prepare(pl_ccm_model *m, uint32_t w)
+{
+   uint32_t len = m->mt[1].len;
+   pl_ccm_light *e = light_entry(m);
+   m->light_e = e;
+   m->light_c = &e->s[len < 8u ? 0 : len < 32u ? 1 : 2][e->last == w];
+}
+
+/* The decision said the event is w: the entry keeps it, and w joins the
+   history and the stack as an event outside a run does, but the call
+   contexts' slots and callees do not learn it (the long matcher may find
+   a source now). */
+static void short_hit(pl_ccm_model *m, uint32_t w)
+{
+   m->light_e->last = w;
+   history_add(m, w);
+   pl_ccm_stack(m, w);
+   m->keys_ok = 0;
+}
+
 /* ---- Encoder ------------------------------------------------------------ */
 
 void pl_ccm_enc_init(pl_encoder *e, int zeroed)
@@ -930,6 +968,15 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
          return;
       }
       long_match_missed(m, w);
+   } else if (short_applies(m)) {
+      uint32_t w = m->hist[m->mt[1].ptr & HMASK];
+      short_prepare(m, w);
+      enc_counted(e, m->light_c, x == w);
+      if (x == w) {
+         short_hit(m, w);
+         return;
+      }
+      prepare_normal(m, 1, w);
    } else {
       prepare_normal(m, 0, 0);
    }
@@ -972,6 +1019,7 @@ enum {
    D_RL_DIRECT, /* run length: len_acc so far, rc_rank direct bits left */
    D_COPY,      /* a run: copy_left events still to come */
    D_LIGHT,     /* codec 8: is it the long matcher's value? */
+   D_SHORT,     /* codec 9: is it the short matcher's value? */
    D_CAND,      /* the decision on candidate m->cur */
    D_EXIT,      /* literal: is it an exit? */
    D_NEW,       /* literal: is it max_id + 1? */
@@ -1066,6 +1114,11 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             d->rc_step = D_LIGHT;
             continue;
          }
+         if (short_applies(m)) {
+            short_prepare(m, m->hist[m->mt[1].ptr & HMASK]);
+            d->rc_step = D_SHORT;
+            continue;
+         }
          prepare_normal(m, 0, 0);
          d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
          continue;
@@ -1082,6 +1135,20 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
             continue;
          }
          long_match_missed(m, x);
+         d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
+         continue;
+      case D_SHORT:
+         NORM();
+         x = m->hist[m->mt[1].ptr & HMASK];
+         if (dec_counted(d, m->light_c)) {
+            values[out++] = x;   /* room: as in D_LIGHT */
+            d->raw_bytes += 2;
+            d->words++;
+            short_hit(m, x);
+            d->rc_step = D_EVENT;
+            continue;
+         }
+         prepare_normal(m, 1, x);
          d->rc_step = next_candidate(m) ? D_CAND : D_EXIT;
          continue;
       case D_RL_UNARY:

@@ -18,11 +18,11 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  2     /* what the tool writes, and the newest read */
-#define PL_VERSION_MINOR  10
+#define PL_VERSION_MINOR  11
 /* What the tool writes with --pack-tables=no: the newest version without
    PACKED_TABLE chunks, which 1.x readers read. */
 #define PL_VERSION_PLAIN_MAJOR 1
-#define PL_VERSION_PLAIN_MINOR 11
+#define PL_VERSION_PLAIN_MINOR 12
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.

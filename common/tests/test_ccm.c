@@ -182,16 +182,17 @@ typedef struct {
    int run_memory;
    struct { uint32_t tag, len; } rm[1u << 12];
    uint32_t rm_ix, rm_tag;
-   /* ccm3 and ccm (codecs 6 and 7, 11.9): the tables' index bits now, and
+   /* ccm3 and later (codecs 6 to 9, 11.9): the tables' index bits now, and
       their fills */
    int grows;
-   /* ccm (codec 7, 11.10): the matchers' three-input mixer, and the short
-      matcher idle while the long one matches */
+   /* ccm4 and later (codecs 7 to 9, 11.10): the matchers' three-input
+      mixer, and the short matcher idle while the long one matches */
    int lean;
    uint32_t c_match[2][16][16][4];
-   /* ccm (codec 8, 11.11): events the long matcher predicts */
-   int light;
-   struct { uint32_t last, c[3][2]; } lt[1u << 12];
+   /* ccm5 and ccm (codecs 8 and 9, 11.11): events the long matcher
+      predicts; ccm (11.12): and the short one, with the counters s */
+   int light, light_short;
+   struct { uint32_t last, c[3][2], s[3][2]; } lt[1u << 12];
    unsigned bits_slot, bits_callees, bits_rm, bits_mtab;
    uint32_t fill_slot, fill_callees, fill_rm, fill_mtab;
    /* range decoder */
@@ -234,7 +235,8 @@ static void s_init(spec *m)
    for (i = 0; i < 2 * 16 * 16 * 4; i++)
       (&m->c_match[0][0][0][0])[i] = 0x80000000u;
    for (i = 0; i < 4096 * 6; i++)
-      (&m->lt[i / 6].c[0][0])[i % 6] = 0x80000000u;
+      (&m->lt[i / 6].c[0][0])[i % 6] = (&m->lt[i / 6].s[0][0])[i % 6]
+         = 0x80000000u;
    for (p = 0; p < 4096; p++) {
       m->stretch[p] = 2047;
       for (x = -2047; x <= 2047; x++)
@@ -422,7 +424,7 @@ static void s_history(spec *m, uint32_t x)
    m->pos++;
    for (k = 0; k < 2; k++) {
       uint32_t e, c;
-      /* 11.10: in codec 7 the short matcher does not look while the long
+      /* 11.10: from codec 7 on the short matcher does not look while the long
          one matches (its source found just now included) */
       int idle = m->len[k] == 0 && !(m->lean && k == 1 && m->len[0] > 0);
       if (m->pos < L[k])
@@ -697,6 +699,25 @@ static int s_light(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
    return 0;
 }
 
+/* 11.12: an event the short matcher predicts, w, where the long one
+   predicts no short ID; -1 on damage. */
+static int s_short(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
+{
+   uint32_t w = m->hist[m->ptr[1] & S_HM], ix = s_light_ix(m);
+   unsigned g = m->len[1] < 8 ? 0 : m->len[1] < 32 ? 1 : 2;
+
+   if (!s_counted(m, &m->lt[ix].s[g][m->lt[ix].last == w]))
+      return s_coded(m, 1, w, raw_end, raw, out);
+   if (raw_end - *raw < 2)
+      return -1;
+   v32_push(out, w);
+   *raw += 2;
+   m->lt[ix].last = w;
+   s_history(m, w);
+   s_stack(m, w);
+   return 0;
+}
+
 /* 11.3: whether a run starts; ccm notes its call context's entry. */
 static int s_run_starts(spec *m)
 {
@@ -766,6 +787,10 @@ static int spec_chunk(spec *m, const uint8_t *p, size_t n, uint64_t raw_end,
                  && m->hist[m->ptr[0] & S_HM] != S_BIG) {
          if (s_light(m, raw_end, raw, out) < 0)
             return -1;
+      } else if (m->light_short && m->len[1] > 0
+                 && m->hist[m->ptr[1] & S_HM] != S_BIG) {
+         if (s_short(m, raw_end, raw, out) < 0)
+            return -1;
       } else if (s_coded(m, 0, 0, raw_end, raw, out) < 0) {
          return -1;
       }
@@ -786,10 +811,10 @@ static int spec_decode(const stream *s, vec32 *out)
    int rc = 0;
    s_init(m);
    m->run_memory = kind != PL_CODEC_CCM1;
-   m->grows = kind == PL_CODEC_CCM || kind == PL_CODEC_CCM4
-              || kind == PL_CODEC_CCM3;
-   m->lean = kind == PL_CODEC_CCM || kind == PL_CODEC_CCM4;
-   m->light = kind == PL_CODEC_CCM;
+   m->grows = kind >= PL_CODEC_CCM3;
+   m->lean = kind >= PL_CODEC_CCM4;
+   m->light = kind >= PL_CODEC_CCM5;
+   m->light_short = kind == PL_CODEC_CCM;
    m->bits_slot = m->grows ? 8 : 14;
    m->bits_callees = m->grows ? 6 : 12;
    m->bits_rm = m->grows ? 6 : 12;

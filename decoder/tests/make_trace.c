@@ -24,7 +24,7 @@
 
    usage: make_trace [options] TRACE LISTING EXPECT   (LISTING may be "none")
      --seed N  --threads N  --events N (per thread)  --functions N
-     --codec lzze|raw|lzrc|ccm|ccm4|ccm3|ccm2|ccm1|mixed (mixed: LZZE and RAW)  --chunk N (max data bytes per STREAM chunk,
+     --codec lzze|raw|lzrc|ccm|ccm5|ccm4|ccm3|ccm2|ccm1|mixed (mixed: LZZE and RAW)  --chunk N (max data bytes per STREAM chunk,
      0 = random per thread; a chunk holds at least one ZE group)
      --fork N (inherited depth of thread 1)  --raw-names 0|1 (listing with
      the names as recorded, i.e. for parlot-decode --no-demangle)
@@ -1160,6 +1160,8 @@ int main(int argc, char **argv)
          t->codec = PL_CODEC_LZRC;
       else if (!strcmp(codec, "ccm"))
          t->codec = PL_CODEC_CCM;
+      else if (!strcmp(codec, "ccm5"))
+         t->codec = PL_CODEC_CCM5;
       else if (!strcmp(codec, "ccm4"))
          t->codec = PL_CODEC_CCM4;
       else if (!strcmp(codec, "ccm3"))

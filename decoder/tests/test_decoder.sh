@@ -108,6 +108,9 @@ valid lzrc-exec --seed 19 --codec lzrc --variant exec --threads 5
 valid ccm --seed 20 --codec ccm
 valid ccm-exec-forked --seed 21 --codec ccm --variant exec --fork 30 --threads 5
 valid ccm-big-ids --seed 22 --codec ccm --functions 70000 --events 40000
+# CCM's fifth revision, the default of formats 1.11 and 2.10 (old traces)
+valid ccm5 --seed 33 --codec ccm5
+valid ccm5-exec-forked --seed 34 --codec ccm5 --variant exec --fork 30 --threads 5
 # CCM's fourth revision, the default of formats 1.10, 2.8 and 2.9 (old traces)
 valid ccm4 --seed 29 --codec ccm4
 valid ccm4-exec-forked --seed 30 --codec ccm4 --variant exec --fork 30 --threads 5

@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 trace, listing, doc = sys.argv[1:4]
 data = open(trace, "rb").read()
 assert data[:8] == b"\x89PARLOT\n"
-codecs = {1: "lzze", 2: "raw", 3: "lzrc", 4: "ccm1", 5: "ccm2", 6: "ccm3", 7: "ccm4", 8: "ccm"}
+codecs = {1: "lzze", 2: "raw", 3: "lzrc", 4: "ccm1", 5: "ccm2", 6: "ccm3", 7: "ccm4", 8: "ccm5", 9: "ccm"}
 threads = collections.OrderedDict()
 tables = chunks = framing = 0
 off = 16
@@ -124,7 +124,7 @@ EOF
 # ---- traces ------------------------------------------------------------------
 i=0
 files=
-for args in "--codec ccm" "--codec ccm4" "--codec ccm3" "--codec ccm2" "--codec ccm1" "--codec lzrc" "--codec lzze" "--codec raw" \
+for args in "--codec ccm" "--codec ccm5" "--codec ccm4" "--codec ccm3" "--codec ccm2" "--codec ccm1" "--codec lzrc" "--codec lzze" "--codec raw" \
             "--codec mixed" "--codec ccm --fork 5" "--codec lzrc --variant extras"; do
    i=$((i + 1))
    # shellcheck disable=SC2086
