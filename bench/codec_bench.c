@@ -7,13 +7,15 @@
      gcc -O2 -Icommon bench/codec_bench.c common/pl_*.c -o codec_bench
      ./codec_bench            # fib(30) and friends
      ./codec_bench 32         # fib(32)
-     ./codec_bench --words FILE [--lzrc|--lzze]
+     ./codec_bench --words FILE [--codec NAME]
 
    --words FILE: FILE holds little-endian 16-bit value-layer words as
    written by bench/trace_words (0 = exit, 0xFFFF + two words = entry of a
    large ID, else an entry), e.g. the raw stream of a --compress=no trace.
-   Its events are encoded as one stream of the default codec, CCM (or LZRC
-   or LZZE), the threads one after the other,
+   Its events are encoded as one stream of the default codec, CCM (or of
+   the codec NAME, as parlot-decode --info names it: an older revision of
+   CCM, lzrc, lzze; --lzrc and --lzze are short for --codec lzrc and
+   --codec lzze), the threads one after the other,
    timed as below (LAT_RUNS_WORDS runs for the latency), decoded back and
    compared with the input: any difference is an error (exit 1).  Prints
    one line of "name value" pairs: events, bytes (of FILE), encoded, ratio,
@@ -522,19 +524,36 @@ static void run_words(const char *path, int kind)
           r.pct[0], r.pct[1], r.pct[2], r.pct[3], r.max1_ns, r.dec_mev_s);
 }
 
+/* The codec named name (pl_codec_name's spelling), or 0. */
+static int codec_named(const char *name)
+{
+   int kind;
+   for (kind = PL_CODEC_LZZE; kind <= PL_CODEC_CCM; kind++)
+      if (strcmp(pl_codec_name(kind), name) == 0)
+         return kind;
+   return 0;
+}
+
 int main(int argc, char **argv)
 {
+   int kind = 0;
    calibrate();
-   if (argc == 3 && strcmp(argv[1], "--words") == 0)
-      run_words(argv[2], PL_CODEC_CCM);
-   else if (argc == 4 && strcmp(argv[1], "--words") == 0
-            && (strcmp(argv[3], "--lzze") == 0 || strcmp(argv[3], "--lzrc") == 0))
-      run_words(argv[2], strcmp(argv[3], "--lzze") == 0 ? PL_CODEC_LZZE
-                                                          : PL_CODEC_LZRC);
+   if (argc >= 3 && strcmp(argv[1], "--words") == 0) {
+      if (argc == 3)
+         kind = PL_CODEC_CCM;
+      else if (argc == 4 && (!strcmp(argv[3], "--lzze")
+                             || !strcmp(argv[3], "--lzrc")))
+         kind = codec_named(argv[3] + 2);
+      else if (argc == 5 && !strcmp(argv[3], "--codec"))
+         kind = codec_named(argv[4]);
+   }
+   if (kind != 0)
+      run_words(argv[2], kind);
    else if (argc <= 2 && (argc == 1 || argv[1][0] != '-'))
       run_generated(argc > 1 ? (unsigned)atoi(argv[1]) : 30);
    else {
-      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE [--lzrc|--lzze]\n");
+      fprintf(stderr, "usage: codec_bench [FIB_N] | codec_bench --words FILE "
+              "[--codec NAME | --lzrc | --lzze]\n");
       return 2;
    }
    free(sink);

@@ -880,23 +880,31 @@ size_t pl_ccm_run_events(pl_encoder *e, const uint32_t *x, size_t n)
    return i;
 }
 
-void pl_ccm_settle(pl_encoder *e)
+/* n run events were written to the history and the stack alone: the
+   matchers and pos move on as n run steps would have moved them (the
+   short matcher stopped at step stop, unless PL_CCM_GOING). */
+static void run_advance(pl_ccm_model *m, uint32_t n, uint32_t stop)
 {
-   pl_ccm_model *m = &e->ccm;
-   uint32_t n = m->fast_n;
    pl_ccm_matcher *sm = &m->mt[1];
-   if (n == 0)
-      return;
    m->mt[0].len = saturated_add(m->mt[0].len, n);
    m->mt[0].ptr += n;
-   if (sm->len && m->fast_stop != PL_CCM_GOING) {
-      sm->ptr += m->fast_stop;
+   if (sm->len && stop != PL_CCM_GOING) {
+      sm->ptr += stop;
       sm->len = 0;
    } else if (sm->len) {
       sm->ptr += n;
       sm->len = saturated_add(sm->len, n);
    }
    m->pos += n;
+}
+
+void pl_ccm_settle(pl_encoder *e)
+{
+   pl_ccm_model *m = &e->ccm;
+   uint32_t n = m->fast_n;
+   if (n == 0)
+      return;
+   run_advance(m, n, m->fast_stop);
    m->run_len += n;
    e->words += n;                 /* short IDs: one word each */
    e->raw_bytes += 2u * (uint64_t)n;
@@ -1061,6 +1069,31 @@ static inline unsigned dec_candidate(pl_decoder *d)
    return bit;
 }
 
+/* Up to n events of a run into values, as run steps would decode them,
+   with the model's counters in registers (values may alias nothing of
+   the model's then): how many, fewer if a value is BIG. */
+static uint32_t dec_copy(pl_ccm_model *m, uint32_t *values, uint32_t n)
+{
+   const uint32_t src = m->mt[0].ptr, src1 = m->mt[1].ptr, at = m->pos;
+   uint32_t k, stop = PL_CCM_GOING, depth = m->depth;
+   int follow = m->mt[1].len != 0;
+   for (k = 0; k < n; k++) {
+      uint32_t w = m->hist[(src + k) & HMASK];
+      if (w == BIG)
+         break;
+      values[k] = w;
+      if (follow && m->hist[(src1 + k) & HMASK] != w) {
+         stop = k;
+         follow = 0;
+      }
+      m->hist[(at + k) & HMASK] = (uint16_t)w;
+      depth = pl_ccm_stack_from(m, depth, w);
+   }
+   m->depth = depth;
+   run_advance(m, k, stop);
+   return k;
+}
+
 long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
                 uint32_t *values, size_t cap)
 {
@@ -1189,21 +1222,18 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       case D_COPY: {
          /* The hot loop of a regular program's stream. */
          uint64_t n = d->copy_left;
-         while (n && out < cap) {
-            uint32_t w = m->hist[m->mt[0].ptr & HMASK];
-            if (w == BIG) {
-               err = err_big;
-               break;
-            }
-            values[out++] = w;
-            d->raw_bytes += 2;
-            d->words++;
-            pl_ccm_run_step(m, w);
-            n--;
-         }
+         uint32_t k = dec_copy(m, values + out,
+                               n < cap - out ? (uint32_t)n
+                                             : (uint32_t)(cap - out));
+         out += k;
+         d->raw_bytes += 2u * (uint64_t)k;
+         d->words += k;
+         n -= k;
          d->copy_left = n;
-         if (err)
+         if (n && out < cap) {
+            err = err_big;
             goto fail;
+         }
          if (n)
             goto suspend;   /* output full */
          run_ended(m, d->len_acc - 1u);
