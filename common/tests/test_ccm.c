@@ -679,6 +679,19 @@ static int s_coded(spec *m, int has_excl, uint32_t excl, uint64_t raw_end,
    return 0;
 }
 
+/* 11.11, 11.12: a matcher's value w was the event: it goes out, and
+   entry ix keeps it; -1 on damage. */
+static int s_matched(spec *m, uint32_t ix, uint32_t w, uint64_t raw_end,
+                     uint64_t *raw, vec32 *out)
+{
+   if (raw_end - *raw < 2)
+      return -1;
+   v32_push(out, w);
+   *raw += 2;
+   m->lt[ix].last = w;
+   return 0;
+}
+
 /* 11.11: an event the long matcher predicts, w; -1 on damage. */
 static int s_light(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
 {
@@ -689,11 +702,8 @@ static int s_light(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
       m->len[0] = 0;
       return s_coded(m, 1, w, raw_end, raw, out);
    }
-   if (raw_end - *raw < 2)
+   if (s_matched(m, ix, w, raw_end, raw, out) < 0)
       return -1;
-   v32_push(out, w);
-   *raw += 2;
-   m->lt[ix].last = w;
    s_run_step(m, w);
    m->mtab[0][(s_hash(m, m->pos, 20) * S_G) >> (64 - m->bits_mtab)] = m->pos;
    return 0;
@@ -708,11 +718,8 @@ static int s_short(spec *m, uint64_t raw_end, uint64_t *raw, vec32 *out)
 
    if (!s_counted(m, &m->lt[ix].s[g][m->lt[ix].last == w]))
       return s_coded(m, 1, w, raw_end, raw, out);
-   if (raw_end - *raw < 2)
+   if (s_matched(m, ix, w, raw_end, raw, out) < 0)
       return -1;
-   v32_push(out, w);
-   *raw += 2;
-   m->lt[ix].last = w;
    s_history(m, w);
    s_stack(m, w);
    return 0;
