@@ -268,14 +268,20 @@ static inline unsigned ctr_p1(uint32_t c)
 /* The keys of the three contexts of the next event (11.4): the end of an
    event outside a run makes them (to prefetch their entries) and the next
    event uses them, unless a run came in between (which clears keys_ok). */
-static inline void context_keys(pl_ccm_model *m)
+static inline uint64_t o2_key(const pl_ccm_model *m)
 {
    static const pl_ccm_frame none = { 0, 0, 0 };
    const pl_ccm_frame *t = &m->frame[pl_ccm_frame_ix(m->depth)];
    const pl_ccm_frame *pa = m->depth == 0 ? &none
                             : &m->frame[pl_ccm_frame_ix(m->depth - 1u)];
-   m->keys[0] = key_end(key_step(key_step(key_step(key_step(key_step(2,
-                        t->fn), t->c1), t->c2), pa->fn), pa->c1));
+   return key_end(key_step(key_step(key_step(key_step(key_step(2, t->fn),
+                  t->c1), t->c2), pa->fn), pa->c1));
+}
+
+static inline void context_keys(pl_ccm_model *m)
+{
+   const pl_ccm_frame *t = &m->frame[pl_ccm_frame_ix(m->depth)];
+   m->keys[0] = o2_key(m);
    m->keys[1] = key_end(key_step(key_step(1, t->fn), t->c1));
    m->keys[2] = key_end(key_step(3, t->fn));
    m->keys_ok = 1;
@@ -288,16 +294,18 @@ static inline void context_keys(pl_ccm_model *m)
 static inline int run_starts(pl_ccm_model *m)
 {
    uint32_t len = m->mt[0].len;
+   uint64_t key;
    /* the length first: without a match, hist[ptr] may be unwritten */
    if (len < (m->run_memory ? RUN_LOW : RUN_LEN)
        || m->hist[m->mt[0].ptr & HMASK] == BIG)
       return 0;
    if (!m->run_memory)
       return 1;
-   if (!m->keys_ok)
-      context_keys(m);
-   m->rm = &m->runmem[m->keys[0] >> (64 - m->runmem_bits)];
-   m->rm_tag = key_tag(m->keys[0]);
+   /* only the o2 key: most such events are matched ones, which need no
+      other */
+   key = m->keys_ok ? m->keys[0] : o2_key(m);
+   m->rm = &m->runmem[key >> (64 - m->runmem_bits)];
+   m->rm_tag = key_tag(key);
    return len >= RUN_LEN || m->rm->tag != m->rm_tag || m->rm->len >= RUN_KEEP;
 }
 
@@ -727,7 +735,10 @@ static void rehash(pl_ccm_model *m)
    }
 }
 
-static void finish_normal(pl_ccm_model *m, uint32_t x)
+/* The event x coded outside a run: the model learns it.  prefetch: the
+   encoder's, whose next event comes after the program ran on (the
+   decoder's comes at once, and makes the keys only if it needs them). */
+static void finish_normal(pl_ccm_model *m, uint32_t x, int prefetch)
 {
    if (m->hp) {
       if (m->v2)
@@ -746,6 +757,8 @@ static void finish_normal(pl_ccm_model *m, uint32_t x)
    pl_ccm_stack(m, x);
    if (m->grows)
       grow_contexts(m);
+   if (!prefetch)
+      return;
    /* The next event's entries, most likely needed (unless a run starts),
       start coming into the cache now: in the tool, while the program
       runs on to its next call or return. */
@@ -991,12 +1004,12 @@ void pl_ccm_event(pl_encoder *e, uint32_t x)
    while (next_candidate(m)) {
       enc_candidate(e, x == m->cur);
       if (x == m->cur) {
-         finish_normal(m, x);
+         finish_normal(m, x, 1);
          return;
       }
    }
    enc_literal(e, x);
-   finish_normal(m, x);
+   finish_normal(m, x, 1);
 }
 
 /* End an open run and flush the range coder (4 bytes), so that a chunk
@@ -1338,7 +1351,7 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
          values[out++] = x;
          d->raw_bytes += raw;
          d->words += raw / 2;
-         finish_normal(m, x);
+         finish_normal(m, x, 0);
          d->rc_step = D_EVENT;
       }
    }

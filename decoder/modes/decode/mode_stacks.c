@@ -293,10 +293,12 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
    return 0;
 }
 
-/* Decode thread i of t to its end; its shown stack there into s. */
+/* Decode thread i of t to its end; its shown stack there into s.
+   is_mpi[fn]: whether function fn is one of MPI's interface. */
 static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
-                       const trace_labels *nm, uint32_t *map,
-                       const pl_decode_opts *opts, pl_error *err)
+                       const trace_labels *nm, const uint8_t *is_mpi,
+                       uint32_t *map, const pl_decode_opts *opts,
+                       pl_error *err)
 {
    const pl_filter *f = opts->filter;
    pl_view *v = pl_view_open(t, i, f, keep, err);
@@ -322,9 +324,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    while ((r = pl_view_next(v, &ev, err)) > 0) {
       for (k = 0; k < r; k++)
          if (ev[k].kind == PL_EV_CALL)
-            progress_call(&pg, ev[k].depth, ev[k].fn,
-                          pl_runtime_mpi_interface(trace_label(nm,
-                                                               ev[k].fn)));
+            progress_call(&pg, ev[k].depth, ev[k].fn, is_mpi[ev[k].fn]);
          else
             progress_return(&pg, ev[k].depth);
       done += (uint64_t)r;
@@ -394,7 +394,11 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    const char *pid = pl_trace_process_get(t, "pid");
    size_t i, nthreads = pl_trace_nthreads(t);
    uint8_t *keep = pl_filter_functions(opts->filter, t, opts->demangle);
-   uint32_t *map = calloc((size_t)pl_trace_nfunctions(t) + 1, sizeof *map);
+   uint32_t nfns = pl_trace_nfunctions(t), f;
+   uint32_t *map = calloc((size_t)nfns + 1, sizeof *map);
+   /* once per trace: the names' test costs two string comparisons, and
+      the threads' calls would repeat it for every call */
+   uint8_t *is_mpi = malloc((size_t)nfns + 1);
    trace_labels nm;
    int ret = 0;
 
@@ -403,21 +407,27 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    if (add_process(s, t) < 0) {
       free(keep);
       free(map);
+      free(is_mpi);
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
-   if (!keep || !map || trace_labels_load(&nm, t, opts->demangle) < 0) {
+   if (!keep || !map || !is_mpi
+       || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       free(map);
+      free(is_mpi);
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
+   for (f = 0; f <= nfns; f++)
+      is_mpi[f] = (uint8_t)pl_runtime_mpi_interface(trace_label(&nm, f));
    for (i = 0; i < nthreads && ret == 0; i++)
       if (pl_select_match(&opts->select, pid, pl_trace_thread(t, i)->number))
-         ret = read_thread(s, t, i, keep, &nm, map, opts, err);
+         ret = read_thread(s, t, i, keep, &nm, is_mpi, map, opts, err);
    trace_labels_free(&nm);
    free(keep);
    free(map);
+   free(is_mpi);
    return ret;
 }
 
