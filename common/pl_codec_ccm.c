@@ -265,9 +265,7 @@ static inline unsigned ctr_p1(uint32_t c)
    return p ? p : 1u;
 }
 
-/* The keys of the three contexts of the next event (11.4): the end of an
-   event outside a run makes them (to prefetch their entries) and the next
-   event uses them, unless a run came in between (which clears keys_ok). */
+/* The key of the o2 context (11.4): the top frame and its parent. */
 static inline uint64_t o2_key(const pl_ccm_model *m)
 {
    static const pl_ccm_frame none = { 0, 0, 0 };
@@ -278,6 +276,11 @@ static inline uint64_t o2_key(const pl_ccm_model *m)
                   t->c1), t->c2), pa->fn), pa->c1));
 }
 
+/* The keys of the three contexts of the next event (11.4): the
+   encoder's end of an event outside a run makes them (to prefetch their
+   entries), and an event coded by 11.4 uses them unless something came in
+   between that cleared keys_ok (a run, a matched event); else it makes
+   them itself. */
 static inline void context_keys(pl_ccm_model *m)
 {
    const pl_ccm_frame *t = &m->frame[pl_ccm_frame_ix(m->depth)];
@@ -1235,19 +1238,17 @@ long pl_ccm_run(pl_decoder *d, const uint8_t **in, const uint8_t *in_end,
       case D_COPY: {
          /* The hot loop of a regular program's stream. */
          uint64_t n = d->copy_left;
-         uint32_t k = dec_copy(m, values + out,
-                               n < cap - out ? (uint32_t)n
-                                             : (uint32_t)(cap - out));
+         uint32_t want = n < cap - out ? (uint32_t)n : (uint32_t)(cap - out);
+         uint32_t k = dec_copy(m, values + out, want);
          out += k;
          d->raw_bytes += 2u * (uint64_t)k;
          d->words += k;
-         n -= k;
-         d->copy_left = n;
-         if (n && out < cap) {
+         d->copy_left = n - k;
+         if (k < want) {              /* a BIG value: dec_copy stopped */
             err = err_big;
             goto fail;
          }
-         if (n)
+         if (d->copy_left)
             goto suspend;   /* output full */
          run_ended(m, d->len_acc - 1u);
          rehash(m);
