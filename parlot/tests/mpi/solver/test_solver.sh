@@ -240,14 +240,19 @@ for impl in ${SOLVER_IMPLS:-mpich openmpi}; do
     if [ -d "$work/$impl-cg_c-good" ]; then
         "$PARLOT_DIFF" "$work/$impl-cg_c-good" "$work/$impl-cg_c-hang-term" > "$work/diff.out" 2>&1
         rc=$?
-        # exit 2 where a trace was cut short (see hang_case); the report's
-        # first screen (after the truncation messages on stderr) leads
-        # with B's progress, rank 2 least progressed
+        # exit 2 where a trace was cut short (see hang_case): before its
+        # threads' ends ("trace cut short") or after them, while writing
+        # the process's end (the signal is known, "trace cut short while
+        # ending"); the report's first screen (after the truncation
+        # messages on stderr) leads with B's progress, rank 2 least
+        # progressed
         grep -v '^parlot-diff: ' "$work/diff.out" > "$work/diff.report"
         head -6 "$work/diff.report" > "$work/diff.screen"
         stuck="^1: 1:\[$RANK\]  main > conj_grad #$ITER > matvec #$HANG_INNER > exchange_halo > MPI_Recv  \(least progressed\)\$"
-        if { [ $rc -eq 1 ] || { [ $rc -eq 2 ] && grep -q "B trace cut short" "$work/diff.out"; }; } &&
-           grep -Eq "^=== rank $RANK ended differently: A exit status 0, B (killed by SIGTERM \(signal 15\)|trace cut short)" "$work/diff.out" &&
+        sigterm='killed by SIGTERM \(signal 15\)'
+        if { [ $rc -eq 1 ] ||
+             { [ $rc -eq 2 ] && grep -Eq "B (trace cut short|$sigterm, trace cut short while ending)\$" "$work/diff.out"; }; } &&
+           grep -Eq "^=== rank $RANK ended differently: A exit status 0, B ($sigterm|trace cut short)" "$work/diff.out" &&
            grep -q "^== $NP processes ended differently" "$work/diff.out" &&
            grep -q "^== B did not finish: $NP of its $NP processes were killed or cut short" "$work/diff.screen" &&
            grep -Eq -- "$stuck" "$work/diff.screen"; then
