@@ -32,9 +32,7 @@ Bool  pl_collect_insns;
 ULong pl_insns;
 
 struct pl_costs {
-   /* the client side's, written at every event */
-   ULong insns;               /* the thread's count while it does not run */
-   ULong last;                /* its count at its previous event */
+   pl_costs_client client;    /* first: pl_costs_event casts to it */
    /* the coder's (a job, on the encoder thread or the client side): on
       cache lines of their own, or each side's writes would take the
       line from the other at every event (cpp with --collect-insns spent
@@ -76,7 +74,8 @@ pl_costs *pl_costs_new(UInt number)
       VG_(out_of_memory_NORETURN)("pl.costs", COSTS_MAP_SIZE);
    c->number = number;
    start(c, True);
-   c->insns = c->last = 0;      /* a new thread counts from 0 */
+   c->client.insns = c->client.last = 0;   /* a new thread counts from 0 */
+   c->client.cost = &c->cost[0][0];
    return c;
 }
 
@@ -84,7 +83,7 @@ void pl_costs_restart(pl_costs *c, UInt number)
 {
    c->number = number;
    start(c, False);
-   c->last = pl_insns;
+   c->client.last = pl_insns;
 }
 
 void pl_costs_free(pl_costs *c)
@@ -98,9 +97,9 @@ void pl_costs_free(pl_costs *c)
 void pl_costs_switch(pl_costs *from, pl_costs *to)
 {
    if (from)
-      from->insns = pl_insns;
+      from->client.insns = pl_insns;
    if (to)
-      pl_insns = to->insns;
+      pl_insns = to->client.insns;
 }
 
 /* Write the open chunk, if it has events, and open the next. */
@@ -142,12 +141,6 @@ void pl_costs_code(pl_costs *c, const UInt *events, UInt part, UInt n)
 void pl_costs_flush(pl_costs *c)
 {
    write_chunk(c);
-}
-
-void pl_costs_event(pl_costs *c, UInt part, UInt i)
-{
-   c->cost[part][i] = pl_insns - c->last;
-   c->last = pl_insns;
 }
 
 void pl_costs_add_insns(IRSB *sb, UInt n)

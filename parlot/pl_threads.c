@@ -254,13 +254,20 @@ void pl_threads_forked_child(void)
 }
 
 /* --collect-insns and --collect-time: the cost of the event joining the
-   batch; a stamp every PL_TIMES_EVERY events. */
-static __attribute__((noinline)) void encode_extras(pl_thread *t)
+   batch, inline (a few stores); a stamp every PL_TIMES_EVERY events, out
+   of line. */
+static __attribute__((noinline)) void stamp_time(pl_thread *t)
+{
+   pl_times_stamp(t->times, t->number, t->events);
+}
+
+static inline __attribute__((always_inline))
+void encode_extras(pl_thread *t)
 {
    if (t->costs)
       pl_costs_event(t->costs, t->batch_part, t->batch_n);
-   if (t->times && (t->events & (PL_TIMES_EVERY - 1)) == 0)
-      pl_times_stamp(t->times, t->number, t->events);
+   if (UNLIKELY(t->times) && (t->events & (PL_TIMES_EVERY - 1)) == 0)
+      stamp_time(t);
 }
 
 /* Every event goes into the stream here: x, 0 an exit, else the trace ID
