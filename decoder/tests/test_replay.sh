@@ -508,6 +508,36 @@ else
    fail "stacks --dot --only" "$(head -12 "$tmp/out")"
 fi
 
+# A recursion 100,000 deep, each frame calling leaf before it recurses,
+# the deepest then leaf three more times, killed in the last: the position
+# numbers its leaf #4, and every down is the first of its caller's.  The
+# call numbers once kept one table of every (depth, function) pair whose
+# slots hashed the function alone: each call probed a chain as long as
+# the recursion (45 s at 40,000 deep, minutes here, against the timeout).
+deep=100000
+{
+   echo "process pid=77 exe=/bin/deep"
+   echo "object /bin/deep"
+   for f in main down leaf; do echo "function $f /bin/deep"; done
+   echo "thread 1"
+   echo "call 1 main"
+   awk -v d=$deep 'BEGIN { for (i = 0; i < d; i++)
+                              print "call 1 down\ncall 1 leaf\nreturn 1" }'
+   printf 'call 1 leaf\nreturn 1\ncall 1 leaf\nreturn 1\ncall 1 leaf\nsync\nkill\n'
+} >"$tmp/deep.script"
+"$SCRIPT_TRACE" "$tmp/deep.script" "$tmp/deep.trace" ||
+   fail "script_trace deep.script"
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --progress "$tmp/deep.trace"
+pos=$(grep '^1: 1:\[p77\]  main > ' "$tmp/out")
+downs=$(printf '%s\n' "$pos" | grep -o ' > down' | wc -l)
+if [ $rc -eq 1 ] && [ "$downs" -eq $deep ] &&
+   printf '%s\n' "$pos" | grep -q ' > down > leaf #4$'; then
+   pass "progress: a recursion $deep deep, numbered (leaf #4 in the deepest frame)"
+else
+   fail "progress: a recursion $deep deep" "exit $rc, $downs downs" \
+      "$(head -3 "$tmp/err")" "$(printf '%s\n' "$pos" | tail -c 200)"
+fi
+
 # ---- parlot-diff -------------------------------------------------------------
 
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/a.trace" "$tmp/a2.trace"
