@@ -58,7 +58,8 @@ esac
 [ -x "$prog" ] || { echo "$0: $prog is not an executable" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-rm -f "$out"/parlot.out.*
+# an old stderr would end a hung job before this one waits
+rm -f "$out"/parlot.out.* "$out/stdout" "$out/stderr"
 
 # The ranks: the tool's processes (Valgrind names them after the tool)
 # whose command line names this run's trace files -- not timeout and
