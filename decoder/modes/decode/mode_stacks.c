@@ -404,14 +404,7 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
 
    s->ntraces++;
    s->nselective += pl_trace_recording(t) != NULL;
-   if (add_process(s, t) < 0) {
-      free(keep);
-      free(map);
-      free(is_mpi);
-      pl_error_set(err, 0, "out of memory");
-      return -1;
-   }
-   if (!keep || !map || !is_mpi
+   if (add_process(s, t) < 0 || !keep || !map || !is_mpi
        || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       free(map);

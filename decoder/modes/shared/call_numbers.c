@@ -12,6 +12,17 @@
    in slots (deep recursions have a callee or two at each depth). */
 #define LINEAR 8
 
+/* Callee i of f takes the first free slot from its function's. */
+static void place(open_call *f, size_t i)
+{
+   size_t mask = ((size_t)1 << f->bits) - 1;
+   size_t s = (size_t)pl_golden_slot(f->callee[i].fn, f->bits);
+   while (f->slot[s])
+      s = (s + 1) & mask;
+   f->slot[s] = (uint32_t)i + 1;
+   f->callee[i].slot = (uint32_t)s;
+}
+
 /* Room for one more callee in f, its slots (once it has them) kept at
    most half full. */
 static int callee_room(open_call *f)
@@ -27,20 +38,15 @@ static int callee_room(open_call *f)
    if (f->n < LINEAR || (f->bits && 2 * (f->n + 1) <= (size_t)1 << f->bits))
       return 0;
    unsigned bits = f->bits ? f->bits + 1 : 5;
-   size_t mask = ((size_t)1 << bits) - 1, i;
-   uint32_t *slot = calloc(mask + 1, sizeof *slot);
+   size_t i;
+   uint32_t *slot = calloc((size_t)1 << bits, sizeof *slot);
    if (!slot)
       return -1;
-   for (i = 0; i < f->n; i++) {
-      size_t s = (size_t)pl_golden_slot(f->callee[i].fn, bits);
-      while (slot[s])
-         s = (s + 1) & mask;
-      slot[s] = (uint32_t)i + 1;
-      f->callee[i].slot = (uint32_t)s;
-   }
    free(f->slot);
    f->slot = slot;
    f->bits = bits;
+   for (i = 0; i < f->n; i++)
+      place(f, i);
    return 0;
 }
 
@@ -63,17 +69,12 @@ static callee_count *callee_of(open_call *f, uint32_t fn)
    }
    if (callee_room(f) < 0)
       return NULL;
-   k = &f->callee[f->n++];
+   k = &f->callee[f->n];
    k->fn = fn;
    k->count = 0;
-   if (f->bits) {
-      mask = ((size_t)1 << f->bits) - 1;
-      for (s = (size_t)pl_golden_slot(fn, f->bits); f->slot[s];
-           s = (s + 1) & mask)
-         ;
-      f->slot[s] = (uint32_t)f->n;
-      k->slot = (uint32_t)s;
-   }
+   if (f->bits)
+      place(f, f->n);
+   f->n++;
    return k;
 }
 
