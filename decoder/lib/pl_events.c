@@ -134,6 +134,14 @@ const uint64_t *pl_events_costs(const pl_events *it)
    return it->cr ? it->costs : NULL;
 }
 
+void pl_events_skip_costs(pl_events *it)
+{
+   if (it->cr)
+      free(it->cr->buf);
+   free(it->cr);
+   it->cr = NULL;
+}
+
 uint64_t pl_events_position(const pl_events *it)
 {
    return it->fed - (uint64_t)(it->in_end - it->in);

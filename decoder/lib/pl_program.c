@@ -426,6 +426,7 @@ static uint32_t shown_inherited(const pl_trace *t, size_t i,
       return inherited;
    if (!(v = pl_view_open(t, i, f, keep, &e)))
       return 0;
+   pl_view_skip_costs(v);
    while (pl_view_events(v) < inherited
           && (n = pl_view_next(v, &ev, &e)) > 0)
       for (k = 0; k < n; k++)

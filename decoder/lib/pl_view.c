@@ -240,6 +240,11 @@ const uint64_t *pl_view_costs(const pl_view *v)
    return v->costs;
 }
 
+void pl_view_skip_costs(pl_view *v)
+{
+   pl_events_skip_costs(v->it);
+}
+
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth)
 {
    return pl_events_stack(v->it, depth);

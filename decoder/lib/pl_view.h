@@ -54,6 +54,9 @@ const pl_event *pl_view_batch_events(pl_view *v);
    a filter hides count for the next one shown.  NULL if the thread has
    no costs.  (Since libparlot 0.9.) */
 const uint64_t *pl_view_costs(const pl_view *v);
+/* Do not decode the thread's costs (pl_events_skip_costs()): call it
+   before the first pl_view_next().  (Since libparlot 0.11.) */
+void pl_view_skip_costs(pl_view *v);
 /* The thread's whole call stack (trace function IDs, outermost first)
    after the events read so far, unfiltered. */
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth);

@@ -168,8 +168,8 @@ static void usage(FILE *f)
       "                       while it was the stack (--collect-insns traces)\n"
       "      --no-demangle    print C++ function names as recorded (mangled)\n");
    pl_backend_help_jobs(f, "the output", "; --paths, --path-of, --folded, "
-                        "--events,\n                       --replay and "
-                        "--info use one");
+                        "--events\n                       and --info use "
+                        "one, --replay two");
    fprintf(f,
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
@@ -770,6 +770,7 @@ static int decode(int argc, char **argv)
       return status;
    if (!pl_backend_speaks())
       out_path = NULL;               /* rank 0 alone writes */
+   opts.read_ahead = (opt_jobs ? opt_jobs : pl_jobs_default()) > 1;
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0)

@@ -17,6 +17,7 @@
 #define _XOPEN_SOURCE 700
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include "pl_modes.h"
 #include "pl_outbuf.h"
 #include "pl_outliers.h"
+#include "pl_parallel.h"
 #include "pl_program.h"
 #include "pl_runtime.h"
 #include "pl_progress.h"
@@ -55,6 +57,8 @@ typedef struct {
    diff_opts  diff;
    int        within;        /* --within: one run against itself */
    int        xml;           /* --xml */
+   unsigned   jobs;          /* -j: threads; more than 1: each side of a
+                                pair decoded in a thread of its own */
    const char *out_path;
 } options;
 
@@ -209,6 +213,31 @@ oom:
    return -1;
 }
 
+/* Work done beside the caller's: in a thread of its own when jobs > 1
+   (and a thread can be had), else in the caller at side_join(). */
+typedef struct {
+   pthread_t th;
+   int       started;
+   void   *(*fn)(void *);
+   void     *arg;
+} side_job;
+
+static void side_start(side_job *j, void *(*fn)(void *), void *arg,
+                       unsigned jobs)
+{
+   j->fn = fn;
+   j->arg = arg;
+   j->started = jobs > 1 && pthread_create(&j->th, NULL, fn, arg) == 0;
+}
+
+static void side_join(side_job *j)
+{
+   if (j->started)
+      pthread_join(j->th, NULL);
+   else
+      j->fn(j->arg);
+}
+
 /* ---- Comparing ----------------------------------------------------------- */
 
 /* Whether thread t of run r shows no event at all in the program's view:
@@ -229,6 +258,7 @@ static int shows_nothing(run *r, int side, const run_thread *t,
       report(r->in.v[t->input].name, &err);
       return -1;
    }
+   pl_view_skip_costs(v);
    n = pl_view_next(v, &ev, &err);
    pl_view_close(v);
    if (n < 0) {
@@ -317,6 +347,11 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
       report(rb->in.v[tb->input].name, &err);
       thread_lines_close(&la);
       return -1;
+   }
+   /* the sides decode while the pair is compared (else here) */
+   if (o->jobs > 1) {
+      thread_lines_read_ahead(&la);
+      thread_lines_read_ahead(&lb);
    }
    /* the status line follows A's side */
    pl_progress_file(progress, ta->label);
@@ -813,22 +848,55 @@ out:
    return ret;
 }
 
-/* Run r read as one program through the filters, its total graph in *g.
-   0, or -1 if out of memory (a trace that cannot be read was reported
-   with the threads; what it holds counts). */
-static int read_program(run *r, const options *o, pl_program *p, pl_graph *g)
+typedef struct {
+   run           *ra, *rb;
+   const run_pair *p;
+   const options *o;
+   call_changes  *cc;
+   int            ret;
+} pair_job;
+
+static void *pair_job_run(void *arg)
 {
-   pl_program_init(p, o->demangle);
-   memset(g, 0, sizeof *g);
-   if (pl_program_set_filter(p, o->filter) < 0)
-      return -1;
-   for (size_t i = 0; i < r->in.n; i++) {
-      pl_error err;
-      if (pl_program_read_input(p, &r->in.v[i], &o->select, NULL, &err) < 0
-          && strcmp(err.msg, "out of memory") == 0)
-         return -1;
-   }
-   return pl_program_total(p, g);
+   pair_job *j = arg;
+   j->ret = pair_call_changes(j->ra, j->rb, j->p, j->o, j->cc);
+   return NULL;
+}
+
+/* pl_program_read_files' hook: *ctx = 1 if an input ran out of memory
+   (one that cannot be read was reported with the threads). */
+static void note_oom(void *ctx, size_t i, const char *path, int r,
+                     const pl_error *err)
+{
+   (void)i;
+   (void)path;
+   if (r < 0 && strcmp(err->msg, "out of memory") == 0)
+      *(int *)ctx = 1;
+}
+
+/* Run r read as one program through the filters, its total graph in *g
+   (what an input that cannot be read holds counts). */
+typedef struct {
+   run           *r;
+   const options *o;
+   pl_program     p;
+   pl_graph       g;
+   int            ret;     /* 0, or -1 if out of memory */
+} program_job;
+
+static void *read_program(void *arg)
+{
+   program_job *j = arg;
+   int oom = 0;
+   pl_read_hooks h = { &oom, NULL, note_oom };
+
+   pl_program_init(&j->p, j->o->demangle);
+   memset(&j->g, 0, sizeof j->g);
+   j->ret = pl_program_set_filter(&j->p, j->o->filter) < 0
+            || pl_program_read_files(&j->p, j->r->in.v, j->r->in.n,
+                                     &j->o->select, j->o->jobs, &h) < 0
+            || oom || pl_program_total(&j->p, &j->g) < 0 ? -1 : 0;
+   return NULL;
 }
 
 /* Runs recorded with --collect-insns (both): the functions whose
@@ -837,33 +905,30 @@ static int read_program(run *r, const options *o, pl_program *p, pl_graph *g)
 static int put_costs(run *ra, run *rb, const options *o,
                      const call_changes *cc, diff_report *rep)
 {
-   pl_program p[2];
-   pl_graph g[2];
+   program_job j[2] = { { .r = ra, .o = o }, { .r = rb, .o = o } };
+   side_job a;
+   pl_program *p[2] = { &j[0].p, &j[1].p };
+   pl_graph *g[2] = { &j[0].g, &j[1].g };
    fn_cost *v = NULL;
    size_t n = 0, cap = 0, i, k;
    int ret = -1, side;
 
    if (!ra->threads.costs || !rb->threads.costs)
       return 0;
-   memset(p, 0, sizeof p);
-   memset(g, 0, sizeof g);
-   if (read_program(ra, o, &p[0], &g[0]) < 0)
+   side_start(&a, read_program, &j[0], o->jobs);   /* A beside B */
+   read_program(&j[1]);
+   side_join(&a);
+   if (j[0].ret < 0 || j[1].ret < 0)
       goto out;
-   if (!g[0].costs) {
-      ret = 0;
-      goto out;
-   }
-   if (read_program(rb, o, &p[1], &g[1]) < 0)
-      goto out;
-   if (!g[1].costs) {
+   if (!g[0]->costs || !g[1]->costs) {
       ret = 0;
       goto out;
    }
    /* both sides' functions, joined by identity (a sort of both lists) */
    for (side = 0; side < 2; side++)
-      for (i = 0; i < g[side].nfns; i++) {
-         const pl_fstat *f = &g[side].fns[i];
-         const pl_gfunc *gf = &p[side].fns[f->fn];
+      for (i = 0; i < g[side]->nfns; i++) {
+         const pl_fstat *f = &g[side]->fns[i];
+         const pl_gfunc *gf = &p[side]->fns[f->fn];
          if (pl_grow(&v, &cap, n + 1, sizeof *v) < 0)
             goto out;
          memset(&v[n], 0, sizeof v[n]);
@@ -886,7 +951,7 @@ static int put_costs(run *ra, run *rb, const options *o,
    }
    qsort(v, k, sizeof *v, by_cost_change);
    {
-      uint64_t ir[2] = { g[0].cost, g[1].cost };
+      uint64_t ir[2] = { g[0]->cost, g[1]->cost };
       size_t rows = k < COST_ROWS ? k : COST_ROWS;
       rep->costs_head(rep, ir, rows);
       for (i = 0; i < rows; i++)
@@ -901,8 +966,8 @@ static int put_costs(run *ra, run *rb, const options *o,
 out:
    free(v);
    for (side = 0; side < 2; side++) {
-      pl_graph_free(&g[side]);
-      pl_program_free(&p[side]);
+      pl_graph_free(g[side]);
+      pl_program_free(p[side]);
    }
    return ret;
 }
@@ -963,6 +1028,9 @@ static void usage(FILE *f)
       "      --xml            write XML (schema: parlot-diff.rng): every pair,\n"
       "                       its hunks, its end, the summary\n"
       "      --no-demangle    print C++ function names as recorded\n"
+      "  -j, --jobs=N         threads (default: one per core): with more\n"
+      "                       than one, each side of a pair is decoded in a\n"
+      "                       thread of its own; the output is the same\n"
       "  -h, --help           show this help and exit\n"
       "  -V, --version        show the version and exit\n"
       "\n"
@@ -1002,6 +1070,7 @@ static int parse_options(int argc, char **argv, options *o)
       { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
       { "within", no_argument, NULL, OPT_WITHIN },
       { "xml", no_argument, NULL, OPT_XML },
+      { "jobs", required_argument, NULL, 'j' },
       { "help", no_argument, NULL, 'h' },
       { "version", no_argument, NULL, 'V' },
       { NULL, 0, NULL, 0 }
@@ -1011,7 +1080,7 @@ static int parse_options(int argc, char **argv, options *o)
    char why[256];
 
    opterr = 0;
-   while ((c = getopt_long(argc, argv, ":o:U:hV", longopts, &index)) != -1) {
+   while ((c = getopt_long(argc, argv, ":o:U:j:hV", longopts, &index)) != -1) {
       switch (c) {
       case 'o':
          o->out_path = optarg;
@@ -1070,6 +1139,12 @@ static int parse_options(int argc, char **argv, options *o)
          break;
       case OPT_XML:
          o->xml = 1;
+         break;
+      case 'j':
+         if (pl_jobs_parse(optarg, &o->jobs) < 0)
+            return pl_usage_error(PROG, "--jobs wants a number from 0 (one "
+                                  "job per processor) to "
+                                  PL_STR(PL_JOBS_MAX) ", not", optarg);
          break;
       case 'h':
          usage(stdout);
@@ -1230,6 +1305,9 @@ static int compare_runs(run *ra, run *rb, const options *o,
    run_pair *pairs;
    size_t np, i;
    char note[200] = "";
+   pair_job job;
+   side_job walk;
+   int costs;
 
    if (o->within) {
       if (within_pairs(ra, o, &pairs, &np, note, sizeof note) < 0)
@@ -1270,13 +1348,21 @@ static int compare_runs(run *ra, run *rb, const options *o,
          ty->only[side]++;
          continue;
       }
+      /* the pair's calls, when both were recorded with costs: walked
+         while the lines are compared (cc is the job's meanwhile) */
+      costs = !o->within && ra->threads.costs && rb->threads.costs;
+      if (costs) {
+         job = (pair_job){ ra, rb, p, o, cc, 0 };
+         side_start(&walk, pair_job_run, &job, o->jobs);
+      }
       if (compare_pair(ra, rb, &ra->threads.t[p->ia], &rb->threads.t[p->ib],
                        o, tt, rep, ty) < 0)
          ty->trouble = 1;
-      /* the pair's calls, when both were recorded with costs */
-      if (!o->within && ra->threads.costs && rb->threads.costs
-          && pair_call_changes(ra, rb, p, o, cc) < 0)
-         ty->trouble = 1;
+      if (costs) {
+         side_join(&walk);
+         if (job.ret < 0)
+            ty->trouble = 1;
+      }
    }
    pl_progress_free(progress);
    progress = NULL;
@@ -1302,6 +1388,7 @@ int main(int argc, char **argv)
    o.diff.context = 3;
    o.diff.lookahead = 10000;
    o.diff.max_hunks = 10;
+   o.jobs = pl_jobs_default();
    if (!(o.filter = pl_filter_new())) {
       fprintf(stderr, PROG ": out of memory\n");
       return EXIT_TROUBLE;

@@ -22,11 +22,17 @@
 #    --group-by=graph, --group=3, --select): stdout, stderr and exit status
 #    with -j2, -j4, -j7 and --jobs=0 (all cores) equal those of -j1;
 #  - the same with at most 16 open files (ulimit -n 16) and -j8;
+#  - --replay and --replay --loops, which decode each thread in a second
+#    thread with more than one job: the same;
+#  - parlot-diff, whose sides decode in threads of their own with more
+#    than one job, of two directories of traces whose threads differ
+#    (and a damaged trace on each side), text and --xml: the same output,
+#    messages and exit status with -j1, -j2 and --jobs=0;
 #  - -j without a number, -j-1, -jx: usage errors (exit 2).
 # Exit status: 0 if all passed, 1 otherwise.
 
 . "$(dirname "$0")/testlib.sh"
-need_tool parlot-decode parlot-annotate make_trace
+need_tool parlot-decode parlot-annotate parlot-diff make_trace
 PY=
 command -v python3 >/dev/null 2>&1 && PY=python3
 
@@ -115,6 +121,8 @@ same "--folded" "$PARLOT_DECODE" --folded
 same "--stacks" "$PARLOT_DECODE" --stacks
 same "--stacks --dot --images=all" "$PARLOT_DECODE" --stacks --dot --images=all
 same "--progress --select" "$PARLOT_DECODE" --progress --select='*:1-2'
+same "--replay" "$PARLOT_DECODE" --replay
+same "--replay --loops" "$PARLOT_DECODE" --replay --loops
 same "annotate" "$PARLOT_ANNOTATE"
 same "annotate --tree=both --threshold=100" "$PARLOT_ANNOTATE" --tree=both \
    --threshold=100
@@ -122,8 +130,52 @@ same "annotate --group-by=graph" "$PARLOT_ANNOTATE" --group-by=graph
 same "annotate --group=3 --select" "$PARLOT_ANNOTATE" --group=3 \
    --select='*:2-3'
 
+# parlot-diff: A holds traces 1-12 but those with ranks, and a damaged
+# one; B the same pids made from other seeds (so nearly every thread pair
+# differs), the traces' deep recursions and a damaged one
+mkdir "$tmp/A" "$tmp/B"
+k=0
+while [ $k -lt 12 ]; do
+   k=$((k + 1))
+   [ $((k % 4)) = 0 ] && continue
+   cp "$tmp/t$k.trace" "$tmp/A/"
+   "$MAKE_TRACE" --seed $((k * 7 + 1)) --threads $((k % 4 + 1)) \
+      --events $((100 + 13 * k)) --functions $((30 + 11 * k)) \
+      --pid $((2000 + k)) --deep $((k % 5 == 0 ? 300 : 0)) \
+      "$tmp/B/t$k.trace" none "$tmp/B/t$k.exp" >/dev/null 2>&1 \
+      || { echo "make_trace failed"; exit 1; }
+   rm -f "$tmp/B/t$k.exp"
+done
+cp "$tmp/bad1.trace" "$tmp/A/"
+cp "$tmp/bad2.trace" "$tmp/B/"
+for args in "" "--xml" "--loops --max-hunks=3"; do
+   # shellcheck disable=SC2086
+   "$PARLOT_DIFF" $args -j1 "$tmp/A" "$tmp/B" >"$tmp/o1" 2>"$tmp/e1"
+   rc1=$?
+   for j in -j2 --jobs=0; do
+      # shellcheck disable=SC2086
+      "$PARLOT_DIFF" $args $j "$tmp/A" "$tmp/B" >"$tmp/oj" 2>"$tmp/ej"
+      rc=$?
+      if [ $rc != $rc1 ] || ! cmp -s "$tmp/o1" "$tmp/oj" \
+         || ! cmp -s "$tmp/e1" "$tmp/ej"; then
+         fail "parlot-diff $args: $j differs from -j1 (exit $rc, -j1: $rc1)" \
+            "$(cmp "$tmp/o1" "$tmp/oj")" "$(diff "$tmp/e1" "$tmp/ej" | head -4)"
+         continue 2
+      fi
+   done
+   # the summary's pairs that differ (text or XML)
+   differ=$(grep -o '[0-9][0-9]* different\|different="[0-9]*"' "$tmp/o1" |
+            tr -dc '0-9\n' | head -1)
+   if [ $rc1 != 2 ] || ! [ -s "$tmp/e1" ] || [ "${differ:-0}" -lt 12 ]; then
+      fail "parlot-diff $args: expected exit 2 (damaged traces) and 12 pairs or more that differ" \
+         "exit $rc1, ${differ:-no} pairs differ" "$(head -c 300 "$tmp/e1")"
+      continue
+   fi
+   pass "parlot-diff $args: -j1 = -j2 = --jobs=0 ($differ pairs differ, $(wc -c <"$tmp/o1") bytes, exit $rc1)"
+done
+
 for bad in -j -j-1 -jx --jobs=; do
-   for prog in "$PARLOT_DECODE --xml" "$PARLOT_ANNOTATE"; do
+   for prog in "$PARLOT_DECODE --xml" "$PARLOT_ANNOTATE" "$PARLOT_DIFF"; do
       # shellcheck disable=SC2086
       $prog $bad "$tmp/t1.trace" >"$tmp/o" 2>"$tmp/e"
       rc=$?

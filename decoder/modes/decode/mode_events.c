@@ -199,6 +199,7 @@ int pl_mode_events_file(pl_trace *t, outbuf *o, pl_error *err,
          ret = -1;
          break;
       }
+      pl_view_skip_costs(it);
       if (pg && pg->thread)
          pg->thread(pg->ctx, i, nthreads, pl_trace_stream_bytes(t, i));
       thread_notes_open(&notes, t, i, opts->filter);

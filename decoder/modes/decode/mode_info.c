@@ -91,6 +91,7 @@ static int count_thread(const pl_trace *t, size_t i, info_thread *th,
 
    if (!it)
       return -1;
+   pl_events_skip_costs(it);
    while ((n = pl_events_next(it, &ev, err)) > 0) {
       th->events += (uint64_t)n;
       for (k = 0; k < n; k++)

@@ -318,6 +318,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
 
    if (!v)
       return -1;
+   pl_view_skip_costs(v);
    if (hooks && hooks->thread)
       hooks->thread(hooks->ctx, i, pl_trace_nthreads(t),
                     pl_trace_stream_bytes(t, i));

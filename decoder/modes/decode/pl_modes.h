@@ -39,6 +39,7 @@ typedef struct {
    int            weight_insns;  /* --weight=insns: --paths and --folded
                                     by the paths' instructions */
    int            xml;         /* --info --xml: a document */
+   int            read_ahead;  /* --replay: decode in a second thread */
    const pl_progress_hooks *progress;   /* per-file modes; NULL: none */
 } pl_decode_opts;
 

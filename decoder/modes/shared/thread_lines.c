@@ -1,9 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /* A thread's lines, one at a time (thread_lines.h). */
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "pl_alloc.h"
 #include "thread_lines.h"
+
+/* Read ahead: the worker fills blocks of lines in a ring; the reader
+   holds the block it returns lines from, the worker fills the others.
+   A block ends after AHEAD_LINES lines or AHEAD_EVENTS events (a filter
+   that hides most events must not make the reader wait for the whole
+   thread), at the end of the thread or at an error. */
+#define AHEAD_BLOCKS 4
+#define AHEAD_LINES  4096
+#define AHEAD_EVENTS 65536
+
+typedef struct {
+   pl_line  *v;
+   size_t    n, cap;
+   uint64_t  position, events;   /* the view's, after the block */
+   int       status;             /* 0 more follow; 1 the end; -1 error */
+   pl_error  err;
+} ahead_block;
+
+struct lines_ahead {
+   pthread_t       worker;
+   pthread_mutex_t mu;
+   pthread_cond_t  ready, room;
+   ahead_block     b[AHEAD_BLOCKS];
+   size_t          head, full;   /* the reader's block; blocks filled */
+   int             held;         /* the reader holds b[head] */
+   int             stop;         /* thread_lines_close: give up */
+};
 
 int thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
                       const pl_filter *f, const uint8_t *keep,
@@ -22,6 +52,7 @@ int thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
       s->fold = NULL;
       return -1;
    }
+   pl_view_skip_costs(s->view);   /* lines carry no costs */
    return 0;
 }
 
@@ -30,6 +61,138 @@ void thread_lines_marks(thread_lines *s, const pl_trace *t, size_t index,
 {
    s->marks = 1;
    thread_notes_open(&s->notes, t, index, f);
+}
+
+/* Decode one batch of events and fold it: the lines it completed at
+   *lines (valid until the next call), n of them.  1, 0 once the thread
+   has ended (its last lines given), -1 with *err filled.  Touches the
+   view, the fold and the calls, nothing the reader of lines uses. */
+static int read_batch(thread_lines *s, const pl_line **lines, size_t *nl,
+                      pl_error *err)
+{
+   const pl_vevent *ev;
+   long n = pl_view_next(s->view, &ev, err), i;
+
+   if (n < 0)
+      return -1;
+   if (s->calls)
+      for (i = 0; i < n; i++)
+         if (ev[i].kind == PL_EV_CALL)
+            s->calls[ev[i].fn]++;
+   if ((n > 0 ? pl_fold_events(s->fold, ev, (size_t)n)
+              : pl_fold_end(s->fold)) < 0) {
+      pl_error_set(err, 0, "out of memory");
+      return -1;
+   }
+   *lines = pl_fold_take(s->fold, nl);
+   return n > 0;
+}
+
+/* stop is also read while the worker fills a block, without the lock */
+static int stopped(lines_ahead *a)
+{
+   return __atomic_load_n(&a->stop, __ATOMIC_RELAXED);
+}
+
+/* The worker: fill blocks until the end, an error or stop. */
+static void *read_ahead(void *arg)
+{
+   thread_lines *s = arg;
+   lines_ahead *a = s->ahead;
+   ahead_block *b;
+
+   do {
+      uint64_t start;
+      pthread_mutex_lock(&a->mu);
+      while (a->full == AHEAD_BLOCKS && !stopped(a))
+         pthread_cond_wait(&a->room, &a->mu);
+      if (stopped(a)) {
+         pthread_mutex_unlock(&a->mu);
+         return NULL;
+      }
+      b = &a->b[(a->head + a->full) % AHEAD_BLOCKS];
+      pthread_mutex_unlock(&a->mu);
+      b->n = 0;
+      b->status = 0;
+      start = pl_view_events(s->view);
+      while (b->n < AHEAD_LINES
+             && pl_view_events(s->view) - start < AHEAD_EVENTS
+             && !stopped(a)) {
+         const pl_line *l;
+         size_t nl;
+         int r = read_batch(s, &l, &nl, &b->err);
+         if (r >= 0 && pl_grow(&b->v, &b->cap, b->n + nl, sizeof *b->v) < 0) {
+            pl_error_set(&b->err, 0, "out of memory");
+            r = -1;
+         }
+         if (r >= 0 && nl > 0) {
+            memcpy(b->v + b->n, l, nl * sizeof *l);
+            b->n += nl;
+         }
+         if (r <= 0) {
+            b->status = r < 0 ? -1 : 1;
+            break;
+         }
+      }
+      b->position = pl_view_position(s->view);
+      b->events = pl_view_events(s->view);
+      pthread_mutex_lock(&a->mu);
+      a->full++;
+      pthread_cond_signal(&a->ready);
+      pthread_mutex_unlock(&a->mu);
+   } while (b->status == 0);
+   return NULL;
+}
+
+int thread_lines_read_ahead(thread_lines *s)
+{
+   lines_ahead *a = calloc(1, sizeof *a);
+   if (!a)
+      return -1;
+   pthread_mutex_init(&a->mu, NULL);
+   pthread_cond_init(&a->ready, NULL);
+   pthread_cond_init(&a->room, NULL);
+   s->ahead = a;
+   if (pthread_create(&a->worker, NULL, read_ahead, s) != 0) {
+      s->ahead = NULL;
+      pthread_cond_destroy(&a->ready);
+      pthread_cond_destroy(&a->room);
+      pthread_mutex_destroy(&a->mu);
+      free(a);
+      return -1;
+   }
+   return 0;
+}
+
+/* Hand the block the reader held back to the worker and take the next:
+   its lines become the reader's. */
+static void next_block(thread_lines *s)
+{
+   lines_ahead *a = s->ahead;
+   ahead_block *b;
+
+   pthread_mutex_lock(&a->mu);
+   if (a->held) {
+      a->head = (a->head + 1) % AHEAD_BLOCKS;
+      a->full--;
+      pthread_cond_signal(&a->room);
+   }
+   while (a->full == 0)
+      pthread_cond_wait(&a->ready, &a->mu);
+   a->held = 1;
+   b = &a->b[a->head];
+   pthread_mutex_unlock(&a->mu);
+   s->buf = b->v;
+   s->n = b->n;
+   s->i = 0;
+   if (b->status == 1)
+      s->ended = 1;
+   else if (b->status < 0) {
+      s->failed = 1;
+      s->err = b->err;
+   }
+   if (s->progress && s->progress->update)
+      s->progress->update(s->progress->ctx, b->position, b->events);
 }
 
 /* A MARK line for the next mark before event `number`, at the indent of
@@ -55,8 +218,7 @@ static int next_mark(thread_lines *s, uint64_t number, const pl_line *next)
 int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
 {
    for (;;) {
-      const pl_vevent *ev;
-      long n, i;
+      int r;
 
       if (s->i < s->n) {
          const pl_line *l = &s->buf[s->i];
@@ -76,30 +238,41 @@ int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
          }
          return 0;
       }
-      n = pl_view_next(s->view, &ev, err);
-      if (n < 0)
+      if (s->failed) {
+         *err = s->err;
          return -1;
+      }
+      if (s->ahead) {
+         next_block(s);
+         continue;
+      }
+      r = read_batch(s, &s->buf, &s->n, err);
+      if (r < 0)
+         return -1;
+      s->i = 0;
+      s->ended = r == 0;
       if (s->progress && s->progress->update)
          s->progress->update(s->progress->ctx, pl_view_position(s->view),
                              pl_view_events(s->view));
-      if (s->calls)
-         for (i = 0; i < n; i++)
-            if (ev[i].kind == PL_EV_CALL)
-               s->calls[ev[i].fn]++;
-      if ((n > 0 ? pl_fold_events(s->fold, ev, (size_t)n)
-                 : pl_fold_end(s->fold)) < 0) {
-         pl_error_set(err, 0, "out of memory");
-         return -1;
-      }
-      if (n == 0)
-         s->ended = 1;
-      s->buf = pl_fold_take(s->fold, &s->n);
-      s->i = 0;
    }
 }
 
 void thread_lines_close(thread_lines *s)
 {
+   lines_ahead *a = s->ahead;
+   if (a) {
+      pthread_mutex_lock(&a->mu);
+      __atomic_store_n(&a->stop, 1, __ATOMIC_RELAXED);
+      pthread_cond_signal(&a->room);
+      pthread_mutex_unlock(&a->mu);
+      pthread_join(a->worker, NULL);
+      for (size_t i = 0; i < AHEAD_BLOCKS; i++)
+         free(a->b[i].v);
+      pthread_cond_destroy(&a->ready);
+      pthread_cond_destroy(&a->room);
+      pthread_mutex_destroy(&a->mu);
+      free(a);
+   }
    pl_view_close(s->view);
    pl_fold_free(s->fold);
    memset(s, 0, sizeof *s);

@@ -7,12 +7,15 @@
 
 #include <stdint.h>
 
+
 #include "pl_fold.h"
 #include "pl_outbuf.h"
 #include "pl_program.h"
 #include "thread_notes.h"
 #include "pl_view.h"
 #include "trace_labels.h"
+
+typedef struct lines_ahead lines_ahead;
 
 typedef struct {
    pl_view       *view;
@@ -27,6 +30,9 @@ typedef struct {
    /* if set after opening: its update hook after each batch read (the
       status line of a long read, pl_program.h) */
    const pl_progress_hooks *progress;
+   lines_ahead   *ahead;    /* the worker of thread_lines_read_ahead */
+   int            failed;   /* the worker's error is next (in err) */
+   pl_error       err;
 } thread_lines;
 
 /* Open thread `index` of t; window as pl_fold_new() (0: no loops).
@@ -39,6 +45,14 @@ int  thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
    the loop). */
 void thread_lines_marks(thread_lines *s, const pl_trace *t, size_t index,
                         const pl_filter *f);
+/* Decode and fold in a thread of its own from now on, a few thousand
+   lines ahead of thread_lines_next(), which returns the same lines (and
+   the same error after them): decoding is most of the time of a reader
+   that compares or prints lines, so a second core nearly halves it.  The
+   calls array is the worker's until thread_lines_close().  0, or -1 if
+   no thread could be started (the lines are then read in the caller, as
+   without this call). */
+int  thread_lines_read_ahead(thread_lines *s);
 /* The next line at *line (valid until the next call): 1, 0 at the end,
    -1 with *err filled (the lines before the error were returned). */
 int  thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err);

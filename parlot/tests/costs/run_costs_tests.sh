@@ -23,7 +23,8 @@
 #     inclusive Ir changed most, each run's self Ir as in its export; of a
 #     CG run against one with an extra call injected in rank 1's 4th
 #     iteration (MPICH): that call first among the calls whose own
-#     instructions changed most, and the XML valid;
+#     instructions changed most, the same report with -j1 (nothing run
+#     beside the comparison), and the XML valid;
 #   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
 #     (CRC made valid, rewrite_chunk.py) garbage coded bytes or a count
 #     the stream lacks give a one-line error and exit 1, not a crash.
@@ -305,6 +306,14 @@ for impl in mpich openmpi; do
       else
          fail "$impl: parlot-diff's per-call costs do not name rank 1's $where first" \
             "$(grep -A5 "^== the .* whose instructions" "$extra.diff")"
+      fi
+      # with -j1 nothing runs beside the comparison: the same report
+      "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" -j1 "$work/$impl-cg_c" "$extra" \
+         > "$extra.diff1" 2> "$extra.diff1.err"
+      if cmp -s "$extra.diff" "$extra.diff1" && cmp -s "$extra.diff.err" "$extra.diff1.err"; then
+         pass "$impl: parlot-diff with costs: -j1 gives the same report"
+      else
+         fail "$impl: parlot-diff with costs: -j1 gives another report" "$(diff "$extra.diff" "$extra.diff1" | head -5)"
       fi
       "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --xml "$work/$impl-cg_c" "$extra" \
          > "$extra.xml" 2> /dev/null
