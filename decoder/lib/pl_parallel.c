@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pl_parallel.h"
+#include "pl_program_private.h"
 
 unsigned pl_jobs_default(void)
 {
@@ -142,6 +143,105 @@ void pl_run_ordered(size_t n, unsigned jobs, const pl_ordered_work *w)
    free(tids);
 }
 
+/* ---- Reading ahead ---- */
+
+struct pl_ahead {
+   int           (*fill)(void *ctx, size_t k, const pl_ahead *a);
+   void           *ctx;
+   size_t          nblocks;
+   size_t          head, full;   /* the reader's next block; blocks filled */
+   int             held;         /* the reader holds block head */
+   int             stop;         /* also read while filling, unlocked */
+   pthread_t       worker;
+   pthread_mutex_t mu;
+   pthread_cond_t  ready, room;
+};
+
+int pl_ahead_stopping(const pl_ahead *a)
+{
+   return __atomic_load_n(&a->stop, __ATOMIC_RELAXED);
+}
+
+static void *fill_ahead(void *arg)
+{
+   pl_ahead *a = arg;
+   int more;
+
+   do {
+      size_t k;
+      pthread_mutex_lock(&a->mu);
+      while (a->full == a->nblocks && !pl_ahead_stopping(a))
+         pthread_cond_wait(&a->room, &a->mu);
+      if (pl_ahead_stopping(a)) {
+         pthread_mutex_unlock(&a->mu);
+         return NULL;
+      }
+      k = (a->head + a->full) % a->nblocks;
+      pthread_mutex_unlock(&a->mu);
+      more = a->fill(a->ctx, k, a);
+      pthread_mutex_lock(&a->mu);
+      a->full++;
+      pthread_cond_signal(&a->ready);
+      pthread_mutex_unlock(&a->mu);
+   } while (more);
+   return NULL;
+}
+
+pl_ahead *pl_ahead_start(size_t nblocks,
+                         int (*fill)(void *ctx, size_t k, const pl_ahead *a),
+                         void *ctx)
+{
+   pl_ahead *a = calloc(1, sizeof *a);
+   if (!a)
+      return NULL;
+   a->fill = fill;
+   a->ctx = ctx;
+   a->nblocks = nblocks;
+   pthread_mutex_init(&a->mu, NULL);
+   pthread_cond_init(&a->ready, NULL);
+   pthread_cond_init(&a->room, NULL);
+   if (pthread_create(&a->worker, NULL, fill_ahead, a) != 0) {
+      pthread_cond_destroy(&a->ready);
+      pthread_cond_destroy(&a->room);
+      pthread_mutex_destroy(&a->mu);
+      free(a);
+      return NULL;
+   }
+   return a;
+}
+
+size_t pl_ahead_next(pl_ahead *a)
+{
+   size_t k;
+   pthread_mutex_lock(&a->mu);
+   if (a->held) {
+      a->head = (a->head + 1) % a->nblocks;
+      a->full--;
+      pthread_cond_signal(&a->room);
+   }
+   while (a->full == 0)
+      pthread_cond_wait(&a->ready, &a->mu);
+   a->held = 1;
+   k = a->head;
+   pthread_mutex_unlock(&a->mu);
+   return k;
+}
+
+void pl_ahead_stop(pl_ahead *a)
+{
+   if (!a)
+      return;
+   pthread_mutex_lock(&a->mu);
+   __atomic_store_n(&a->stop, 1, __ATOMIC_RELAXED);
+   pthread_cond_signal(&a->room);
+   pthread_mutex_unlock(&a->mu);
+   pthread_join(a->worker, NULL);
+   pthread_cond_destroy(&a->ready);
+   pthread_cond_destroy(&a->room);
+   pthread_mutex_destroy(&a->mu);
+   free(a);
+}
+
 /* ---- Programs ---- */
 
 typedef struct {
@@ -227,6 +327,8 @@ int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
 {
    size_t i;
    if (jobs <= 1 || n <= 1) {         /* straight into p */
+      /* one trace and a spare core: decoded beside the graph's building */
+      int ahead = jobs > 1 && pl_program_set_read_ahead(p, 1) == 0;
       for (i = 0; i < n; i++) {
          pl_error err;
          int r;
@@ -235,6 +337,8 @@ int pl_program_read_files(pl_program *p, const pl_input *in, size_t n,
          if (hooks && hooks->done)
             hooks->done(hooks->ctx, i, in[i].name, r, &err);
       }
+      if (ahead)
+         pl_program_set_read_ahead(p, 0);
       return 0;
    }
    read_ctx c = { p, in, sel, hooks, 0 };

@@ -69,6 +69,27 @@ typedef struct {
 } pl_ordered_work;
 void pl_run_ordered(size_t n, unsigned jobs, const pl_ordered_work *w);
 
+/* A worker that fills blocks ahead of their reader, for work that is
+   read in order, such as a thread's decoded events.  The caller's blocks
+   0 .. nblocks-1 (at least 2) form a ring: fill(ctx, k, a) runs in the
+   worker and fills block k, returning 1 if more follow and 0 after the
+   last one (the end, or an error it noted in the block); a long fill
+   should return early once pl_ahead_stopping(a).  pl_ahead_next() waits
+   for the next block in order and returns its index; the block it
+   returned before goes back to the worker then, so the reader may use a
+   block until its next call.  It must not be called after the last
+   block.  pl_ahead_stop() stops the worker (at its next block, or its
+   next check), waits for it and frees a.  pl_ahead_start: NULL if no
+   thread could be started (fill the blocks in the caller then).  (Since
+   libparlot 0.11.) */
+typedef struct pl_ahead pl_ahead;
+pl_ahead *pl_ahead_start(size_t nblocks,
+                         int (*fill)(void *ctx, size_t k, const pl_ahead *a),
+                         void *ctx);
+size_t    pl_ahead_next(pl_ahead *a);
+int       pl_ahead_stopping(const pl_ahead *a);
+void      pl_ahead_stop(pl_ahead *a);
+
 #ifdef __cplusplus
 }
 #endif

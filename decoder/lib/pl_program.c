@@ -17,6 +17,7 @@
 #include "pl_program.h"
 #include "pl_program_private.h"
 #include "pl_view.h"
+#include "pl_view_ahead.h"
 
 /* What pl_program keeps behind its `internal` pointer: program function
    IDs by (object, name, dup), open addressing over the IDs keyed by a
@@ -27,6 +28,7 @@ struct pl_program_internal {
    const pl_filter *filter;       /* NULL: everything */
    struct proc_extra *procs;      /* [proc]: what pl_process lacks */
    size_t           procs_cap;
+   int              read_ahead;    /* pl_program_set_read_ahead */
 };
 
 /* Per process, kept here so that pl_process keeps its layout. */
@@ -91,6 +93,14 @@ int pl_program_set_filter(pl_program *p, const pl_filter *f)
    if (!get_internal(p))
       return -1;
    p->internal->filter = pl_filter_active(f) ? f : NULL;
+   return 0;
+}
+
+int pl_program_set_read_ahead(pl_program *p, int on)
+{
+   if (!get_internal(p))
+      return -1;
+   p->internal->read_ahead = on;
    return 0;
 }
 
@@ -517,7 +527,10 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       const pl_thread_info *ti = pl_trace_thread(t, i);
       pl_thread *th;
       pl_view *view;
+      pl_view_ahead *ahead = NULL;
       const pl_event *ev;
+      const uint64_t *costs;
+      uint64_t position;
       int slow;
       pl_error e;
       uint64_t events = 0;
@@ -553,21 +566,26 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          goto out;
       }
       slow = recreates(t, i);
+      if (!slow && p->internal && p->internal->read_ahead)
+         ahead = pl_view_ahead_start(view);   /* NULL: read here */
       memset(&os, 0, sizeof os);
       os.keep = prog_keep;
       os.h = PL_FNV1A_INIT;
       for (;;) {
-         if (slow) {
-            n = next_recreating(view, b, &ev, &e);
+         if (ahead) {
+            n = pl_view_ahead_next(ahead, &ev, &costs, &position, &e);
          } else {
-            n = pl_view_next_events(view, &ev, &e);
-            if (n > 0 && pl_cg_events_costs(b, ev, pl_view_costs(view),
-                                             (size_t)n) < 0)
-               n = -2;
+            n = slow ? next_recreating(view, b, &ev, &e)
+                     : pl_view_next_events(view, &ev, &e);
+            costs = pl_view_costs(view);
+            position = pl_view_position(view);
          }
+         if (n > 0 && !slow
+             && pl_cg_events_costs(b, ev, costs, (size_t)n) < 0)
+            n = -2;
          if (n <= 0)
             break;
-         if (v && visit(v, ev, pl_view_costs(view), (size_t)n) < 0) {
+         if (v && visit(v, ev, costs, (size_t)n) < 0) {
             n = -2;
             break;
          }
@@ -575,9 +593,9 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
             order_feed(&os, p, fn_map, ev, n);
          events += (uint64_t)n;
          if (p->progress && p->progress->update)
-            p->progress->update(p->progress->ctx,
-                                pl_view_position(view), events);
+            p->progress->update(p->progress->ctx, position, events);
       }
+      pl_view_ahead_stop(ahead);
       pl_view_close(view);
       if (os.keep && !os.broken)
          th->order = os.h ? os.h : 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What pl_program.c lends the library's other builders of programs
-   (pl_program_wire.c): not installed. */
+   (pl_program_wire.c) and its readers (pl_parallel.c): not installed. */
 #ifndef PL_PROGRAM_PRIVATE_H
 #define PL_PROGRAM_PRIVATE_H
 
@@ -19,5 +19,11 @@ void pl_gfunc_free(pl_gfunc *f);
    copy).  0, or -1 if out of memory. */
 int pl_program_set_process(pl_program *p, size_t proc, const char *recording,
                            const pl_ending *ending);
+
+/* From the next read on, decode each thread in a worker thread while
+   its graph is built (pl_view_ahead.h), if on: for a read that leaves a
+   core idle (one trace, -j2).  The program is the same.  0, or -1 if out
+   of memory. */
+int pl_program_set_read_ahead(pl_program *p, int on);
 
 #endif

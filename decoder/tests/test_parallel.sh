@@ -24,6 +24,10 @@
 #  - the same with at most 16 open files (ulimit -n 16) and -j8;
 #  - --replay and --replay --loops, which decode each thread in a second
 #    thread with more than one job: the same;
+#  - one trace at a time (decoded in a second thread while its graphs are
+#    built): --xml, --callgrind, annotate and --replay of a good trace, one
+#    with a recursion 300 deep, a killed one and one with a bad CRC, with
+#    -j1 and -j2: the same;
 #  - parlot-diff, whose sides decode in threads of their own with more
 #    than one job, of two directories of traces whose threads differ
 #    (and a damaged trace on each side), text and --xml: the same output,
@@ -129,6 +133,26 @@ same "annotate --tree=both --threshold=100" "$PARLOT_ANNOTATE" --tree=both \
 same "annotate --group-by=graph" "$PARLOT_ANNOTATE" --group-by=graph
 same "annotate --group=3 --select" "$PARLOT_ANNOTATE" --group=3 \
    --select='*:2-3'
+
+# one trace: the graphs are built while a second thread decodes
+for t in t3 t5 bad1 bad2; do
+   for args in "$PARLOT_DECODE --xml" "$PARLOT_DECODE --callgrind" \
+               "$PARLOT_DECODE --replay" "$PARLOT_ANNOTATE --tree=both"; do
+      # shellcheck disable=SC2086
+      $args -j1 "$tmp/$t.trace" >"$tmp/o1" 2>"$tmp/e1"
+      rc1=$?
+      # shellcheck disable=SC2086
+      $args -j2 "$tmp/$t.trace" >"$tmp/oj" 2>"$tmp/ej"
+      rc=$?
+      if [ $rc != $rc1 ] || ! cmp -s "$tmp/o1" "$tmp/oj" \
+         || ! cmp -s "$tmp/e1" "$tmp/ej" || ! [ -s "$tmp/o1" ]; then
+         fail "$(basename "${args%% *}") ${args#* } of $t alone: -j2 differs from -j1 (exit $rc, -j1: $rc1)" \
+            "$(cmp "$tmp/o1" "$tmp/oj")" "$(diff "$tmp/e1" "$tmp/ej" | head -4)"
+         continue 2
+      fi
+   done
+   pass "$t alone: --xml, --callgrind, --replay, annotate: -j1 = -j2 (exit $rc1)"
+done
 
 # parlot-diff: A holds traces 1-12 but those with ranks, and a damaged
 # one; B the same pids made from other seeds (so nearly every thread pair

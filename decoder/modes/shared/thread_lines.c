@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* A thread's lines, one at a time (thread_lines.h). */
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pl_alloc.h"
+#include "pl_parallel.h"
 #include "thread_lines.h"
 
-/* Read ahead: the worker fills blocks of lines in a ring; the reader
-   holds the block it returns lines from, the worker fills the others.
-   A block ends after AHEAD_LINES lines or AHEAD_EVENTS events (a filter
-   that hides most events must not make the reader wait for the whole
-   thread), at the end of the thread or at an error. */
+/* Read ahead (pl_ahead): a block ends after AHEAD_LINES lines or
+   AHEAD_EVENTS events (a filter that hides most events must not make the
+   reader wait for the whole thread), at the end of the thread or at an
+   error. */
 #define AHEAD_BLOCKS 4
 #define AHEAD_LINES  4096
 #define AHEAD_EVENTS 65536
@@ -26,13 +25,8 @@ typedef struct {
 } ahead_block;
 
 struct lines_ahead {
-   pthread_t       worker;
-   pthread_mutex_t mu;
-   pthread_cond_t  ready, room;
-   ahead_block     b[AHEAD_BLOCKS];
-   size_t          head, full;   /* the reader's block; blocks filled */
-   int             held;         /* the reader holds b[head] */
-   int             stop;         /* thread_lines_close: give up */
+   pl_ahead    *worker;
+   ahead_block  b[AHEAD_BLOCKS];
 };
 
 int thread_lines_open(thread_lines *s, const pl_trace *t, size_t index,
@@ -88,60 +82,36 @@ static int read_batch(thread_lines *s, const pl_line **lines, size_t *nl,
    return n > 0;
 }
 
-/* stop is also read while the worker fills a block, without the lock */
-static int stopped(lines_ahead *a)
+/* pl_ahead's fill: block k, from the view. */
+static int fill_block(void *ctx, size_t k, const pl_ahead *worker)
 {
-   return __atomic_load_n(&a->stop, __ATOMIC_RELAXED);
-}
+   thread_lines *s = ctx;
+   ahead_block *b = &s->ahead->b[k];
+   uint64_t start = pl_view_events(s->view);
 
-/* The worker: fill blocks until the end, an error or stop. */
-static void *read_ahead(void *arg)
-{
-   thread_lines *s = arg;
-   lines_ahead *a = s->ahead;
-   ahead_block *b;
-
-   do {
-      uint64_t start;
-      pthread_mutex_lock(&a->mu);
-      while (a->full == AHEAD_BLOCKS && !stopped(a))
-         pthread_cond_wait(&a->room, &a->mu);
-      if (stopped(a)) {
-         pthread_mutex_unlock(&a->mu);
-         return NULL;
+   b->n = 0;
+   b->status = 0;
+   while (b->n < AHEAD_LINES && pl_view_events(s->view) - start < AHEAD_EVENTS
+          && !pl_ahead_stopping(worker)) {
+      const pl_line *l;
+      size_t nl;
+      int r = read_batch(s, &l, &nl, &b->err);
+      if (r >= 0 && pl_grow(&b->v, &b->cap, b->n + nl, sizeof *b->v) < 0) {
+         pl_error_set(&b->err, 0, "out of memory");
+         r = -1;
       }
-      b = &a->b[(a->head + a->full) % AHEAD_BLOCKS];
-      pthread_mutex_unlock(&a->mu);
-      b->n = 0;
-      b->status = 0;
-      start = pl_view_events(s->view);
-      while (b->n < AHEAD_LINES
-             && pl_view_events(s->view) - start < AHEAD_EVENTS
-             && !stopped(a)) {
-         const pl_line *l;
-         size_t nl;
-         int r = read_batch(s, &l, &nl, &b->err);
-         if (r >= 0 && pl_grow(&b->v, &b->cap, b->n + nl, sizeof *b->v) < 0) {
-            pl_error_set(&b->err, 0, "out of memory");
-            r = -1;
-         }
-         if (r >= 0 && nl > 0) {
-            memcpy(b->v + b->n, l, nl * sizeof *l);
-            b->n += nl;
-         }
-         if (r <= 0) {
-            b->status = r < 0 ? -1 : 1;
-            break;
-         }
+      if (r >= 0 && nl > 0) {
+         memcpy(b->v + b->n, l, nl * sizeof *l);
+         b->n += nl;
       }
-      b->position = pl_view_position(s->view);
-      b->events = pl_view_events(s->view);
-      pthread_mutex_lock(&a->mu);
-      a->full++;
-      pthread_cond_signal(&a->ready);
-      pthread_mutex_unlock(&a->mu);
-   } while (b->status == 0);
-   return NULL;
+      if (r <= 0) {
+         b->status = r < 0 ? -1 : 1;
+         break;
+      }
+   }
+   b->position = pl_view_position(s->view);
+   b->events = pl_view_events(s->view);
+   return b->status == 0;
 }
 
 int thread_lines_read_ahead(thread_lines *s)
@@ -149,39 +119,20 @@ int thread_lines_read_ahead(thread_lines *s)
    lines_ahead *a = calloc(1, sizeof *a);
    if (!a)
       return -1;
-   pthread_mutex_init(&a->mu, NULL);
-   pthread_cond_init(&a->ready, NULL);
-   pthread_cond_init(&a->room, NULL);
    s->ahead = a;
-   if (pthread_create(&a->worker, NULL, read_ahead, s) != 0) {
+   if (!(a->worker = pl_ahead_start(AHEAD_BLOCKS, fill_block, s))) {
       s->ahead = NULL;
-      pthread_cond_destroy(&a->ready);
-      pthread_cond_destroy(&a->room);
-      pthread_mutex_destroy(&a->mu);
       free(a);
       return -1;
    }
    return 0;
 }
 
-/* Hand the block the reader held back to the worker and take the next:
-   its lines become the reader's. */
+/* The worker's next block: its lines become the reader's. */
 static void next_block(thread_lines *s)
 {
-   lines_ahead *a = s->ahead;
-   ahead_block *b;
+   const ahead_block *b = &s->ahead->b[pl_ahead_next(s->ahead->worker)];
 
-   pthread_mutex_lock(&a->mu);
-   if (a->held) {
-      a->head = (a->head + 1) % AHEAD_BLOCKS;
-      a->full--;
-      pthread_cond_signal(&a->room);
-   }
-   while (a->full == 0)
-      pthread_cond_wait(&a->ready, &a->mu);
-   a->held = 1;
-   b = &a->b[a->head];
-   pthread_mutex_unlock(&a->mu);
    s->buf = b->v;
    s->n = b->n;
    s->i = 0;
@@ -259,19 +210,11 @@ int thread_lines_next(thread_lines *s, const pl_line **line, pl_error *err)
 
 void thread_lines_close(thread_lines *s)
 {
-   lines_ahead *a = s->ahead;
-   if (a) {
-      pthread_mutex_lock(&a->mu);
-      __atomic_store_n(&a->stop, 1, __ATOMIC_RELAXED);
-      pthread_cond_signal(&a->room);
-      pthread_mutex_unlock(&a->mu);
-      pthread_join(a->worker, NULL);
+   if (s->ahead) {
+      pl_ahead_stop(s->ahead->worker);
       for (size_t i = 0; i < AHEAD_BLOCKS; i++)
-         free(a->b[i].v);
-      pthread_cond_destroy(&a->ready);
-      pthread_cond_destroy(&a->room);
-      pthread_mutex_destroy(&a->mu);
-      free(a);
+         free(s->ahead->b[i].v);
+      free(s->ahead);
    }
    pl_view_close(s->view);
    pl_fold_free(s->fold);
