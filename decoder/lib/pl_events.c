@@ -123,9 +123,7 @@ void pl_events_close(pl_events *it)
       return;
    free(it->r.buf);
    free(it->stack);
-   if (it->cr)
-      free(it->cr->buf);
-   free(it->cr);
+   pl_events_skip_costs(it);
    free(it);
 }
 

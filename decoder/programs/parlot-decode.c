@@ -374,7 +374,6 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    void *state = NULL;
    int status = 0;
    size_t i, opened = 0;
-   unsigned jobs;
    int parallel;
    pl_kept kept = { 0 };
 
@@ -389,12 +388,12 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    if (mode->timeline)
       pl_timeline_begin(out, mode->timeline);
    fo.progress = pl_progress_hooks_of(pg);
-   jobs = opt_jobs ? opt_jobs : pl_jobs_default();
-   parallel = mode->collect && mode->collect->merge && n > 1 && jobs > 1;
+   parallel = mode->collect && mode->collect->merge && n > 1
+              && opts->jobs > 1;
    if (parallel) {
       collect_run c = { mode->collect, in, opts, state, pg, &kept, 0, 0 };
       pl_ordered_work w = { &c, collect_read, collect_merge };
-      pl_run_ordered(n, jobs, &w);
+      pl_run_ordered(n, opts->jobs, &w);
       opened = c.opened;
       status = c.status;
    }
@@ -770,7 +769,7 @@ static int decode(int argc, char **argv)
       return status;
    if (!pl_backend_speaks())
       out_path = NULL;               /* rank 0 alone writes */
-   opts.read_ahead = (opt_jobs ? opt_jobs : pl_jobs_default()) > 1;
+   opts.jobs = opt_jobs ? opt_jobs : pl_jobs_default();
    status = pl_output_open(PROG, &out, out_path, argv + optind,
                            argc - optind);
    if (status != 0)

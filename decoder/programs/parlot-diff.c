@@ -17,7 +17,6 @@
 #define _XOPEN_SOURCE 700
 
 #include <getopt.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,31 +210,6 @@ static int open_trace(run *r, int side, size_t i, const options *o,
 oom:
    pl_error_set(err, 0, "out of memory");
    return -1;
-}
-
-/* Work done beside the caller's: in a thread of its own when jobs > 1
-   (and a thread can be had), else in the caller at side_join(). */
-typedef struct {
-   pthread_t th;
-   int       started;
-   void   *(*fn)(void *);
-   void     *arg;
-} side_job;
-
-static void side_start(side_job *j, void *(*fn)(void *), void *arg,
-                       unsigned jobs)
-{
-   j->fn = fn;
-   j->arg = arg;
-   j->started = jobs > 1 && pthread_create(&j->th, NULL, fn, arg) == 0;
-}
-
-static void side_join(side_job *j)
-{
-   if (j->started)
-      pthread_join(j->th, NULL);
-   else
-      j->fn(j->arg);
 }
 
 /* ---- Comparing ----------------------------------------------------------- */
@@ -848,18 +822,38 @@ out:
    return ret;
 }
 
+/* Work items side by side (pl_run_ordered, -j threads) whose results
+   are in their context. */
+static void results_in_ctx(void *ctx, size_t i, void *result)
+{
+   (void)ctx;
+   (void)i;
+   (void)result;
+}
+
+/* A pair of threads both recorded with costs: its lines compared (item
+   0) beside the walk of its calls into cc (item 1); -1 if either failed
+   (after reporting it, or out of memory). */
 typedef struct {
    run           *ra, *rb;
    const run_pair *p;
    const options *o;
+   fn_totals     *tt;
+   diff_report   *rep;
+   tally         *ty;
    call_changes  *cc;
-   int            ret;
-} pair_job;
+   int            ret[2];
+} pair_work;
 
-static void *pair_job_run(void *arg)
+static void *pair_item(void *ctx, size_t i)
 {
-   pair_job *j = arg;
-   j->ret = pair_call_changes(j->ra, j->rb, j->p, j->o, j->cc);
+   pair_work *w = ctx;
+   if (i == 0)
+      w->ret[0] = compare_pair(w->ra, w->rb, &w->ra->threads.t[w->p->ia],
+                               &w->rb->threads.t[w->p->ib], w->o, w->tt,
+                               w->rep, w->ty);
+   else
+      w->ret[1] = pair_call_changes(w->ra, w->rb, w->p, w->o, w->cc);
    return NULL;
 }
 
@@ -874,8 +868,9 @@ static void note_oom(void *ctx, size_t i, const char *path, int r,
       *(int *)ctx = 1;
 }
 
-/* Run r read as one program through the filters, its total graph in *g
-   (what an input that cannot be read holds counts). */
+/* Run r read as one program through the filters, its total graph in g
+   (what an input that cannot be read holds counts); read_program reads
+   item i of an array of them. */
 typedef struct {
    run           *r;
    const options *o;
@@ -884,9 +879,9 @@ typedef struct {
    int            ret;     /* 0, or -1 if out of memory */
 } program_job;
 
-static void *read_program(void *arg)
+static void *read_program(void *ctx, size_t i)
 {
-   program_job *j = arg;
+   program_job *j = (program_job *)ctx + i;
    int oom = 0;
    pl_read_hooks h = { &oom, NULL, note_oom };
 
@@ -906,7 +901,7 @@ static int put_costs(run *ra, run *rb, const options *o,
                      const call_changes *cc, diff_report *rep)
 {
    program_job j[2] = { { .r = ra, .o = o }, { .r = rb, .o = o } };
-   side_job a;
+   pl_ordered_work w = { j, read_program, results_in_ctx };
    pl_program *p[2] = { &j[0].p, &j[1].p };
    pl_graph *g[2] = { &j[0].g, &j[1].g };
    fn_cost *v = NULL;
@@ -915,9 +910,7 @@ static int put_costs(run *ra, run *rb, const options *o,
 
    if (!ra->threads.costs || !rb->threads.costs)
       return 0;
-   side_start(&a, read_program, &j[0], o->jobs);   /* A beside B */
-   read_program(&j[1]);
-   side_join(&a);
+   pl_run_ordered(2, o->jobs, &w);              /* A beside B */
    if (j[0].ret < 0 || j[1].ret < 0)
       goto out;
    if (!g[0]->costs || !g[1]->costs) {
@@ -1340,9 +1333,6 @@ static int compare_runs(run *ra, run *rb, const options *o,
    run_pair *pairs;
    size_t np, i;
    char note[200] = "";
-   pair_job job;
-   side_job walk;
-   int costs;
 
    if (o->within) {
       if (within_pairs(ra, o, &pairs, &np, note, sizeof note) < 0)
@@ -1383,19 +1373,15 @@ static int compare_runs(run *ra, run *rb, const options *o,
          ty->only[side]++;
          continue;
       }
-      /* the pair's calls, when both were recorded with costs: walked
-         while the lines are compared (cc is the job's meanwhile) */
-      costs = !o->within && ra->threads.costs && rb->threads.costs;
-      if (costs) {
-         job = (pair_job){ ra, rb, p, o, cc, 0 };
-         side_start(&walk, pair_job_run, &job, o->jobs);
-      }
-      if (compare_pair(ra, rb, &ra->threads.t[p->ia], &rb->threads.t[p->ib],
-                       o, tt, rep, ty) < 0)
-         ty->trouble = 1;
-      if (costs) {
-         side_join(&walk);
-         if (job.ret < 0)
+      {
+         pair_work pw = { ra, rb, p, o, tt, rep, ty, cc, { 0, 0 } };
+         pl_ordered_work w = { &pw, pair_item, results_in_ctx };
+         /* the pair's calls, when both were recorded with costs */
+         if (!o->within && ra->threads.costs && rb->threads.costs)
+            pl_run_ordered(2, o->jobs, &w);
+         else
+            pair_item(&pw, 0);
+         if (pw.ret[0] < 0 || pw.ret[1] < 0)
             ty->trouble = 1;
       }
    }

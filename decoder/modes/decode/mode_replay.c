@@ -140,7 +140,7 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
          ret = -1;
          break;
       }
-      if (opts->read_ahead)
+      if (opts->jobs > 1)
          thread_lines_read_ahead(&src);   /* else read here: the same */
       put_header(o, t, i, opts);
       thread_notes_open(&notes, t, i, opts->filter);

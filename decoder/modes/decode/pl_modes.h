@@ -39,7 +39,9 @@ typedef struct {
    int            weight_insns;  /* --weight=insns: --paths and --folded
                                     by the paths' instructions */
    int            xml;         /* --info --xml: a document */
-   int            read_ahead;  /* --replay: decode in a second thread */
+   unsigned       jobs;        /* -j, 0 resolved: threads of the per-file
+                                  modes (--replay: more than 1 decodes
+                                  in a second thread) */
    const pl_progress_hooks *progress;   /* per-file modes; NULL: none */
 } pl_decode_opts;
 

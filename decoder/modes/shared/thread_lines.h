@@ -7,7 +7,6 @@
 
 #include <stdint.h>
 
-
 #include "pl_fold.h"
 #include "pl_outbuf.h"
 #include "pl_program.h"
