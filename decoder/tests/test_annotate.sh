@@ -45,22 +45,7 @@ data=$here/annotate
 need_tool parlot-annotate script_trace make_trace
 
 # The sanitized build, for golden reports again and damaged inputs.
-SAN_ANNOTATE=
-# shellcheck disable=SC2086
-if [ "${NO_SANITIZE:-0}" != 1 ] \
-   && cc_build "$tmp/parlot-annotate-san" -O1 -fsanitize=address,undefined \
-        -fno-sanitize-recover=all -fno-omit-frame-pointer \
-        $(tool_sources parlot-annotate) 2>/dev/null
-then
-   SAN_ANNOTATE=$tmp/parlot-annotate-san
-   # sanitizer findings get exit codes that no test accepts
-   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
-   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
-   [ $quiet = 1 ] \
-      || echo "# golden and damaged inputs also run under ASan+UBSan"
-else
-   echo "# no sanitizer build: damaged inputs run unsanitized"
-fi
+san_builds parlot-annotate || SAN_ANNOTATE=
 DAMAGE_ANNOTATE=${SAN_ANNOTATE:-$PARLOT_ANNOTATE}
 
 PYTHON=

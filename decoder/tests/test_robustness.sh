@@ -31,17 +31,11 @@ TIMEOUT="timeout ${TEST_TIMEOUT:-60}"
 need_tool make_trace script_trace
 progs="parlot-decode parlot-annotate parlot-diff parlot-split parlot-merge"
 if [ "${NO_SANITIZE:-0}" != 1 ]; then
+   san_builds $progs || { echo "cannot build the readers with sanitizers"; exit 1; }
    for p in $progs; do
       v=$(echo "$p" | tr a-z- A-Z_)
-      # shellcheck disable=SC2046
-      cc_build "$tmp/$p" -O1 -fsanitize=address,undefined \
-         -fno-sanitize-recover=all -fno-omit-frame-pointer \
-         $(tool_sources "$p") 2>"$tmp/cc.err" ||
-         { echo "cannot build $p with sanitizers: $(head -3 "$tmp/cc.err")"; exit 1; }
-      eval "$v=\$tmp/\$p"
+      eval "$v=\$SAN_$(echo "${p#parlot-}" | tr a-z A-Z)"
    done
-   ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
-   UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
    [ $quiet = 1 ] || echo "# every reader runs under ASan+UBSan"
 else
    need_tool $progs

@@ -41,9 +41,6 @@
 
 TEST_TIMEOUT=${TEST_TIMEOUT:-60}    # per decoder run
 . "$(dirname "$0")/testlib.sh"
-san_pid=
-# a sanitizer build still running writes into $tmp: let it finish
-on_exit '[ -n "$san_pid" ] && wait "$san_pid"'
 
 PYTHON=${PYTHON3:-python3}
 ORACLE=$here/xml_oracle.py
@@ -57,28 +54,8 @@ fi
 
 need_tool parlot-decode make_trace
 
-# The decoder for damaged input: sanitized if the compiler can, built in
-# the background meanwhile.
-SAN_DECODE=$PARLOT_DECODE
-if [ "${NO_SANITIZE:-0}" != 1 ]; then
-   cc_build "$tmp/parlot-decode-san" -O1 -fsanitize=address,undefined \
-      -fno-sanitize-recover=all -fno-omit-frame-pointer \
-      $(tool_sources parlot-decode) >"$tmp/san-build.log" 2>&1 &
-   san_pid=$!
-fi
-use_sanitized() {
-   [ -z "$san_pid" ] && return
-   if wait "$san_pid"; then
-      SAN_DECODE=$tmp/parlot-decode-san
-      # sanitizer findings get exit codes that no test accepts
-      ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
-      UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
-      [ $quiet = 1 ] || echo "# damaged inputs run under ASan+UBSan"
-   else
-      echo "# no sanitizer build: damaged inputs run unsanitized"
-   fi
-   san_pid=
-}
+# The decoder for damaged input: sanitized if the compiler can.
+san_builds parlot-decode
 
 # valid_doc XML: prints why not, if the document does not validate.
 valid_doc() {
@@ -271,7 +248,6 @@ fi
 
 # ---- Names that are not UTF-8 ------------------------------------------------------
 
-use_sanitized
 N=$tmp/nasty
 bad_name=$(printf "$tmp/na\\377me\\001.trace")
 "$PYTHON" "$ORACLE" rewrite "$tmp/basic-plain.trace" "$bad_name" nasty=1 \

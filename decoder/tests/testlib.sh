@@ -153,33 +153,44 @@ err_is() {
    return 0
 }
 
-# san_builds TOOL...: for parlot-decode and parlot-split among the TOOLs,
-# SAN_DECODE and SAN_SPLIT: ASan+UBSan builds for reading damaged inputs,
-# with exit codes for their findings that no test accepts (unless
-# NO_SANITIZE=1 or a build fails: then the tools themselves).
+# san_builds TOOL...: for each reader among the TOOLs (parlot-decode,
+# -annotate, -diff, -split, -merge), SAN_DECODE, SAN_ANNOTATE, SAN_DIFF,
+# SAN_SPLIT or SAN_MERGE: an ASan+UBSan build for reading damaged inputs,
+# with exit codes for its findings that no test accepts.  The build is the
+# one make check made ($PARLOT_SAN_DIR/TOOL-san), else one made here.
+# If NO_SANITIZE=1 or a build fails: the tools themselves, status 1.
 san_builds() {
-   SAN_DECODE=${PARLOT_DECODE:-}
-   SAN_SPLIT=${PARLOT_SPLIT:-}
    tl_ok=1
    for tl_t in "$@"; do
-      # shellcheck disable=SC2046
-      [ "${NO_SANITIZE:-0}" != 1 ] && cc_build "$tmp/$tl_t-san" -O1 \
-         -fsanitize=address,undefined -fno-sanitize-recover=all \
-         -fno-omit-frame-pointer $(tool_sources "$tl_t") || tl_ok=0
+      tl_v=SAN_$(echo "${tl_t#parlot-}" | tr a-z A-Z)
+      tl_p=$tmp/$tl_t-san
+      if [ "${NO_SANITIZE:-0}" = 1 ]; then
+         tl_ok=0
+      elif [ -n "${PARLOT_SAN_DIR:-}" ] && [ -x "$PARLOT_SAN_DIR/$tl_t-san" ]
+      then
+         tl_p=$PARLOT_SAN_DIR/$tl_t-san
+      else
+         # shellcheck disable=SC2046
+         cc_build "$tl_p" -O1 -fsanitize=address,undefined \
+            -fno-sanitize-recover=all -fno-omit-frame-pointer \
+            $(tool_sources "$tl_t") 2>"$tmp/$tl_t-san.err" || tl_ok=0
+      fi
+      eval "$tl_v=\$tl_p"
    done
    if [ $tl_ok = 1 ]; then
-      for tl_t in "$@"; do
-         case $tl_t in
-         parlot-decode) SAN_DECODE=$tmp/$tl_t-san ;;
-         parlot-split)  SAN_SPLIT=$tmp/$tl_t-san ;;
-         esac
-      done
       ASAN_OPTIONS=exitcode=86:detect_leaks=1; export ASAN_OPTIONS
       UBSAN_OPTIONS=exitcode=87:print_stacktrace=1; export UBSAN_OPTIONS
       [ $quiet = 1 ] || echo "# damaged inputs are read under ASan+UBSan"
-   else
-      echo "# no sanitizer build: damaged inputs are read unsanitized"
+      return 0
    fi
+   for tl_t in "$@"; do
+      tl_v=$(echo "$tl_t" | tr a-z- A-Z_)
+      eval "tl_p=\${$tl_v:-}"
+      eval "SAN_$(echo "${tl_t#parlot-}" | tr a-z A-Z)=\$tl_p"
+   done
+   echo "# no sanitizer build: damaged inputs are read unsanitized"
+   [ "${NO_SANITIZE:-0}" = 1 ] || cat "$tmp"/*-san.err 2>/dev/null | head -n 3 | sed "s/^/#   /"
+   return 1
 }
 
 # stderr_line ERRFILE PREFIX: ERRFILE is exactly one line starting with
