@@ -96,7 +96,7 @@ check() {
    # shellcheck disable=SC2086
    (cd "$in" && $TIMEOUT "$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null)
    rc=$?
-   name=$(basename "$prog")
+   name=$(basename "$prog" -san)   # as its messages name it
    why=
    if [ $rc -eq 124 ]; then
       why="no exit within ${TEST_TIMEOUT:-60} s"
@@ -156,7 +156,7 @@ while IFS='|' read -r var args; do
       set -- $(echo "$args" | sed "s|@|$b|")
       ncases=$((ncases + 1))
       rm -f "$in/merged.parlot"
-      check "$(basename "$prog") $args on $b" "$prog" "$b" $ok "$@" ||
+      check "$(basename "$prog" -san) $args on $b" "$prog" "$b" $ok "$@" ||
          nbad=$((nbad + 1))
    done
 done <<EOF2
@@ -175,7 +175,7 @@ while IFS='|' read -r var args; do
    (cd "$in" && $TIMEOUT "$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null)
    rc=$?
    if [ $rc -gt 2 ]; then
-      fail "$(basename "$prog") $args on a trace without threads: exit $rc" \
+      fail "$(basename "$prog" -san) $args on a trace without threads: exit $rc" \
          "$(head -c 400 "$tmp/err")"
       ncrash=$((ncrash + 1))
    fi
