@@ -313,12 +313,18 @@ static inline void record_entry(pl_thread *t, UInt trace_id)
    and its trace ID is fn.) */
 static inline void push_frame(pl_thread *t, UInt fn, Addr sp, UInt trace_id)
 {
-   if (UNLIKELY(t->depth == t->cap))
+   UWord d = t->depth;
+   pl_frame *f;
+   if (UNLIKELY(d == t->cap))
       grow_stack(t);
-   t->stack[t->depth].sp = sp;
-   t->stack[t->depth].fn = fn;
-   t->stack[t->depth].recorded = trace_id != 0;
-   t->depth++;
+   /* through a local: Valgrind builds without strict aliasing, so each
+      store through t->stack would make the compiler load t's fields
+      again */
+   f = &t->stack[d];
+   f->sp = sp;
+   f->fn = fn;
+   f->recorded = trace_id != 0;
+   t->depth = d + 1;
    if (trace_id)
       record_entry(t, trace_id);
 }
