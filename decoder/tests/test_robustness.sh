@@ -34,7 +34,7 @@ if [ "${NO_SANITIZE:-0}" != 1 ]; then
    san_builds $progs || { echo "cannot build the readers with sanitizers"; exit 1; }
    for p in $progs; do
       v=$(echo "$p" | tr a-z- A-Z_)
-      eval "$v=\$SAN_$(echo "${p#parlot-}" | tr a-z A-Z)"
+      eval "$v=\$$(san_var "$p")"
    done
    [ $quiet = 1 ] || echo "# every reader runs under ASan+UBSan"
 else

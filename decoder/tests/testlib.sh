@@ -153,6 +153,12 @@ err_is() {
    return 0
 }
 
+# san_var TOOL: the variable san_builds sets for TOOL (parlot-decode:
+# SAN_DECODE)
+san_var() {
+   echo "SAN_$(echo "${1#parlot-}" | tr a-z A-Z)"
+}
+
 # san_builds TOOL...: for each reader among the TOOLs (parlot-decode,
 # -annotate, -diff, -split, -merge), SAN_DECODE, SAN_ANNOTATE, SAN_DIFF,
 # SAN_SPLIT or SAN_MERGE: an ASan+UBSan build for reading damaged inputs,
@@ -162,7 +168,7 @@ err_is() {
 san_builds() {
    tl_ok=1
    for tl_t in "$@"; do
-      tl_v=SAN_$(echo "${tl_t#parlot-}" | tr a-z A-Z)
+      tl_v=$(san_var "$tl_t")
       tl_p=$tmp/$tl_t-san
       if [ "${NO_SANITIZE:-0}" = 1 ]; then
          tl_ok=0
@@ -186,7 +192,7 @@ san_builds() {
    for tl_t in "$@"; do
       tl_v=$(echo "$tl_t" | tr a-z- A-Z_)
       eval "tl_p=\${$tl_v:-}"
-      eval "SAN_$(echo "${tl_t#parlot-}" | tr a-z A-Z)=\$tl_p"
+      eval "$(san_var "$tl_t")=\$tl_p"
    done
    echo "# no sanitizer build: damaged inputs are read unsanitized"
    [ "${NO_SANITIZE:-0}" = 1 ] || cat "$tmp"/*-san.err 2>/dev/null | head -n 3 | sed "s/^/#   /"

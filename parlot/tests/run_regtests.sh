@@ -6,7 +6,8 @@
 # make -j.  make check builds their client programs first (regtest-programs
 # in Makefile.am).
 # Environment: VALGRIND (the tree's vg-in-place), PARLOT_DECODE,
-# PARLOT_ANNOTATE, top_srcdir, PERL (default perl).
+# PARLOT_ANNOTATE, top_srcdir, PERL (default perl), XMLLINT (default
+# xmllint).
 # Exit status: vg_regtest's: 0 if every test passed.  A failing test's
 # name and the start of its differences are printed last.
 set -u
@@ -14,7 +15,7 @@ set -u
 : "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
 : "${PARLOT_ANNOTATE:?PARLOT_ANNOTATE must name parlot-annotate}"
 : "${top_srcdir:?top_srcdir must name the source tree}"
-for tool in python3 xmllint; do
+for tool in python3 "${XMLLINT:-xmllint}"; do
    command -v "$tool" >/dev/null 2>&1 || {
       echo "not ok 1 - the regression tests need $tool (their oracles)"
       exit 1
