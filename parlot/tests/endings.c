@@ -18,12 +18,20 @@
    open in the trace (the oracle logs no exit for them), and the trace
    must say which signal ended the process.  After SIGKILL the trace is
    cut short where the tool last wrote: with every thread waiting, that
-   is after each thread's last event. */
+   is after each thread's last event.
+   No signal is sent before main is blocked for good, and the thread that
+   sends one makes no instrumented call after it: the oracle logs each
+   call with a system call of its own, during which Valgrind runs the
+   other thread, so a signal in between would end the process after the
+   tool saw a call and before the oracle logged it. */
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,22 +65,55 @@ __attribute__((noinline)) void stuck(int n)
    wait_here();
 }
 
+/* Wait until main is blocked in wait_here's read, as the kernel shows
+   (/proc/self/task/TID/syscall: the system call's number and arguments).
+   Where the kernel does not show it, a pause long enough for a test. */
+__attribute__((noinline)) void until_main_blocked(void)
+{
+   char path[64], want[32], got[128];
+   size_t len;
+
+   snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)getpid());
+   len = (size_t)snprintf(want, sizeof want, "%d 0x%x ", SYS_read,
+                          (unsigned)never[0]);
+   for (int tries = 0; tries < 60000; tries++) {    /* a minute at most */
+      int fd = open(path, O_RDONLY);
+      ssize_t n = fd < 0 ? -1 : read(fd, got, sizeof got - 1);
+      if (fd >= 0)
+         close(fd);
+      if (n <= 0) {
+         sleep(2);
+         return;
+      }
+      got[n] = '\0';
+      if (strncmp(got, want, len) == 0)
+         return;
+      usleep(1000);
+   }
+}
+
 __attribute__((noinline)) void give_up(int n)
 {
+   char c;
+
    if (n > 0) {
       give_up(n - 1);
       return;
    }
+   if (!polling)
+      until_main_blocked();
    if (signo == SIGABRT)
       abort();
-   if (signo == SIGKILL) {
-      if (fork() == 0) {       /* no instrumented call until the kill */
-         sleep(polling ? 4 : 1);
-         kill(getppid(), SIGKILL);
-         _exit(0);
-      }
-   } else
+   if (signo != SIGKILL) {
       kill(getpid(), signo);
+      sink += (int)read(never[0], &c, 1);       /* wait_here, inlined */
+      return;
+   }
+   if (fork() == 0) {          /* no instrumented call until the kill */
+      sleep(polling ? 4 : 1);
+      kill(getppid(), SIGKILL);
+      _exit(0);
+   }
    if (polling)
       poll_forever();
    wait_here();

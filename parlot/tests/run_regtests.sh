@@ -9,7 +9,7 @@
 # PARLOT_ANNOTATE, top_srcdir, PERL (default perl), XMLLINT (default
 # xmllint).
 # Exit status: vg_regtest's: 0 if every test passed.  A failing test's
-# name and the start of its differences are printed last.
+# name and its first changed lines are printed last.
 set -u
 : "${VALGRIND:?VALGRIND must name the Valgrind tree's vg-in-place}"
 : "${PARLOT_DECODE:?PARLOT_DECODE must name parlot-decode}"
@@ -31,6 +31,6 @@ status=0
 for d in parlot/tests/*.diff*; do
    [ -f "$d" ] || continue
    echo "not ok - ${d#parlot/tests/}"
-   head -n 12 "$d" | sed 's/^/#   /'
+   grep '^[-+]' "$d" | grep -v '^\(---\|+++\) ' | head -n 12 | sed 's/^/#   /'
 done
 exit $status
