@@ -65,17 +65,17 @@ __attribute__((noinline)) void stuck(int n)
    wait_here();
 }
 
-/* Wait until main is blocked in wait_here's read, as the kernel shows
-   (/proc/self/task/TID/syscall: the system call's number and arguments).
-   Where the kernel does not show it, a pause long enough for a test. */
-__attribute__((noinline)) void until_main_blocked(void)
+/* Wait until thread tid of process pid is in the system call its
+   /proc/PID/task/TID/syscall line begins with (the call's number and
+   first argument, as "0 0x3 "), as the kernel shows it.  Where the kernel
+   does not show it (or denies it), a pause long enough for a test. */
+__attribute__((noinline)) void until_waiting(int pid, int tid,
+                                             const char *want)
 {
-   char path[64], want[32], got[128];
-   size_t len;
+   char path[64], got[128];
+   size_t len = strlen(want);
 
-   snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)getpid());
-   len = (size_t)snprintf(want, sizeof want, "%d 0x%x ", SYS_read,
-                          (unsigned)never[0]);
+   snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", pid, tid);
    for (int tries = 0; tries < 60000; tries++) {    /* a minute at most */
       int fd = open(path, O_RDONLY);
       ssize_t n = fd < 0 ? -1 : read(fd, got, sizeof got - 1);
@@ -94,24 +94,29 @@ __attribute__((noinline)) void until_main_blocked(void)
 
 __attribute__((noinline)) void give_up(int n)
 {
-   char c;
+   char c, in_read[32], in_poll[32];
+   int pid = (int)getpid(), me = (int)syscall(SYS_gettid);
 
    if (n > 0) {
       give_up(n - 1);
       return;
    }
+   snprintf(in_read, sizeof in_read, "%d 0x%x ", SYS_read, (unsigned)never[0]);
+   snprintf(in_poll, sizeof in_poll, "%d 0x0 ", SYS_poll);
    if (!polling)
-      until_main_blocked();
+      until_waiting(pid, pid, in_read);          /* main, in wait_here */
    if (signo == SIGABRT)
       abort();
    if (signo != SIGKILL) {
-      kill(getpid(), signo);
+      kill(pid, signo);
       sink += (int)read(never[0], &c, 1);       /* wait_here, inlined */
       return;
    }
-   if (fork() == 0) {          /* no instrumented call until the kill */
+   if (fork() == 0) {
+      /* this thread too waits for good before the time runs */
+      until_waiting(pid, me, polling ? in_poll : in_read);
       sleep(polling ? 4 : 1);
-      kill(getppid(), SIGKILL);
+      kill(pid, SIGKILL);
       _exit(0);
    }
    if (polling)
