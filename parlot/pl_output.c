@@ -12,6 +12,9 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_vkiscnums.h"
+#include "pub_core_libcfile.h"    /* VG_(fcntl) */
+#include "pub_core_syscall.h"     /* VG_(do_syscall2) */
 
 #include "pl_format.h"
 #include "pl_grow.h"
@@ -150,43 +153,101 @@ static void write_all(const void *buf, SizeT len)
    }
 }
 
-/* Is 'name' a trace written by process 'pid'?  The tool writes the pid as
-   the first key of the PROCESS chunk that follows the file header. */
-static Bool is_trace_of_pid(const HChar *name, Int pid)
+/* Is the open file fd a trace written by process 'pid'?  The tool writes
+   the pid as the first key of the PROCESS chunk that follows the file
+   header.  Read through fd: closing another descriptor of the file would
+   drop this process's lock on it. */
+static Bool is_trace_of_pid(Int fd, Int pid)
 {
    UChar b[PL_FILE_HEADER_SIZE + PL_CHUNK_HEADER_SIZE + 32];
    HChar want[32];
-   SysRes sr = VG_(open)(name, VKI_O_RDONLY, 0);
-   if (sr_isError(sr))
-      return False;
-   Int n = VG_(read)(sr_Res(sr), b, sizeof b);
-   VG_(close)(sr_Res(sr));
+   SysRes sr = VG_(pread)(fd, b, sizeof b, 0);
    VG_(memcpy)(want, "pid", 4);                           /* key and NUL */
    Int len = 4 + VG_(sprintf)(want + 4, "%d", pid) + 1;   /* value and NUL */
-   return n == (Int)sizeof b
+   return !sr_isError(sr) && sr_Res(sr) == sizeof b
           && VG_(memcmp)(b, PL_MAGIC, PL_MAGIC_LEN) == 0
           && b[PL_FILE_HEADER_SIZE] == PL_CHUNK_PROCESS
           && VG_(memcmp)(b + PL_FILE_HEADER_SIZE + PL_CHUNK_HEADER_SIZE,
                          want, len) == 0;
 }
 
+/* Linux's lock types (Valgrind's vki headers do not name them). */
+#define PL_F_WRLCK 1
+#define PL_F_UNLCK 2
+
+/* The process, other than this one, that holds the write lock on the open
+   file fd, or 0: a trace file is locked while it is written. */
+static Int lock_holder(Int fd)
+{
+   struct vki_flock lk;
+   VG_(memset)(&lk, 0, sizeof lk);
+   lk.l_type = PL_F_WRLCK;               /* whole file, from offset 0 */
+   if (VG_(fcntl)(fd, VKI_F_SETLK, (Addr)&lk) == 0)
+      return 0;
+   VG_(memset)(&lk, 0, sizeof lk);
+   lk.l_type = PL_F_WRLCK;
+   if (VG_(fcntl)(fd, VKI_F_GETLK, (Addr)&lk) < 0 || lk.l_type == PL_F_UNLCK)
+      return 0;                          /* a file system without locks */
+   return lk.l_pid > 0 ? lk.l_pid : -1;
+}
+
+/* The pid of the process writing the last file create() refused, if it
+   refused one because another process writes it. */
+static Int busy_writer;
+
+/* Create name (exclusive: only if it does not exist) or replace it, and
+   lock it.  Not replaced, EEXIST as for an existing file with exclusive
+   (so that the next name is tried): a file another live process is
+   writing (it holds the lock: the ranks of an MPI job given one fixed
+   name, a parent and its children), and a trace of this very pid (the
+   image before an exec under --trace-children=yes).  The descriptor is
+   moved out of the client's range (closed on exec) before the lock is
+   taken: closing any descriptor of a file drops the process's locks on
+   it. */
 static SysRes create(const HChar *name, Bool exclusive)
 {
-   return VG_(open)(name, VKI_O_CREAT | VKI_O_WRONLY |
-                          (exclusive ? VKI_O_EXCL : VKI_O_TRUNC),
-                    VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
+   SysRes sr = VG_(open)(name, VKI_O_CREAT | VKI_O_RDWR |
+                               (exclusive ? VKI_O_EXCL : 0),
+                         VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP
+                         | VKI_S_IROTH);
+   Int fd, holder;
+   busy_writer = 0;
+   if (sr_isError(sr))
+      return sr;
+   fd = VG_(safe_fd)(sr_Res(sr));
+   holder = lock_holder(fd);
+   if (exclusive)
+      return VG_(mk_SysRes_Success)(fd);
+   if (holder != 0 || is_trace_of_pid(fd, VG_(getpid)())) {
+      VG_(close)(fd);
+      busy_writer = holder;
+      return VG_(mk_SysRes_Error)(VKI_EEXIST);
+   }
+   sr = VG_(do_syscall2)(__NR_ftruncate, fd, 0);
+   if (sr_isError(sr)) {
+      VG_(close)(fd);
+      return sr;
+   }
+   return VG_(mk_SysRes_Success)(fd);
 }
 
 void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
 {
    HChar *try_name = VG_(strdup)("pl.out.name", name);
-   Bool exclusive = never_overwrite || is_trace_of_pid(name, VG_(getpid)());
+   Bool exclusive = never_overwrite;
+   Int busy = 0;               /* the process writing the name asked for */
    SysRes sr;
 
    for (out_seq = 0; ; out_seq++) {
       sr = create(try_name, exclusive);
       if (!sr_isError(sr) || sr_Err(sr) != VKI_EEXIST || out_seq >= 100000)
          break;
+      if (busy_writer != 0 && busy == 0)
+         busy = busy_writer;
+      /* only the name asked for may replace a file left by an earlier
+         run: a suffixed one may be the trace of a process of this run
+         that has ended */
+      exclusive = True;
       VG_(free)(try_name);
       try_name = VG_(malloc)("pl.out.name", VG_(strlen)(name) + 16);
       VG_(sprintf)(try_name, "%s.%u", name, out_seq + 1);
@@ -206,8 +267,11 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
       out_failed = out_not_created = out_failure_told = True;
       return;
    }
-   /* Keep the descriptor out of the client's range, closed on exec. */
-   out_fd = VG_(safe_fd)(sr_Res(sr));
+   if (busy != 0)
+      VG_(umsg)("ParLoT: trace file '%s' is being written by process %d "
+                "(give each process its own name: %%p); this process "
+                "writes '%s'\n", name, busy, try_name);
+   out_fd = sr_Res(sr);
    out_name = try_name;
    out_bytes = 0;
    out_failed = out_not_created = out_failure_told = False;

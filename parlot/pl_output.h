@@ -22,9 +22,11 @@ void pl_buf_free(pl_buf *b);
 
 /* Open the trace file named by the (already %-expanded) name and write the
    file header.  An existing file is kept, and ".1", ".2", ... tried
-   instead, if never_overwrite is set or if it is a trace of this very pid
-   (the image before an exec under --trace-children=yes).  Otherwise (a
-   name the user chose, left by an earlier run) it is replaced.  If no file
+   instead, if never_overwrite is set, if it is a trace of this very pid
+   (the image before an exec under --trace-children=yes) or if another
+   process is writing it (it holds the lock the tool takes on its trace
+   file; a line says so).  Otherwise (a name the user chose, left by an
+   earlier run) it is replaced; a suffixed name never is.  If no file
    can be created: with fatal, Valgrind exits with a one-line error;
    without (a forked child), one line says so and nothing is written. */
 void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal);
