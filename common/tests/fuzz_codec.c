@@ -37,7 +37,9 @@
 
 /* Budgets per input (kept moderate: libFuzzer's comparison tracing makes
    every loop iteration expensive).  2^16 events still allow matches longer
-   than 2^15 words, i.e. two-word lengths. */
+   than 2^15 words, i.e. two-word lengths.  run_fuzzers.sh's libFuzzer
+   build sets 2^12, so that it gets past its seeds and mutates; its
+   standalone replay of the seeds keeps these. */
 #ifndef MAX_VALUES
 #define MAX_VALUES   (1u << 16)   /* output budget per decode */
 #endif
