@@ -153,18 +153,23 @@ static void write_all(const void *buf, SizeT len)
    }
 }
 
-/* Is the open file fd a trace written by process 'pid'?  The tool writes
-   the pid as the first key of the PROCESS chunk that follows the file
-   header.  Read through fd: closing another descriptor of the file would
-   drop this process's lock on it. */
-static Bool is_trace_of_pid(Int fd, Int pid)
+/* Is 'name' a trace written by process 'pid'?  The tool writes the pid as
+   the first key of the PROCESS chunk that follows the file header.  (Its
+   own descriptor: to be closed before the file is locked, as closing any
+   descriptor of a file drops the process's locks on it.) */
+static Bool is_trace_of_pid(const HChar *name, Int pid)
 {
    UChar b[PL_FILE_HEADER_SIZE + PL_CHUNK_HEADER_SIZE + 32];
    HChar want[32];
-   SysRes sr = VG_(pread)(fd, b, sizeof b, 0);
+   /* non-blocking: a FIFO's open would wait for a writer (this process) */
+   SysRes sr = VG_(open)(name, VKI_O_RDONLY | VKI_O_NONBLOCK, 0);
+   if (sr_isError(sr))
+      return False;
+   Int n = VG_(read)(sr_Res(sr), b, sizeof b);
+   VG_(close)(sr_Res(sr));
    VG_(memcpy)(want, "pid", 4);                           /* key and NUL */
    Int len = 4 + VG_(sprintf)(want + 4, "%d", pid) + 1;   /* value and NUL */
-   return !sr_isError(sr) && sr_Res(sr) == sizeof b
+   return n == (Int)sizeof b
           && VG_(memcmp)(b, PL_MAGIC, PL_MAGIC_LEN) == 0
           && b[PL_FILE_HEADER_SIZE] == PL_CHUNK_PROCESS
           && VG_(memcmp)(b + PL_FILE_HEADER_SIZE + PL_CHUNK_HEADER_SIZE,
@@ -206,27 +211,34 @@ static Int busy_writer;
    it. */
 static SysRes create(const HChar *name, Bool exclusive)
 {
-   SysRes sr = VG_(open)(name, VKI_O_CREAT | VKI_O_RDWR |
-                               (exclusive ? VKI_O_EXCL : 0),
-                         VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP
-                         | VKI_S_IROTH);
+   SysRes sr;
    Int fd, holder;
    busy_writer = 0;
+   if (!exclusive && is_trace_of_pid(name, VG_(getpid)()))
+      return VG_(mk_SysRes_Error)(VKI_EEXIST);
+   sr = VG_(open)(name, VKI_O_CREAT | VKI_O_WRONLY
+                        | (exclusive ? VKI_O_EXCL : 0),
+                  VKI_S_IRUSR | VKI_S_IWUSR | VKI_S_IRGRP | VKI_S_IROTH);
    if (sr_isError(sr))
       return sr;
    fd = VG_(safe_fd)(sr_Res(sr));
    holder = lock_holder(fd);
    if (exclusive)
       return VG_(mk_SysRes_Success)(fd);
-   if (holder != 0 || is_trace_of_pid(fd, VG_(getpid)())) {
+   if (holder != 0) {
       VG_(close)(fd);
       busy_writer = holder;
       return VG_(mk_SysRes_Error)(VKI_EEXIST);
    }
-   sr = VG_(do_syscall2)(__NR_ftruncate, fd, 0);
-   if (sr_isError(sr)) {
-      VG_(close)(fd);
-      return sr;
+   /* a regular file is emptied; a device (/dev/null) or a pipe cannot be,
+      nor needs to */
+   struct vg_stat st;
+   if (VG_(fstat)(fd, &st) == 0 && VKI_S_ISREG(st.mode)) {
+      sr = VG_(do_syscall2)(__NR_ftruncate, fd, 0);
+      if (sr_isError(sr)) {
+         VG_(close)(fd);
+         return sr;
+      }
    }
    return VG_(mk_SysRes_Success)(fd);
 }

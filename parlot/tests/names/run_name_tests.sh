@@ -9,7 +9,9 @@
 #     same time: the second writes NAME.1 and says which process holds
 #     NAME; both traces decode, each with its own pid and a normal end;
 #   - a shell under --trace-children=yes runs two programs: every process
-#     and every image before an exec keeps its own complete trace.
+#     and every image before an exec keeps its own complete trace;
+#   - names that are not regular files: /dev/null takes the trace, and a
+#     FIFO hands it to a reader (parlot-decode --info) as it is written.
 # The oracle: parlot-decode --info of each file (the pid it names, how it
 # ends, no damage reported), the shell's own pid ($$), each run's exit.
 # Environment: VALGRIND, PARLOT_DECODE, CC.
@@ -99,6 +101,28 @@ if [ $rc -eq 0 ] && ! grep -q damaged "$work/ends" &&
 else
    fail "a shell and its children" "exit $rc; shell $shpid; $n traces:" \
       "$(cat "$work/ends")"
+fi
+# ---- names that are not regular files ---------------------------------------
+"$VALGRIND" --tool=parlot --parlot-out-file=/dev/null "$work/hold" "$work/go" \
+   2>"$work/null.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "ParLoT: trace file /dev/null$" "$work/null.err"; then
+   pass "/dev/null as the trace file"
+else
+   fail "/dev/null as the trace file" "exit $rc" "$(grep ParLoT "$work/null.err" | head -3)"
+fi
+mkfifo "$work/fifo"
+timeout 120 "$PARLOT_DECODE" --info "$work/fifo" >"$work/fifo.info" 2>&1 &
+reader=$!
+timeout 120 "$VALGRIND" --tool=parlot --parlot-out-file="$work/fifo" "$work/hold" \
+   "$work/go" 2>"$work/fifo.err"
+rc=$?
+wait $reader; rrc=$?
+if [ $rc -eq 0 ] && [ $rrc -eq 0 ] && grep -q "ends: exit status 0;" "$work/fifo.info"; then
+   pass "a FIFO as the trace file, read as it is written"
+else
+   fail "a FIFO as the trace file" "exits $rc (traced), $rrc (reader)" \
+      "$(head -3 "$work/fifo.info")" "$(grep ParLoT "$work/fifo.err" | head -3)"
 fi
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
