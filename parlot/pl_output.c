@@ -181,7 +181,8 @@ static Bool is_trace_of_pid(const HChar *name, Int pid)
 #define PL_F_UNLCK 2
 
 /* The process, other than this one, that holds the write lock on the open
-   file fd, or 0: a trace file is locked while it is written. */
+   file fd (-1 if its pid is not known here), or 0 after this process took
+   the lock: a trace file is locked while it is written. */
 static Int lock_holder(Int fd)
 {
    struct vki_flock lk;
@@ -279,10 +280,14 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
       out_failed = out_not_created = out_failure_told = True;
       return;
    }
-   if (busy != 0)
+   if (busy > 0)
       VG_(umsg)("ParLoT: trace file '%s' is being written by process %d "
                 "(give each process its own name: %%p); this process "
                 "writes '%s'\n", name, busy, try_name);
+   else if (busy < 0)             /* a holder in another pid namespace */
+      VG_(umsg)("ParLoT: trace file '%s' is being written by another "
+                "process (give each process its own name: %%p); this "
+                "process writes '%s'\n", name, try_name);
    out_fd = sr_Res(sr);
    out_name = try_name;
    out_bytes = 0;

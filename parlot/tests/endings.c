@@ -35,6 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the system call poll(2) makes (ppoll where there is no poll) */
+#ifdef SYS_poll
+#define POLL_NR SYS_poll
+#else
+#define POLL_NR SYS_ppoll
+#endif
+
 static int never[2], ready[2];
 static volatile int sink;
 static int signo, polling;
@@ -95,14 +102,16 @@ __attribute__((noinline)) void until_waiting(int pid, int tid,
 __attribute__((noinline)) void give_up(int n)
 {
    char c, in_read[32], in_poll[32];
-   int pid = (int)getpid(), me = (int)syscall(SYS_gettid);
+   int pid, me;
 
    if (n > 0) {
       give_up(n - 1);
       return;
    }
+   pid = (int)getpid();
+   me = (int)syscall(SYS_gettid);
    snprintf(in_read, sizeof in_read, "%d 0x%x ", SYS_read, (unsigned)never[0]);
-   snprintf(in_poll, sizeof in_poll, "%d 0x0 ", SYS_poll);
+   snprintf(in_poll, sizeof in_poll, "%d 0x0 ", POLL_NR);
    if (!polling)
       until_waiting(pid, pid, in_read);          /* main, in wait_here */
    if (signo == SIGABRT)
