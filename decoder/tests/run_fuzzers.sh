@@ -192,17 +192,23 @@ fi
 
 # ---- The standalone replays (gcc build, no libFuzzer) ---------------------------
 
+# replay_failed WHAT LOG WHERE: a standalone replay failed; the end of its
+# LOG is shown, the work directory kept, and the script ends.
+replay_failed() {
+   keep=1
+   echo "not ok - $1"
+   sed 's/^/#   /' "$2" | tail -20
+   echo "# work directory kept: $tmp"
+   echo "# fuzz summary: FAILED in $3"
+   exit 1
+}
+
 # replay NAME PROGRAM DIR: the regression corpus DIR, each input once
 replay_corpus() {
    [ -d "$3" ] || return 0
-   if ! "$2" "$3" >"$tmp/$1-corpus.log" 2>&1; then
-      keep=1
-      echo "not ok - $1 standalone replay of the regression corpus $3"
-      sed 's/^/#   /' "$tmp/$1-corpus.log" | tail -20
-      echo "# work directory kept: $tmp"
-      echo "# fuzz summary: FAILED in the regression corpus of $1"
-      exit 1
-   fi
+   "$2" "$3" >"$tmp/$1-corpus.log" 2>&1 ||
+      replay_failed "$1 standalone replay of the regression corpus $3" \
+         "$tmp/$1-corpus.log" "the regression corpus of $1"
    echo "ok - $1 regression corpus: $(tail -1 "$tmp/$1-corpus.log")"
 }
 replay_corpus fuzz_trace "$REPLAY" "$here/corpus/fuzz_trace"
@@ -220,24 +226,14 @@ if [ -x "${PARLOT_SAN_DIR:-}/fuzz_codec_replay-san" ]; then
    CODEC_SEEDS_REPLAY=$PARLOT_SAN_DIR/fuzz_codec_replay-san
    how="ASan+UBSan"
 fi
-if ! "$CODEC_SEEDS_REPLAY" "$tmp/codec-seeds" >"$tmp/codec-seeds.log" 2>&1; then
-   keep=1
-   echo "not ok - fuzz_codec standalone replay of the seeds ($how)"
-   sed 's/^/#   /' "$tmp/codec-seeds.log" | tail -20
-   echo "# work directory kept: $tmp"
-   echo "# fuzz summary: FAILED in the standalone replay of fuzz_codec's seeds"
-   exit 1
-fi
+"$CODEC_SEEDS_REPLAY" "$tmp/codec-seeds" >"$tmp/codec-seeds.log" 2>&1 ||
+   replay_failed "fuzz_codec standalone replay of the seeds ($how)" \
+      "$tmp/codec-seeds.log" "the standalone replay of fuzz_codec's seeds"
 echo "ok - fuzz_codec seeds at full budgets ($how): $(tail -1 "$tmp/codec-seeds.log")"
 
-if ! "$REPLAY" --mutate 100 "$ts" >"$tmp/replay.log" 2>&1; then
-   keep=1
-   echo "not ok - fuzz_trace standalone replay of the seeds and their mutations"
-   sed 's/^/#   /' "$tmp/replay.log" | tail -20
-   echo "# work directory kept: $tmp"
-   echo "# fuzz summary: FAILED in the standalone replay"
-   exit 1
-fi
+"$REPLAY" --mutate 100 "$ts" >"$tmp/replay.log" 2>&1 ||
+   replay_failed "fuzz_trace standalone replay of the seeds and their mutations" \
+      "$tmp/replay.log" "the standalone replay"
 echo "# $(tail -1 "$tmp/replay.log") (the $ntrace_seeds seeds, 100 mutations each)"
 
 # ---- libFuzzer -------------------------------------------------------------------
