@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Waits until the file named by its argument exists (30 s at most), so
+/* Waits until the file named by its argument exists (2 minutes at most), so
    that a test can keep several traced processes alive at once, then makes
    a few calls and exits 0. */
 #include <stdio.h>
@@ -12,7 +12,7 @@ __attribute__((noinline)) void step(int i) { sink += i; }
 int main(int argc, char **argv)
 {
    for (int tries = 0; argc > 1 && access(argv[1], F_OK) != 0; tries++) {
-      if (tries == 600)
+      if (tries == 2400)
          return 2;
       usleep(50000);
    }
