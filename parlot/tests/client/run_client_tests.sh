@@ -44,10 +44,7 @@ N=3
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-client.XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 
 # valgrind.h: beside vg-in-place (a build tree) or in the prefix
 vgdir=$(dirname "$VALGRIND")

@@ -45,10 +45,7 @@ command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77;
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-costs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 
 # compare LABEL EXPORT OBJECTS [--no-inclusive | --no-inclusive-of FNS]
 #         CALLGRIND_OUT...

@@ -33,10 +33,7 @@ W=4 N=40 T=2 I=17        # workers, iterations, the faulty worker and iteration
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-debug.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 
 if ! $CC -O0 -g -pthread -o "$work/faults" "$here/faults.c" 2>"$work/cc.err"
 then

@@ -24,10 +24,7 @@ mnt=$work/small
 mkdir -p "$mnt"
 trap 'umount "$mnt" 2>/dev/null; rm -rf "$work"' EXIT
 
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 
 # ---- the directory disappears ------------------------------------------------
 "$CC" -O0 -g -o "$work/gone" "$here/gone.c" || { echo "FAIL: build gone"; exit 1; }

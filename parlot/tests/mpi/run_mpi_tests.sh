@@ -64,9 +64,8 @@ export HWLOC_COMPONENTS=-x86
 export OMPI_MCA_plm_rsh_agent=false
 OMPI_FLAGS="--oversubscribe"
 
-passed=0 failed=0 skipped=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
+skipped=0
 skip() { echo "SKIP: $1"; skipped=$((skipped + 1)); }
 
 # mpirun_cmd IMPL: the launcher and its options

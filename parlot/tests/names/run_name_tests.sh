@@ -23,10 +23,7 @@ CC=${CC:-cc}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-names.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 "$CC" -O0 -g -o "$work/hold" "$here/hold.c" || { echo "FAIL: build hold"; exit 1; }
 touch "$work/go"
 

@@ -27,10 +27,7 @@ CC=${CC:-cc}
 work=$(mktemp -d "${TMPDIR:-/tmp}/parlot-stripped.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 
 for t in nm readelf strip; do
    command -v $t > /dev/null || { echo "SKIP: $t not installed"; exit 77; }

@@ -38,10 +38,7 @@ server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 keep=${PARLOT_BUILDDIR:-$work}
 
-passed=0 failed=0
-pass() { echo "PASS: $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $1"; shift; for l in "$@"; do echo "    $l"; done
-         failed=$((failed + 1)); }
+. "$here/../e2e_lib.sh"
 
 "$CC" -O1 -g -fno-inline -pthread -o "$work/workers" "$here/../costs/workers.c" &&
 "$CC" -O1 -g -fno-inline -o "$work/iterate" "$here/../costs/iterate.c" ||
