@@ -197,24 +197,20 @@ static Int lock_holder(Int fd)
    return lk.l_pid > 0 ? lk.l_pid : -1;
 }
 
-/* The pid of the process writing the last file create() refused, if it
-   refused one because another process writes it. */
-static Int busy_writer;
-
 /* Create name (exclusive: only if it does not exist) or replace it, and
    lock it.  Not replaced, EEXIST as for an existing file with exclusive
    (so that the next name is tried): a file another live process is
-   writing (it holds the lock: the ranks of an MPI job given one fixed
-   name, a parent and its children), and a trace of this very pid (the
-   image before an exec under --trace-children=yes).  The descriptor is
-   moved out of the client's range (closed on exec) before the lock is
-   taken: closing any descriptor of a file drops the process's locks on
-   it. */
-static SysRes create(const HChar *name, Bool exclusive)
+   writing (it holds the lock, and *holder says which: the ranks of an MPI
+   job given one fixed name, a parent and its children), and a trace of
+   this very pid (the image before an exec under --trace-children=yes).
+   The descriptor is moved out of the client's range (closed on exec)
+   before the lock is taken: closing any descriptor of a file drops the
+   process's locks on it. */
+static SysRes create(const HChar *name, Bool exclusive, Int *holder)
 {
    SysRes sr;
-   Int fd, holder;
-   busy_writer = 0;
+   Int fd, held_by;
+   *holder = 0;
    if (!exclusive && is_trace_of_pid(name, VG_(getpid)()))
       return VG_(mk_SysRes_Error)(VKI_EEXIST);
    sr = VG_(open)(name, VKI_O_CREAT | VKI_O_WRONLY
@@ -223,12 +219,12 @@ static SysRes create(const HChar *name, Bool exclusive)
    if (sr_isError(sr))
       return sr;
    fd = VG_(safe_fd)(sr_Res(sr));
-   holder = lock_holder(fd);
-   if (exclusive)
+   held_by = lock_holder(fd);
+   if (exclusive)                      /* a new file: nothing to empty */
       return VG_(mk_SysRes_Success)(fd);
-   if (holder != 0) {
+   if (held_by != 0) {
+      *holder = held_by;
       VG_(close)(fd);
-      busy_writer = holder;
       return VG_(mk_SysRes_Error)(VKI_EEXIST);
    }
    /* a regular file is emptied; a device (/dev/null) or a pipe cannot be,
@@ -248,15 +244,15 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
 {
    HChar *try_name = VG_(strdup)("pl.out.name", name);
    Bool exclusive = never_overwrite;
-   Int busy = 0;               /* the process writing the name asked for */
+   Int busy = 0, holder;       /* busy: the process writing 'name' */
    SysRes sr;
 
    for (out_seq = 0; ; out_seq++) {
-      sr = create(try_name, exclusive);
+      sr = create(try_name, exclusive, &holder);
       if (!sr_isError(sr) || sr_Err(sr) != VKI_EEXIST || out_seq >= 100000)
          break;
-      if (busy_writer != 0 && busy == 0)
-         busy = busy_writer;
+      if (out_seq == 0)
+         busy = holder;
       /* only the name asked for may replace a file left by an earlier
          run: a suffixed one may be the trace of a process of this run
          that has ended */
@@ -280,14 +276,17 @@ void pl_out_open(const HChar *name, Bool never_overwrite, Bool fatal)
       out_failed = out_not_created = out_failure_told = True;
       return;
    }
-   if (busy > 0)
-      VG_(umsg)("ParLoT: trace file '%s' is being written by process %d "
-                "(give each process its own name: %%p); this process "
-                "writes '%s'\n", name, busy, try_name);
-   else if (busy < 0)             /* a holder in another pid namespace */
-      VG_(umsg)("ParLoT: trace file '%s' is being written by another "
-                "process (give each process its own name: %%p); this "
-                "process writes '%s'\n", name, try_name);
+   if (busy != 0) {
+      HChar pid_text[32];
+      const HChar *who = "another process"; /* in another pid namespace */
+      if (busy > 0) {
+         VG_(sprintf)(pid_text, "process %d", busy);
+         who = pid_text;
+      }
+      VG_(umsg)("ParLoT: trace file '%s' is being written by %s (give "
+                "each process its own name: %%p); this process writes "
+                "'%s'\n", name, who, try_name);
+   }
    out_fd = sr_Res(sr);
    out_name = try_name;
    out_bytes = 0;

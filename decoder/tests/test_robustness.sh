@@ -33,8 +33,7 @@ progs="parlot-decode parlot-annotate parlot-diff parlot-split parlot-merge"
 if [ "${NO_SANITIZE:-0}" != 1 ]; then
    san_builds $progs || { echo "cannot build the readers with sanitizers"; exit 1; }
    for p in $progs; do
-      v=$(echo "$p" | tr a-z- A-Z_)
-      eval "$v=\$$(san_var "$p")"
+      eval "$(tool_var "$p")=\$$(san_var "$p")"
    done
    [ $quiet = 1 ] || echo "# every reader runs under ASan+UBSan"
 else

@@ -17,6 +17,7 @@
 #                  OUT (libxml2's flags added when SOURCES hold
 #                  parlot-decode.c);
 #   tool_sources NAME   the sources of a tool (for special builds);
+#   tool_var NAME       the variable that names a tool (PARLOT_DECODE);
 #   need_tool NAME...   builds each tool whose variable (PARLOT_DECODE,
 #                  PARLOT_ANNOTATE, PARLOT_MERGE, PARLOT_SPLIT, PARLOT_DIFF,
 #                  MAKE_TRACE,
@@ -104,11 +105,17 @@ tool_sources() {
    esac
 }
 
+# tool_var NAME: the variable that names tool NAME (parlot-decode:
+# PARLOT_DECODE, make_trace: MAKE_TRACE)
+tool_var() {
+   echo "$1" | tr a-z- A-Z_
+}
+
 # need_tool NAME...: for each tool whose variable is unset or empty, build
 # it into $tmp and set the variable to it; exit 1 if that fails.
 need_tool() {
    for tl_t in "$@"; do
-      tl_v=$(echo "$tl_t" | tr a-z- A-Z_)
+      tl_v=$(tool_var "$tl_t")
       eval "tl_cur=\${$tl_v:-}"
       [ -n "$tl_cur" ] && continue
       tl_srcs=$(tool_sources "$tl_t") || exit 1
@@ -190,7 +197,7 @@ san_builds() {
       return 0
    fi
    for tl_t in "$@"; do
-      tl_v=$(echo "$tl_t" | tr a-z- A-Z_)
+      tl_v=$(tool_var "$tl_t")
       eval "tl_p=\${$tl_v:-}"
       eval "$(san_var "$tl_t")=\$tl_p"
    done

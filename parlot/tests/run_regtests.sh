@@ -31,6 +31,6 @@ status=0
 for d in parlot/tests/*.diff*; do
    [ -f "$d" ] || continue
    echo "not ok - ${d#parlot/tests/}"
-   grep '^[-+]' "$d" | grep -v '^\(---\|+++\) ' | head -n 12 | sed 's/^/#   /'
+   tail -n +3 "$d" | grep '^[-+]' | head -n 12 | sed 's/^/#   /'   # past ---/+++
 done
 exit $status

@@ -35,7 +35,7 @@ info() {
    printf '%s\n' "$out" | sed -n 's/^== .*: pid \([0-9]*\),.*/\1/p' | head -n 1 | tr '\n' ' '
    printf '%s\n' "$out" | sed -n 's/.*; ends: \([^;]*\);.*/\1/p' | head -n 1
 }
-wait_for() {                # wait_for FILE: until it exists (2 min at most)
+wait_for() {                # wait_for FILE: until it holds bytes (2 min at most)
    local i
    for i in $(seq 2400); do [ -s "$1" ] && return 0; sleep 0.05; done
    return 1
