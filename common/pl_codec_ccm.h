@@ -28,17 +28,22 @@ static inline pl_ccm_frame *pl_ccm_frame_at(pl_ccm_model *m, uint32_t depth)
 static inline uint32_t pl_ccm_stack_from(pl_ccm_model *m, uint32_t depth,
                                          uint32_t x)
 {
-   pl_ccm_frame *t;
+   pl_ccm_frame *t, *n;
    if (x == 0)
       return depth ? depth - 1u : 0u;
-   t = pl_ccm_frame_at(m, depth);
+   if (depth < PL_CCM_FRAMES - 1u) {     /* neither frame is clamped */
+      t = &m->frame[depth++];
+      n = t + 1;
+   } else {
+      t = pl_ccm_frame_at(m, depth);
+      if (depth < 0xFFFFFFFFu)
+         depth++;
+      n = pl_ccm_frame_at(m, depth);  /* t again past the last frame */
+   }
    t->c2 = t->c1;
    t->c1 = x;
-   if (depth < 0xFFFFFFFFu)
-      depth++;
-   t = pl_ccm_frame_at(m, depth);
-   t->fn = x;
-   t->c1 = t->c2 = 0;
+   n->fn = x;
+   n->c1 = n->c2 = 0;
    return depth;
 }
 
