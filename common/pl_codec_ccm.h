@@ -38,7 +38,7 @@ static inline uint32_t pl_ccm_stack_from(pl_ccm_model *m, uint32_t depth,
       t = pl_ccm_frame_at(m, depth);
       if (depth < 0xFFFFFFFFu)
          depth++;
-      n = pl_ccm_frame_at(m, depth);  /* t again past the last frame */
+      n = pl_ccm_frame_at(m, depth);  /* the last frame: t itself */
    }
    t->c2 = t->c1;
    t->c1 = x;
