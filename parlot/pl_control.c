@@ -187,7 +187,7 @@ static void set_instrumentation(void)
 static void process_set(Bool on)
 {
    process_on = on;
-   pl_selective = True;
+   pl_threads_become_selective();
    explicit_changes++;
    for (UInt i = 0; i < pl_thread_slots(); i++)
       if (pl_thread_at(i))
@@ -200,7 +200,7 @@ static void process_set(Bool on)
 
 static void thread_set(pl_thread *t, Int state)
 {
-   pl_selective = True;
+   pl_threads_become_selective();
    explicit_changes++;
    t->user_state = state;
    set_instrumentation();
@@ -248,8 +248,9 @@ static void monitor_status(void)
       n++;
       VG_(gdb_printf)("thread %u (lwp %d): %llu events, %llu stream bytes, "
                       "depth %lu (%lu recorded), recording %s\n", t->number,
-                      t->lwp, t->events,
-                      (ULong)t->enc.out_total, t->depth, t->rec_depth,
+                      t->lwp, pl_thread_events(t),
+                      (ULong)t->enc.out_total, t->depth,
+                      pl_thread_recorded_depth(t),
                       t->active ? "on" : "off");
    }
    VG_(gdb_printf)("%u thread%s\n", n, n == 1 ? "" : "s");

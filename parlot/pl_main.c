@@ -226,7 +226,8 @@ static void pl_start_client_code(ThreadId tid, ULong blocks_done)
       loop) still gets a stamp every STAMP_BLOCKS blocks */
    if (pl_collect_time && blocks_done - stamped_at >= STAMP_BLOCKS) {
       stamped_at = blocks_done;
-      pl_times_stamp_due(t->times, t->number, t->events, RUN_STAMP_NS);
+      pl_times_stamp_due(t->times, t->number, pl_thread_events(t),
+                         RUN_STAMP_NS);
    }
 
    if (clo_flush_ms > 0 && flush_check_due(blocks_done))
@@ -569,8 +570,8 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
    if (!pl_instrumenting)          /* nothing records: as --tool=none */
       return sb_in;
    if (pl_collect_time && pl_cur && pl_cur->times)
-      pl_times_stamp_due(pl_cur->times, pl_cur->number, pl_cur->events,
-                         TRANSLATION_STAMP_NS);
+      pl_times_stamp_due(pl_cur->times, pl_cur->number,
+                         pl_thread_events(pl_cur), TRANSLATION_STAMP_NS);
 
    /* --collect-insns: instructions not yet added to pl_insns */
    UInt uncounted = 0;

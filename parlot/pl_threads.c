@@ -91,7 +91,7 @@ static void write_stream(pl_thread *t)
 void pl_thread_stamp(pl_thread *t)
 {
    if (t->times)
-      pl_times_stamp(t->times, t->number, t->events);
+      pl_times_stamp(t->times, t->number, pl_thread_events(t));
 }
 
 /* Write the costs and stamps the thread has kept. */
@@ -213,9 +213,11 @@ static __attribute__((noinline)) void batch_full(pl_thread *t)
       p = (p + 1) % PL_PARTS;
       wait_part(t, p);
       t->batch_part = p;
+      t->batch_fill = t->batch[p];
    } else {
       code_batch(t, p, t->batch_n);
    }
+   t->events += t->batch_n;
    t->batch_n = 0;
 }
 
@@ -230,6 +232,7 @@ static void settle(pl_thread *t)
       if (t->offload)
          pl_fn_flush_defs();
       code_batch(t, t->batch_part, t->batch_n);
+      t->events += t->batch_n;
       t->batch_n = 0;
    }
 }
@@ -249,6 +252,7 @@ void pl_threads_forked_child(void)
       if (threads[i]) {
          threads[i]->offload = False;
          threads[i]->batching = threads[i]->costs != NULL;
+         threads[i]->plain_batch = False;
          threads[i]->batch_n = 0;     /* restarts in a new stream */
       }
 }
@@ -256,55 +260,104 @@ void pl_threads_forked_child(void)
 /* --collect-insns and --collect-time: the cost of the event joining the
    batch, inline (a few stores); a stamp every PL_TIMES_EVERY events, out
    of line. */
-static __attribute__((noinline)) void stamp_time(pl_thread *t)
+static __attribute__((noinline)) void stamp_time(pl_thread *t, ULong events)
 {
-   pl_times_stamp(t->times, t->number, t->events);
+   pl_times_stamp(t->times, t->number, events);
 }
 
+/* Before the event joins the batch: with its count. */
 static inline __attribute__((always_inline))
 void encode_extras(pl_thread *t)
 {
    if (t->costs)
       pl_costs_event(t->costs, t->batch_part, t->batch_n);
-   if (UNLIKELY(t->times) && (t->events & (PL_TIMES_EVERY - 1)) == 0)
-      stamp_time(t);
+   if (UNLIKELY(t->times)) {
+      ULong events = pl_thread_events(t) + 1;
+      if ((events & (PL_TIMES_EVERY - 1)) == 0)
+         stamp_time(t, events);
+   }
+}
+
+static inline __attribute__((always_inline))
+void batch_add(pl_thread *t, UInt x)
+{
+   UInt n = t->batch_n;
+   t->batch_fill[n] = x;
+   t->batch_n = ++n;
+   if (UNLIKELY(n == PL_BATCH))
+      batch_full(t);
 }
 
 /* Every event goes into the stream here: x, 0 an exit, else the trace ID
    entered.  It joins the batch; or, with neither the encoder thread nor
    costs, it is coded now, the codec's common case (an event of an open
    CCM run) inline, which writes no bytes, so only the other events make
-   room (a batch coded here costs fib(35) 7 % more). */
+   room (a batch coded here costs fib(35) 7 % more).  The events are
+   counted by the batch (pl_thread_events), not one by one.  All but the
+   plain batch is out of line, so that the helpers need no frame. */
+static __attribute__((noinline)) void encode_other(pl_thread *t, UInt x)
+{
+   if (UNLIKELY(pl_collecting))
+      encode_extras(t);
+   if (t->batching)
+      batch_add(t, x);
+   else if (!pl_enc_fast_event(&t->enc, x))
+      encode_slow(t, x);
+}
+
 static inline __attribute__((always_inline))
 void encode(pl_thread *t, UInt x)
 {
-   t->events++;
-   if (UNLIKELY(pl_collecting))
-      encode_extras(t);
-   if (t->batching) {
-      t->batch[t->batch_part][t->batch_n] = x;
-      if (UNLIKELY(++t->batch_n == PL_BATCH))
-         batch_full(t);
-   } else if (!pl_enc_fast_event(&t->enc, x)) {
-      encode_slow(t, x);
+   if (LIKELY(t->plain_batch))
+      batch_add(t, x);
+   else
+      encode_other(t, x);
+}
+
+static void update_fast_cap(pl_thread *t)
+{
+   t->fast_cap = !pl_selective && t->n_barriers == 0 ? t->cap : 0;
+}
+
+/* Room for one more frame.  The sentinel below the first frame, entered
+   above every SP, spares the fast paths a test for an empty stack. */
+static __attribute__((noinline)) void grow_stack(pl_thread *t)
+{
+   pl_frame *base = t->stack ? t->stack - 1 : NULL;
+   SizeT n = pl_grow_cap(base ? t->cap + 1 : 0, t->depth + 2, 256,
+                         sizeof *base);
+   if (n == 0)
+      VG_(tool_panic)("parlot: call stack too deep");
+   base = VG_(realloc)("pl.thread.stack", base, n * sizeof *base);
+   t->cap = n - 1;
+   base[0].sp = ~(Addr)0;
+   base[0].fn = 0;
+   base[0].recorded = 0;
+   t->stack = base + 1;
+   update_fast_cap(t);
+}
+
+void pl_threads_become_selective(void)
+{
+   if (pl_selective)
+      return;
+   pl_selective = True;
+   for (UInt i = 0; i < pl_thread_slots(); i++) {
+      pl_thread *t = pl_thread_at(i);
+      if (t) {
+         t->rec_depth = t->depth;   /* every frame so far was recorded */
+         update_fast_cap(t);
+      }
    }
 }
 
-static __attribute__((noinline)) void grow_stack(pl_thread *t)
-{
-   t->cap = pl_grow_cap(t->cap, t->depth + 1, 256, sizeof *t->stack);
-   if (t->cap == 0)
-      VG_(tool_panic)("parlot: call stack too deep");
-   t->stack = VG_(realloc)("pl.thread.stack", t->stack,
-                           t->cap * sizeof *t->stack);
-}
-
-/* The entry of a frame into the stream, under its trace ID. */
+/* The entry of a frame into the stream, under its trace ID (the frame is
+   pushed). */
 static inline void record_entry(pl_thread *t, UInt trace_id)
 {
-   t->rec_depth++;
-   if (UNLIKELY(t->rec_depth > t->max_depth))
-      t->max_depth = t->rec_depth;
+   UWord recorded = pl_selective ? ++t->rec_depth : t->depth;
+   if (UNLIKELY(recorded > t->max_depth))
+      t->max_depth = recorded;
    encode(t, trace_id);
 }
 
@@ -371,13 +424,13 @@ static inline void pop(pl_thread *t)
       pop_selective(t, f);
       return;
    }
-   t->rec_depth--;
    encode(t, 0);
 }
 
 static void set_floor(pl_thread *t)
 {
    t->floor = t->n_barriers ? t->barriers[t->n_barriers - 1].floor : 0;
+   update_fast_cap(t);
 }
 
 /* Pop the frames above the floor that SP says have ended: with entry SPs
@@ -415,36 +468,36 @@ void enter(pl_thread *t, UInt fn, Addr sp, Bool jumped)
    push(t, fn, sp);
 }
 
-/* Most events take the fast paths below, which are push_frame and pop
-   themselves: every call is recorded (not selective), no signal handler
-   runs, the stack has room, and an entry ends no frame (a return exactly
-   one).  The rest is out of line, so that the helpers save no
-   registers. */
-static inline __attribute__((always_inline))
-Bool fast_mode(const pl_thread *t)
-{
-   return !pl_selective && t->n_barriers == 0;
-}
+/* Most events take the fast paths below: every call is recorded (not
+   selective), no signal handler runs, the stack has room (all three
+   say fast_cap > depth), and an entry ends no frame (a return exactly
+   one).  They are push_frame and pop for that case, with what it makes
+   constant left out (whether the frame is recorded, the recorded depth
+   being the depth): a few instructions of each event's two dozen.  The
+   rest is out of line, so that the helpers save no registers.
 
-/* An entry.  Whether it was reached by a call or a jump (through a PLT
+   An entry: whether it was reached by a call or a jump (through a PLT
    stub, most often) matters only when a frame ends or the entry is a
    loop, and neither can be when the frame on top was entered above sp. */
-static inline __attribute__((always_inline))
-void entry(pl_thread *t, UInt fn, Addr sp, Bool jumped)
-{
-   UWord d = t->depth;
-   if (LIKELY(fast_mode(t) && d < t->cap
-              && (d == 0 || t->stack[d - 1].sp > sp)))
-      push_frame(t, fn, sp, fn);
-   else
-      enter(t, fn, sp, jumped);
-}
-
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
 {
+   pl_thread *t = pl_cur;
+   UWord d = t->depth;
+   if (LIKELY(d < t->fast_cap && t->stack[d - 1].sp > sp)) {
+      pl_frame *f = &t->stack[d];
+      pl_jump_sp = 0;
+      f->sp = sp;
+      f->fn = (UInt)fn;
+      f->recorded = 1;
+      t->depth = ++d;
+      if (UNLIKELY(d > t->max_depth))
+         t->max_depth = d;
+      encode(t, (UInt)fn);
+      return;
+   }
    Bool jumped = pl_jump_sp == sp;
    pl_jump_sp = 0;
-   entry(pl_cur, (UInt)fn, sp, jumped);
+   enter(t, (UInt)fn, sp, jumped);
 }
 
 static __attribute__((noinline))
@@ -459,11 +512,12 @@ VG_REGPARM(1) void pl_on_return(UWord sp_after)
 {
    pl_thread *t = pl_cur;
    UWord d = t->depth;
-   if (LIKELY(fast_mode(t))) {
-      if (d == 0 || t->stack[d - 1].sp >= sp_after)
+   if (LIKELY(t->fast_cap)) {
+      if (t->stack[d - 1].sp >= sp_after)
          return;                      /* ends no frame */
-      if (LIKELY(d == 1 || t->stack[d - 2].sp >= sp_after)) {
-         pop(t);
+      if (LIKELY(t->stack[d - 2].sp >= sp_after)) {
+         t->depth = d - 1;
+         encode(t, 0);
          return;
       }
    }
@@ -483,7 +537,7 @@ void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi)
    t->barriers[t->n_barriers].lo = lo;
    t->barriers[t->n_barriers].hi = hi;
    t->n_barriers++;
-   t->floor = t->depth;
+   set_floor(t);
 }
 
 /* After sigreturn: whatever the handler left open (the sigreturn
@@ -506,8 +560,10 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->events = 0;
    t->batch_n = 0;
    t->batch_part = t->code_part = t->cost_part = 0;
+   t->batch_fill = t->batch[0];
    t->offload = pl_worker_start();
    t->batching = t->offload || pl_collect_insns;
+   t->plain_batch = t->batching && !pl_collecting;
    for (UInt k = 0; k < PL_PARTS; k++) {
       pl_job_init(&t->jobs[k], code_job, t, &t->coding);
       pl_job_init(&t->cost_jobs[k], cost_job, t, &t->cost_coding);
@@ -542,6 +598,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
    t->tid = tid;
    t->parent = parent_number;
    t->buf = VG_(malloc)("pl.thread.buf", PL_PREFIX + PL_OUT_CAP);
+   grow_stack(t);
    begin_stream(t, 0, True);
    t->costs = pl_costs_new(t->number);
    t->times = pl_times_new();
@@ -553,7 +610,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
 void pl_thread_end(pl_thread *t, UInt reason)
 {
    t->n_barriers = 0;
-   t->floor = 0;
+   set_floor(t);
    while (t->depth > 0 && reason != PL_END_SIGNAL)
       pop(t);
    settle(t);
@@ -586,8 +643,8 @@ void pl_thread_restart(pl_thread *t)
    for (UInt i = 0; i < t->n_marks; i++)     /* counted per stream */
       VG_(free)(t->marks[i].label);
    t->n_marks = 0;
-   t->max_depth = t->rec_depth;
-   begin_stream(t, (UInt)t->rec_depth, False);
+   t->max_depth = pl_thread_recorded_depth(t);
+   begin_stream(t, (UInt)t->max_depth, False);
    if (t->costs)
       pl_costs_restart(t->costs, t->number);
    if (t->times) {
@@ -664,7 +721,7 @@ void pl_thread_reconcile(pl_thread *t)
       k++;
    }
    t->n_barriers = 0;        /* handlers left while uninstrumented */
-   t->floor = 0;
+   set_floor(t);
    while (t->depth > kept)
       pop(t);
    for (UInt j = k; j < m; j++)
@@ -686,7 +743,7 @@ static void write_tracing(pl_thread *t, Bool on, ULong position,
 void pl_thread_update_recording(pl_thread *t, Bool explicit)
 {
    Bool on = pl_thread_should_record(t);
-   ULong position = t->events;
+   ULong position = pl_thread_events(t);
    UInt n = 0;
 
    if (on == t->active) {
@@ -728,7 +785,7 @@ void pl_thread_mark(pl_thread *t, const HChar *label)
       m->count = 0;
    }
    m->count++;
-   pl_buf_u64(&b, t->events);
+   pl_buf_u64(&b, pl_thread_events(t));
    pl_buf_u32(&b, m->count);
    pl_buf_str(&b, label);
    pl_out_chunk(PL_CHUNK_MARK, t->number, b.data, b.len);
@@ -745,7 +802,7 @@ void pl_thread_free(pl_thread *t)
       VG_(free)(t->marks[i].label);
    if (t->marks)
       VG_(free)(t->marks);
-   VG_(free)(t->stack);
+   VG_(free)(t->stack - 1);
    VG_(free)(t->buf);
    pl_costs_free(t->costs);
    pl_times_free(t->times);

@@ -30,8 +30,11 @@ typedef struct {
    UInt      parent;        /* number of the creating thread, 0 if none */
    ThreadId  tid;           /* Valgrind's slot (reused after exit) */
    Int       lwp;           /* OS thread id, 0 until known */
-   pl_frame *stack;
+   pl_frame *stack;         /* stack[-1] is a sentinel above every SP */
    UWord     depth, cap;
+   /* cap while an event may take the fast path (every call recorded, no
+      signal handler running), else 0: one comparison for all three */
+   UWord     fast_cap;
    UWord     max_depth;
    UWord     floor;         /* frames below it belong to interrupted code */
    UWord     jump_sp;       /* pl_jump_sp while another thread runs */
@@ -45,13 +48,15 @@ typedef struct {
    Bool      active;        /* recording now */
    Int       user_state;    /* thread requests: 1 on, -1 off, 0 as the
                                process */
-   UWord     rec_depth;     /* recorded frames open */
+   UWord     rec_depth;     /* recorded frames open, once pl_selective
+                               (before, every frame is: depth) */
    UWord     toggle_inside; /* open frames of --toggle-trace functions */
    struct pl_mark_count *marks;   /* occurrences per label */
    UInt      n_marks, cap_marks;
    pl_costs *costs;         /* --collect-insns, else NULL */
    pl_times *times;         /* --collect-time, else NULL */
-   ULong     events;        /* in the stream so far, coded or not */
+   ULong     events;        /* batching: the events of the parts
+                               handed over (pl_thread_events()) */
    /* The events (and their costs, pl_costs.h) wait in a batch of
       PL_PARTS parts, coded a part at a time into enc.  With the encoder
       thread (pl_worker.h) the client side fills one part while jobs code
@@ -60,8 +65,10 @@ typedef struct {
       costs either the events are coded as they happen. */
    Bool      offload;       /* the encoder thread codes the events */
    Bool      batching;      /* offload, or costs are collected */
+   Bool      plain_batch;   /* batching, and nothing else per event */
    UInt      batch_part;    /* the part being filled */
    UInt      batch_n;       /* events in it */
+   UInt     *batch_fill;    /* batch[batch_part] */
    UInt      code_part;     /* the part whose events jobs code next */
    UInt      cost_part;     /* the part whose costs cost_jobs code next */
    UInt      part_n[PL_PARTS];  /* events in each part handed over */
@@ -75,9 +82,25 @@ typedef struct {
 /* The thread whose client code is running (Valgrind runs one at a time). */
 extern pl_thread *pl_cur;
 
+/* Events in t's stream so far, coded or not. */
+static inline ULong pl_thread_events(const pl_thread *t)
+{
+   return t->batching ? t->events + t->batch_n : t->enc.events;
+}
+
 /* Recording rules (pl_control.c sets them): False while every call of
-   every thread is recorded, which keeps the per-event path short. */
+   every thread is recorded, which keeps the per-event path short; once
+   True, it stays (pl_threads_become_selective). */
 extern Bool  pl_selective;
+/* pl_selective becomes True: the threads start counting their recorded
+   frames, and leave the fast path. */
+void pl_threads_become_selective(void);
+
+/* Recorded frames open in t. */
+static inline UWord pl_thread_recorded_depth(const pl_thread *t)
+{
+   return pl_selective ? t->rec_depth : t->depth;
+}
 extern UWord pl_max_depth;     /* --max-depth: recorded levels, 0 = all */
 /* False while no thread can record (everything stopped, no
    --toggle-trace): code is then translated without instrumentation, as
