@@ -252,7 +252,7 @@ void pl_threads_forked_child(void)
       if (threads[i]) {
          threads[i]->offload = False;
          threads[i]->batching = threads[i]->costs != NULL;
-         threads[i]->plain_batch = False;
+         threads[i]->path = PL_PATH_OTHER;
          threads[i]->batch_n = 0;     /* restarts in a new stream */
       }
 }
@@ -294,7 +294,8 @@ void batch_add(pl_thread *t, UInt x)
    CCM run) inline, which writes no bytes, so only the other events make
    room (a batch coded here costs fib(35) 7 % more).  The events are
    counted by the batch (pl_thread_events), not one by one.  All but the
-   plain batch is out of line, so that the helpers need no frame. */
+   batch, with costs or not, is out of line, so that the helpers need no
+   frame. */
 static __attribute__((noinline)) void encode_other(pl_thread *t, UInt x)
 {
    if (UNLIKELY(pl_collecting))
@@ -308,10 +309,14 @@ static __attribute__((noinline)) void encode_other(pl_thread *t, UInt x)
 static inline __attribute__((always_inline))
 void encode(pl_thread *t, UInt x)
 {
-   if (LIKELY(t->plain_batch))
+   if (LIKELY(t->path == PL_PATH_BATCH)) {
       batch_add(t, x);
-   else
+   } else if (t->path == PL_PATH_BATCH_COST) {
+      pl_costs_event(t->costs, t->batch_part, t->batch_n);
+      batch_add(t, x);
+   } else {
       encode_other(t, x);
+   }
 }
 
 static void update_fast_cap(pl_thread *t)
@@ -563,7 +568,10 @@ static void begin_stream(pl_thread *t, UInt inherited_depth, Bool fresh)
    t->batch_fill = t->batch[0];
    t->offload = pl_worker_start();
    t->batching = t->offload || pl_collect_insns;
-   t->plain_batch = t->batching && !pl_collecting;
+   t->path = !t->batching ? PL_PATH_OTHER
+             : !pl_collecting ? PL_PATH_BATCH
+             : pl_collect_insns && !pl_collect_time ? PL_PATH_BATCH_COST
+             : PL_PATH_OTHER;
    for (UInt k = 0; k < PL_PARTS; k++) {
       pl_job_init(&t->jobs[k], code_job, t, &t->coding);
       pl_job_init(&t->cost_jobs[k], cost_job, t, &t->cost_coding);

@@ -25,6 +25,10 @@ typedef struct {
    Addr  lo, hi;
 } pl_barrier;
 
+/* What an event does, besides the shadow stack's push or pop: join the
+   batch, join it with its cost, or more (pl_threads.c, encode). */
+enum { PL_PATH_BATCH, PL_PATH_BATCH_COST, PL_PATH_OTHER };
+
 typedef struct {
    UInt      number;        /* 1, 2, ... per process, never reused */
    UInt      parent;        /* number of the creating thread, 0 if none */
@@ -65,7 +69,7 @@ typedef struct {
       costs either the events are coded as they happen. */
    Bool      offload;       /* the encoder thread codes the events */
    Bool      batching;      /* offload, or costs are collected */
-   Bool      plain_batch;   /* batching, and nothing else per event */
+   UChar     path;          /* what an event does: PL_PATH_* */
    UInt      batch_part;    /* the part being filled */
    UInt      batch_n;       /* events in it */
    UInt     *batch_fill;    /* batch[batch_part] */
