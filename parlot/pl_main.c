@@ -630,11 +630,10 @@ static void pl_post_clo_init(void)
                 "chased block cannot be told from a return and a call\n");
       VG_(clo_vex_control).guest_chase = False;
    }
-   /* Counted instructions must each have run: loop unrolling copies
-      bodies, so a block's instructions may not all run (Callgrind turns
-      it off for the same reason). */
-   if (pl_collect_insns)
-      VG_(clo_vex_control).iropt_unroll_thresh = 0;
+   /* Loop unrolling stays on with --collect-insns, unlike Callgrind's:
+      VEX unrolls before the tool instruments, each copy of the body
+      ends in its own exit from the loop, and the instructions are
+      counted before every exit, so only instructions that ran are. */
    pl_collecting = pl_collect_insns || pl_collect_time;
    pl_control_post_clo();
    pl_fn_init(clo_images_main, clo_keep_plt, clo_unwind_names);
