@@ -356,14 +356,31 @@ void pl_threads_become_selective(void)
    }
 }
 
+static inline void raise_max_depth(pl_thread *t, UWord recorded)
+{
+   if (UNLIKELY(recorded > t->max_depth))
+      t->max_depth = recorded;
+}
+
 /* The entry of a frame into the stream, under its trace ID (the frame is
    pushed). */
 static inline void record_entry(pl_thread *t, UInt trace_id)
 {
-   UWord recorded = pl_selective ? ++t->rec_depth : t->depth;
-   if (UNLIKELY(recorded > t->max_depth))
-      t->max_depth = recorded;
+   raise_max_depth(t, pl_selective ? ++t->rec_depth : t->depth);
    encode(t, trace_id);
+}
+
+/* Frame d (the new top) is fn's, entered at sp.  Through a local:
+   Valgrind builds without strict aliasing, so each store through
+   t->stack would make the compiler load t's fields again. */
+static inline __attribute__((always_inline))
+void put_frame(pl_thread *t, UWord d, UInt fn, Addr sp, UInt recorded)
+{
+   pl_frame *f = &t->stack[d];
+   f->sp = sp;
+   f->fn = fn;
+   f->recorded = recorded;
+   t->depth = d + 1;
 }
 
 /* Push a frame of function fn; trace_id: its ID in the trace if the call
@@ -372,17 +389,9 @@ static inline void record_entry(pl_thread *t, UInt trace_id)
 static inline void push_frame(pl_thread *t, UInt fn, Addr sp, UInt trace_id)
 {
    UWord d = t->depth;
-   pl_frame *f;
    if (UNLIKELY(d == t->cap))
       grow_stack(t);
-   /* through a local: Valgrind builds without strict aliasing, so each
-      store through t->stack would make the compiler load t's fields
-      again */
-   f = &t->stack[d];
-   f->sp = sp;
-   f->fn = fn;
-   f->recorded = trace_id != 0;
-   t->depth = d + 1;
+   put_frame(t, d, fn, sp, trace_id != 0);
    if (trace_id)
       record_entry(t, trace_id);
 }
@@ -489,14 +498,9 @@ VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp)
    pl_thread *t = pl_cur;
    UWord d = t->depth;
    if (LIKELY(d < t->fast_cap && t->stack[d - 1].sp > sp)) {
-      pl_frame *f = &t->stack[d];
       pl_jump_sp = 0;
-      f->sp = sp;
-      f->fn = (UInt)fn;
-      f->recorded = 1;
-      t->depth = ++d;
-      if (UNLIKELY(d > t->max_depth))
-         t->max_depth = d;
+      put_frame(t, d, (UInt)fn, sp, 1);
+      raise_max_depth(t, d + 1);
       encode(t, (UInt)fn);
       return;
    }
