@@ -72,7 +72,9 @@ typedef struct {
    UChar     path;          /* what an event does: PL_PATH_* */
    UInt      batch_part;    /* the part being filled */
    UInt      batch_n;       /* events in it */
-   UInt     *batch_fill;    /* batch[batch_part] */
+   UInt     *batch_fill;    /* batch[batch_part], so that an event's
+                               store needs no address arithmetic (two
+                               instructions of the per-event path) */
    UInt      code_part;     /* the part whose events jobs code next */
    UInt      cost_part;     /* the part whose costs cost_jobs code next */
    UInt      part_n[PL_PARTS];  /* events in each part handed over */
