@@ -336,6 +336,8 @@ typedef struct {
    uint64_t      h[NCTX];
    pl_cost_slot *s[NCTX];
    unsigned      used;          /* slots s[0..used) found */
+   uint32_t      value;
+   int           chained;       /* h[1..3] made (C3's own is h[0]) */
 } contexts_t;
 
 /* Revision 1's hash of C3: cheaper than the chain of the others, as it
@@ -376,15 +378,29 @@ static uint64_t key_of(const pl_cost_model *m, uint32_t value, guess_t *q)
    return q->key;
 }
 
+/* The hashes of C2, C1 and C0, which chain. */
+static void chain(const pl_cost_model *m, contexts_t *c)
+{
+   c->h[3] = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, c->value), top(m));
+   c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->at.last << 1 | m->at.last_exit);
+   c->h[1] = pl_fnv1a_step(c->h[2], m->at.last_cost);
+   c->chained = 1;
+}
+
+/* Revision 1 on: C3's hash is the guess's key, and the others are made
+   only if the coding goes past C3 (most events' does not). */
 static void contexts(const pl_cost_model *m, uint32_t value, guess_t *q,
                      contexts_t *c)
 {
-   c->h[3] = pl_fnv1a_step(pl_fnv1a_step(PL_FNV1A_INIT, value), top(m));
-   c->h[2] = pl_fnv1a_step(c->h[3], (uint64_t)m->at.last << 1 | m->at.last_exit);
-   c->h[1] = pl_fnv1a_step(c->h[2], m->at.last_cost);
-   c->h[0] = m->revision >= PL_COST_REV_RUNS ? key_of(m, value, q)
-             : pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->at.last_cost2),
-                             m->at.last_cost3);
+   c->value = value;
+   c->chained = 0;
+   if (m->revision >= PL_COST_REV_RUNS) {
+      c->h[0] = key_of(m, value, q);
+   } else {
+      chain(m, c);
+      c->h[0] = pl_fnv1a_step(pl_fnv1a_step(c->h[1], m->at.last_cost2),
+                              m->at.last_cost3);
+   }
    c->used = 0;
 }
 
@@ -392,6 +408,8 @@ static pl_cost_slot *slot(pl_cost_model *m, contexts_t *c, unsigned k)
 {
    static const unsigned bits[NCTX] = { PL_COST_C3_BITS, PL_COST_C2_BITS,
                                         PL_COST_C1_BITS, PL_COST_C0_BITS };
+   if (k > 0 && !c->chained)
+      chain(m, c);
    while (c->used <= k) {
       unsigned j = c->used++;
       pl_cost_slot *table = j == 0 ? m->c3 : j == 1 ? m->c2 : j == 2 ? m->c1
@@ -411,34 +429,34 @@ static int tried(const uint64_t *seen, unsigned nseen, uint64_t v)
    return 0;
 }
 
-/* P(the cost is candidate i of s | not those before it), from the counts
-   of the candidates left (skip: tried) and the escape's weight. */
-static uint32_t candidate_p(const pl_cost_model *m, const pl_cost_slot *s,
-                            unsigned i, const uint8_t *skip)
+/* P(the cost is candidate i of a slot | not those before it), from its
+   count, total (the counts of the candidates from i on not tried yet)
+   and the escape's weight: one per cost of the slot but those from i on
+   already tried. */
+static uint32_t candidate_p(const pl_cost_model *m, uint32_t count,
+                            uint32_t total, uint32_t escape)
 {
-   uint32_t left = s->n, k, total = 0, p;
-   for (k = i; k < s->n; k++)
-      if (!skip[k])
-         total += s->count[k];
-      else
-         left--;
-   total += left;                     /* escape: one per cost left */
+   uint32_t p;
+   total += escape;
    /* count × 4096 / total, by the reciprocal: a division would be most
       of the walk's time */
    p = total < PL_COST_RECIPROCALS
-       ? (uint32_t)(((uint64_t)s->count[i] << 12) * m->reciprocal[total]
-                    >> 32)
-       : (uint32_t)(((uint64_t)s->count[i] << 12) / total);
+       ? (uint32_t)(((uint64_t)count << 12) * m->reciprocal[total] >> 32)
+       : (uint32_t)(((uint64_t)count << 12) / total);
    return p < P_MIN ? P_MIN : p > 4096u - P_MIN ? 4096u - P_MIN : p;
 }
 
-/* The slot learns cost: its count grows, or it replaces the rarest. */
+/* The slot learns cost: its count grows, or it replaces the rarest.
+   Its costs differ, so the last one's being it says where it is. */
 static void slot_learn(pl_cost_slot *s, uint64_t cost)
 {
    unsigned i, low = 0;
-   for (i = 0; i < s->n; i++)
-      if (s->v[i] == cost)
-         break;
+   if (s->n && s->v[s->last] == cost)
+      i = s->last;
+   else
+      for (i = 0; i < s->n; i++)
+         if (s->v[i] == cost)
+            break;
    if (i == s->n) {
       if (s->n < PL_COST_WAYS) {
          s->n++;
@@ -625,36 +643,46 @@ static void refine_update(uint32_t *entry, unsigned bit)
 
 /* Walk the candidates of the contexts, longest first, skipping
    costs already tried (the first nseen of seen: the wrong guess that
-   ended a run); 1 with *cost when decide() says one is it. */
-static int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
-                decide_fn decide, void *ctx, uint64_t *seen, unsigned nseen)
+   ended a run); 1 with *cost when decide() says one is it.  Inline in
+   the encoder and the decoder, each with its own decide(). */
+static inline __attribute__((always_inline))
+int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
+         decide_fn decide, void *ctx, uint64_t *seen, unsigned nseen)
 {
    unsigned k, i;
-   pl_cost_slot *s[NCTX];
 
    for (k = 0; k < NCTX; k++) {
+      pl_cost_slot *s = slot(m, c, k);
       uint8_t skip[PL_COST_WAYS];
-      unsigned left = 0;
-      s[k] = slot(m, c, k);
-      for (i = 0; i < s[k]->n; i++) {
-         skip[i] = (uint8_t)tried(seen, nseen, s[k]->v[i]);
-         left += !skip[i];
+      unsigned left = 0, skipped;   /* skipped: those from i on */
+      uint32_t total = 0;           /* the counts of the costs left */
+      for (i = 0; i < s->n; i++) {
+         skip[i] = (uint8_t)tried(seen, nseen, s->v[i]);
+         if (!skip[i]) {
+            left++;
+            total += s->count[i];
+         }
       }
-      for (i = 0; i < s[k]->n && left; i++) {
+      skipped = s->n - left;
+      for (i = 0; i < s->n && left; i++) {
          uint32_t *entry, p;
          unsigned bit;
-         if (skip[i])
+         if (skip[i]) {
+            skipped--;
             continue;
-         p = refine(m, k, s[k]->n, candidate_p(m, s[k], i, skip), &entry);
-         bit = decide(ctx, p, s[k]->v[i]);
+         }
+         p = refine(m, k, s->n,
+                    candidate_p(m, s->count[i], total, s->n - skipped),
+                    &entry);
+         bit = decide(ctx, p, s->v[i]);
          refine_update(entry, bit);
          if (bit) {
-            *cost = s[k]->v[i];
+            *cost = s->v[i];
             return 1;
          }
-         skip[i] = 1;
          left--;
-         seen[nseen++] = s[k]->v[i];
+         total -= s->count[i];
+         seen[nseen++] = s->v[i];
       }
    }
    return 0;
