@@ -53,6 +53,10 @@
 #define COUNT_MAX 60u
 #define RUN_MIN   16u        /* right guesses in a row that start a run */
 
+/* An event's steps, inline in the encoder and the decoder: as calls, their
+   register saves and restores were a tenth of an event's instructions. */
+#define STEP static inline __attribute__((always_inline))
+
 static void prob_update(uint16_t *p, unsigned bit)
 {
    if (bit)
@@ -265,7 +269,7 @@ static inline uint32_t source_cost(const pl_cost_model *m, uint32_t src,
 
 /* The history and the source follow an event: the source goes on while
    its values agree; without one, the window's last end is a candidate. */
-static void source_follow(pl_cost_model *m, uint32_t value, uint64_t cost)
+STEP void source_follow(pl_cost_model *m, uint32_t value, uint64_t cost)
 {
    uint32_t *end, cand;
    if (m->matching) {
@@ -302,7 +306,7 @@ static inline int source_guess(const pl_cost_model *m, uint32_t value,
    return 1;
 }
 
-static void follow(pl_cost_model *m, uint32_t value, uint64_t cost)
+STEP void follow(pl_cost_model *m, uint32_t value, uint64_t cost)
 {
    path_follow(m->stack, &m->at, value, cost);
    if (m->revision >= PL_COST_REV_SOURCES)
@@ -369,7 +373,7 @@ typedef struct {
    int      has_key;
 } guess_t;
 
-static uint64_t key_of(const pl_cost_model *m, uint32_t value, guess_t *q)
+STEP uint64_t key_of(const pl_cost_model *m, uint32_t value, guess_t *q)
 {
    if (!q->has_key) {
       q->key = guess_key(m, value);
@@ -389,8 +393,8 @@ static void chain(const pl_cost_model *m, contexts_t *c)
 
 /* Revision 1 on: C3's hash is the guess's key, and the others are made
    only if the coding goes past C3 (most events' does not). */
-static void contexts(const pl_cost_model *m, uint32_t value, guess_t *q,
-                     contexts_t *c)
+STEP void contexts(const pl_cost_model *m, uint32_t value, guess_t *q,
+                   contexts_t *c)
 {
    c->value = value;
    c->chained = 0;
@@ -404,7 +408,7 @@ static void contexts(const pl_cost_model *m, uint32_t value, guess_t *q,
    c->used = 0;
 }
 
-static pl_cost_slot *slot(pl_cost_model *m, contexts_t *c, unsigned k)
+STEP pl_cost_slot *slot(pl_cost_model *m, contexts_t *c, unsigned k)
 {
    static const unsigned bits[NCTX] = { PL_COST_C3_BITS, PL_COST_C2_BITS,
                                         PL_COST_C1_BITS, PL_COST_C0_BITS };
@@ -448,7 +452,7 @@ static uint32_t candidate_p(const pl_cost_model *m, uint32_t count,
 
 /* The slot learns cost: its count grows, or it replaces the rarest.
    Its costs differ, so the last one's being it says where it is. */
-static void slot_learn(pl_cost_slot *s, uint64_t cost)
+STEP void slot_learn(pl_cost_slot *s, uint64_t cost)
 {
    unsigned i, low = 0;
    if (s->n && s->v[s->last] == cost)
@@ -478,8 +482,8 @@ static void slot_learn(pl_cost_slot *s, uint64_t cost)
 
 /* After an event coded by the contexts: its cost joins the slots the
    coding reached. */
-static void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
-                  uint64_t cost)
+STEP void learn(pl_cost_model *m, const contexts_t *c, uint32_t value,
+                uint64_t cost)
 {
    unsigned k;
    for (k = 0; k < c->used; k++)
@@ -542,7 +546,7 @@ static void run_begins(pl_cost_model *m, uint64_t k)
 
 /* The guess for an event of this value: the source's cost (revision 2),
    else C3's last. */
-static void make_guess(pl_cost_model *m, uint32_t value, guess_t *q)
+STEP void make_guess(pl_cost_model *m, uint32_t value, guess_t *q)
 {
    q->known = NULL;
    q->has_key = 0;
@@ -645,9 +649,8 @@ static void refine_update(uint32_t *entry, unsigned bit)
    costs already tried (the first nseen of seen: the wrong guess that
    ended a run); 1 with *cost when decide() says one is it.  Inline in
    the encoder and the decoder, each with its own decide(). */
-static inline __attribute__((always_inline))
-int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
-         decide_fn decide, void *ctx, uint64_t *seen, unsigned nseen)
+STEP int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
+              decide_fn decide, void *ctx, uint64_t *seen, unsigned nseen)
 {
    unsigned k, i;
 
