@@ -710,8 +710,8 @@ static unsigned dec_decide(void *ctx, uint32_t p1, uint64_t candidate)
    return pl_rcc_dec_bit(ctx, p1);
 }
 
-void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
-                    uint64_t cost)
+STEP void encode_cost(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
+                      uint64_t cost)
 {
    contexts_t cx;
    enc_ctx c = { e, cost };
@@ -748,7 +748,7 @@ void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
       guess_update(m, q.have && q.cost == cost);
 }
 
-uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
+STEP uint64_t decode_cost(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
 {
    contexts_t cx;
    uint64_t cost = 0, seen[NCTX * PL_COST_WAYS];
@@ -785,6 +785,19 @@ uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
    if (m->revision >= PL_COST_REV_RUNS)
       guess_update(m, q.have && q.cost == cost);
    return cost;
+}
+
+/* One event's cost, as a call; pl_cost_encode_some and
+   pl_cost_decode_some have these steps inline. */
+void pl_cost_encode(pl_cost_model *m, pl_rcc_enc *e, uint32_t value,
+                    uint64_t cost)
+{
+   encode_cost(m, e, value, cost);
+}
+
+uint64_t pl_cost_decode(pl_cost_model *m, pl_rcc_dec *d, uint32_t value)
+{
+   return decode_cost(m, d, value);
 }
 
 void pl_cost_encode_cut(pl_cost_model *m, pl_rcc_enc *e)
@@ -903,7 +916,7 @@ size_t pl_cost_encode_some(pl_cost_model *m, pl_rcc_enc *e,
               ? source_stretch(m, values, costs, n)
               : run_stretch(m, values, costs, n);
    if (i < n) {
-      pl_cost_encode(m, e, values[i], costs[i]);
+      encode_cost(m, e, values[i], costs[i]);
       i++;
    }
    return i;
@@ -938,7 +951,7 @@ size_t pl_cost_decode_some(pl_cost_model *m, pl_rcc_dec *d,
    size_t i = m->revision >= PL_COST_REV_SOURCES && m->run == 2
               ? source_run_decode(m, values, costs, n) : 0;
    if (i < n) {
-      costs[i] = pl_cost_decode(m, d, values[i]);
+      costs[i] = decode_cost(m, d, values[i]);
       i++;
    }
    return i;
