@@ -657,17 +657,14 @@ STEP int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
    for (k = 0; k < NCTX; k++) {
       pl_cost_slot *s = slot(m, c, k);
       uint8_t skip[PL_COST_WAYS];
-      unsigned left = 0, skipped;   /* skipped: those from i on */
+      unsigned skipped = 0;         /* those from i on */
       uint32_t total = 0;           /* the counts of the costs left */
       for (i = 0; i < s->n; i++) {
          skip[i] = (uint8_t)tried(seen, nseen, s->v[i]);
-         if (!skip[i]) {
-            left++;
-            total += s->count[i];
-         }
+         skipped += skip[i];
+         total += skip[i] ? 0 : s->count[i];
       }
-      skipped = s->n - left;
-      for (i = 0; i < s->n && left; i++) {
+      for (i = 0; i < s->n; i++) {
          uint32_t *entry, p;
          unsigned bit;
          if (skip[i]) {
@@ -683,7 +680,6 @@ STEP int walk(pl_cost_model *m, contexts_t *c, uint64_t *cost,
             *cost = s->v[i];
             return 1;
          }
-         left--;
          total -= s->count[i];
          seen[nseen++] = s->v[i];
       }
