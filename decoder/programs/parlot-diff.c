@@ -426,11 +426,13 @@ static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
 
 #define COST_ROWS 10     /* functions listed whose instructions changed most */
 
-/* A function's instructions in A and B, by identity (pl_paths.h). */
+/* A function's instructions in A and B, by identity (pl_paths.h);
+   --within, in a thread and its reference. */
 typedef struct {
    uint64_t    ident;
    const char *label;       /* A's label, else B's */
    uint64_t    self[2], incl[2];
+   const char *thread, *ref;   /* --within: the pair's labels, else NULL */
 } fn_cost;
 
 /* By identity, A's side first (a stable order for the join). */
@@ -480,6 +482,7 @@ typedef struct {
 /* One of the calls that changed most. */
 typedef struct {
    char     *thread, *name, *path;  /* the function; where its call was */
+   char     *ref;                   /* --within: thread's reference */
    uint64_t  number, incl[2];       /* number: among its caller's calls */
 } call_change;
 
@@ -504,14 +507,17 @@ static int worth_keeping(const call_changes *cc, const uint64_t incl[2])
 static void free_change(call_change *c)
 {
    free(c->thread);
+   free(c->ref);
    free(c->name);
    free(c->path);
 }
 
 /* Keep a change among the COST_ROWS largest, largest first; path is
-   taken (freed if not kept).  0, or -1 if out of memory. */
-static int keep_change(call_changes *cc, const char *thread, const char *name,
-                       char *path, uint64_t number, const uint64_t incl[2])
+   taken (freed if not kept); ref: the thread's reference (--within), or
+   NULL.  0, or -1 if out of memory. */
+static int keep_change(call_changes *cc, const char *thread, const char *ref,
+                       const char *name, char *path, uint64_t number,
+                       const uint64_t incl[2])
 {
    uint64_t d = change_of(incl);
    size_t i = cc->n;
@@ -530,12 +536,14 @@ static int keep_change(call_changes *cc, const char *thread, const char *name,
    for (; i > 0 && change_of(cc->v[i - 1].incl) < d; i--)
       cc->v[i] = cc->v[i - 1];
    cc->v[i].thread = strdup(thread);
+   cc->v[i].ref = ref ? strdup(ref) : NULL;
    cc->v[i].name = strdup(name);
    cc->v[i].path = path;
    cc->v[i].number = number;
    cc->v[i].incl[0] = incl[0];
    cc->v[i].incl[1] = incl[1];
-   return cc->v[i].thread && cc->v[i].name ? 0 : -1;
+   return cc->v[i].thread && cc->v[i].name && (!ref || cc->v[i].ref) ? 0
+                                                                     : -1;
 }
 
 static void free_calls(fn_calls *fc, uint32_t nfns)
@@ -693,7 +701,7 @@ typedef struct {
    const pair_side *a;
    const uint32_t  *in_a;     /* B's function ID -> A's, 0 if none */
    call_changes    *cc;
-   const char      *thread;
+   const char      *thread, *ref;   /* B's thread; --within, A's too */
 } compare_ctx;
 
 static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
@@ -713,7 +721,7 @@ static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
    pair[1] = incl;
    if (!worth_keeping(k->cc, pair))
       return 0;
-   return keep_change(k->cc, k->thread,
+   return keep_change(k->cc, k->thread, k->ref,
                       trace_label(&w->s->nm, w->f[w->depth - 1].fn),
                       path_label(w), w->f[w->depth - 1].num, pair);
 }
@@ -811,7 +819,9 @@ static int pair_call_changes(run *ra, run *rb, const run_pair *p,
       if (a.fc[f].v)
          qsort(a.fc[f].v, a.fc[f].n, sizeof *a.fc[f].v, by_where);
    {
-      compare_ctx k = { &a, in_a, cc, ta->label };
+      /* --within: B's thread against its reference, A */
+      compare_ctx k = { &a, in_a, cc, o->within ? tb->label : ta->label,
+                        o->within ? ta->label : NULL };
       ok_b = walk_calls(&b, tb->index, o, compare_call, &k);
    }
    ret = ok_b < 0 ? -1 : 0;
@@ -894,36 +904,40 @@ static void *read_program(void *ctx, size_t i)
    return NULL;
 }
 
-/* Runs recorded with --collect-insns (both): the functions whose
-   inclusive instructions changed most, then the calls (cc, from the
-   pairs), after the summary.  0, or -1 if out of memory. */
-static int put_costs(run *ra, run *rb, const options *o,
-                     const call_changes *cc, diff_report *rep)
+/* The lists after the summary: the functions (v, sorted by change), then
+   the calls (cc). */
+static void report_costs(diff_report *rep, const uint64_t ir[2],
+                         const fn_cost *v, size_t n, const call_changes *cc)
 {
-   program_job j[2] = { { .r = ra, .o = o }, { .r = rb, .o = o } };
-   pl_ordered_work w = { j, read_program, results_in_ctx };
-   pl_program *p[2] = { &j[0].p, &j[1].p };
-   pl_graph *g[2] = { &j[0].g, &j[1].g };
+   size_t rows = n < COST_ROWS ? n : COST_ROWS, i;
+   rep->costs_head(rep, ir, rows);
+   for (i = 0; i < rows; i++)
+      rep->cost(rep, v[i].thread, v[i].ref, v[i].label, v[i].self,
+                v[i].incl);
+   if (cc->n)
+      rep->call_costs_head(rep, cc->n);
+   for (i = 0; i < cc->n; i++)
+      rep->call_cost(rep, cc->v[i].thread, cc->v[i].ref, cc->v[i].name,
+                     cc->v[i].path, cc->v[i].number, cc->v[i].incl);
+}
+
+/* Two runs: both sides' functions joined by identity (a sort of both
+   lists) into *v, sorted by change.  0, or -1 if out of memory. */
+static int join_runs(pl_program *const p[2], pl_graph *const g[2],
+                     fn_cost **vp, size_t *np)
+{
    fn_cost *v = NULL;
    size_t n = 0, cap = 0, i, k;
-   int ret = -1, side;
+   int side;
 
-   if (!ra->threads.costs || !rb->threads.costs)
-      return 0;
-   pl_run_ordered(2, o->jobs, &w);              /* A beside B */
-   if (j[0].ret < 0 || j[1].ret < 0)
-      goto out;
-   if (!g[0]->costs || !g[1]->costs) {
-      ret = 0;
-      goto out;
-   }
-   /* both sides' functions, joined by identity (a sort of both lists) */
    for (side = 0; side < 2; side++)
       for (i = 0; i < g[side]->nfns; i++) {
          const pl_fstat *f = &g[side]->fns[i];
          const pl_gfunc *gf = &p[side]->fns[f->fn];
-         if (pl_grow(&v, &cap, n + 1, sizeof *v) < 0)
-            goto out;
+         if (pl_grow(&v, &cap, n + 1, sizeof *v) < 0) {
+            free(v);
+            return -1;
+         }
          memset(&v[n], 0, sizeof v[n]);
          v[n].ident = gf->ident;
          v[n].label = gf->label;
@@ -931,7 +945,8 @@ static int put_costs(run *ra, run *rb, const options *o,
          v[n].incl[side] = f->incl_cost;
          n++;
       }
-   qsort(v, n, sizeof *v, by_ident);
+   if (n)
+      qsort(v, n, sizeof *v, by_ident);
    for (i = 0, k = 0; i < n; i++) {
       if (k > 0 && v[k - 1].ident == v[i].ident) {
          for (side = 0; side < 2; side++) {
@@ -942,23 +957,157 @@ static int put_costs(run *ra, run *rb, const options *o,
       }
       v[k++] = v[i];
    }
-   qsort(v, k, sizeof *v, by_cost_change);
-   {
-      uint64_t ir[2] = { g[0]->cost, g[1]->cost };
-      size_t rows = k < COST_ROWS ? k : COST_ROWS;
-      rep->costs_head(rep, ir, rows);
-      for (i = 0; i < rows; i++)
-         rep->cost(rep, v[i].label, v[i].self, v[i].incl);
-      if (cc->n)
-         rep->call_costs_head(rep, cc->n);
-      for (i = 0; i < cc->n; i++)
-         rep->call_cost(rep, cc->v[i].thread, cc->v[i].name,
-                        cc->v[i].path, cc->v[i].number, cc->v[i].incl);
+   if (k)
+      qsort(v, k, sizeof *v, by_cost_change);
+   *vp = v;
+   *np = k;
+   return 0;
+}
+
+/* A thread of the program by process ID and number, for a look-up. */
+typedef struct {
+   const char *pid;
+   uint32_t    number;
+   size_t      index;     /* in pl_program.threads */
+} thread_at;
+
+static int by_thread_at(const void *x, const void *y)
+{
+   const thread_at *a = x, *b = y;
+   int c = strcmp(a->pid, b->pid);
+   if (c)
+      return c;
+   return a->number < b->number ? -1 : a->number > b->number;
+}
+
+/* The graph of run thread t in p, NULL if p lacks it or it has no
+   costs. */
+static const pl_graph *graph_of(const pl_program *p, const thread_at *at,
+                                const run_thread *t)
+{
+   thread_at key = { t->pid, t->number, 0 };
+   const thread_at *hit = bsearch(&key, at, p->nthreads, sizeof *at,
+                                  by_thread_at);
+   return hit && p->threads[hit->index].g.costs ? &p->threads[hit->index].g
+                                                : NULL;
+}
+
+/* --within: each pair's functions, B's thread against its reference A
+   (their graphs in p, the run read through the filters), joined by the
+   program's function IDs; each pair's COST_ROWS largest changes join *v,
+   sorted by change, and ir[] sums the pairs' totals.  0, or -1 if out of
+   memory. */
+static int join_pairs(const pl_program *p, const run *r,
+                      const run_pair *pairs, size_t np, fn_cost **vp,
+                      size_t *nv, uint64_t ir[2])
+{
+   thread_at *at = malloc((p->nthreads + 1) * sizeof *at);
+   fn_cost *v = NULL, *row = NULL;
+   size_t n = 0, cap = 0, rcap = 0, i, q;
+   int ret = -1;
+
+   if (!at)
+      return -1;
+   for (i = 0; i < p->nthreads; i++)
+      at[i] = (thread_at){ p->procs[p->threads[i].proc].pid,
+                           p->threads[i].number, i };
+   qsort(at, p->nthreads, sizeof *at, by_thread_at);
+   for (q = 0; q < np; q++) {
+      const run_thread *ta, *tb;
+      const pl_graph *ga, *gb;
+      size_t ja = 0, jb = 0, m = 0;
+      if (pairs[q].ia == (size_t)-1 || pairs[q].ib == (size_t)-1)
+         continue;
+      ta = &r->threads.t[pairs[q].ia];
+      tb = &r->threads.t[pairs[q].ib];
+      if (!(ga = graph_of(p, at, ta)) || !(gb = graph_of(p, at, tb)))
+         continue;
+      ir[0] += ga->cost;
+      ir[1] += gb->cost;
+      /* both lists by increasing function ID */
+      while (ja < ga->nfns || jb < gb->nfns) {
+         const pl_fstat *fa = ja < ga->nfns ? &ga->fns[ja] : NULL;
+         const pl_fstat *fb = jb < gb->nfns ? &gb->fns[jb] : NULL;
+         uint32_t fn = !fb || (fa && fa->fn < fb->fn) ? fa->fn : fb->fn;
+         fn_cost c = { p->fns[fn].ident, p->fns[fn].label, { 0, 0 },
+                       { 0, 0 }, tb->label, ta->label };
+         if (fa && fa->fn == fn) {
+            c.self[0] = fa->self_cost;
+            c.incl[0] = fa->incl_cost;
+            ja++;
+         }
+         if (fb && fb->fn == fn) {
+            c.self[1] = fb->self_cost;
+            c.incl[1] = fb->incl_cost;
+            jb++;
+         }
+         if (c.incl[0] == c.incl[1])
+            continue;
+         if (pl_grow(&row, &rcap, m + 1, sizeof *row) < 0)
+            goto out;
+         row[m++] = c;
+      }
+      if (m)
+         qsort(row, m, sizeof *row, by_cost_change);
+      if (m > COST_ROWS)
+         m = COST_ROWS;
+      if (pl_grow(&v, &cap, n + m, sizeof *v) < 0)
+         goto out;
+      memcpy(v + n, row, m * sizeof *row);
+      n += m;
    }
+   if (n)
+      qsort(v, n, sizeof *v, by_cost_change);
+   *vp = v;
+   *nv = n;
+   v = NULL;
    ret = 0;
 out:
    free(v);
-   for (side = 0; side < 2; side++) {
+   free(row);
+   free(at);
+   return ret;
+}
+
+/* Runs recorded with --collect-insns (both): the functions whose
+   inclusive instructions changed most (--within: between each thread
+   compared and its reference, pairs), then the calls (cc, from the
+   pairs), after the summary.  0, or -1 if out of memory. */
+static int put_costs(run *ra, run *rb, const run_pair *pairs, size_t np,
+                     const options *o, const call_changes *cc,
+                     diff_report *rep)
+{
+   program_job j[2] = { { .r = ra, .o = o }, { .r = rb, .o = o } };
+   pl_ordered_work w = { j, read_program, results_in_ctx };
+   pl_program *p[2] = { &j[0].p, &j[1].p };
+   pl_graph *g[2] = { &j[0].g, &j[1].g };
+   int sides = o->within ? 1 : 2, side, ret = -1;
+   uint64_t ir[2] = { 0, 0 };
+   fn_cost *v = NULL;
+   size_t n = 0;
+
+   if (!ra->threads.costs || !rb->threads.costs)
+      return 0;
+   pl_run_ordered((size_t)sides, o->jobs, &w);    /* A beside B */
+   for (side = 0; side < sides; side++)
+      if (j[side].ret < 0)
+         goto out;
+   if (!g[0]->costs || (!o->within && !g[1]->costs)) {
+      ret = 0;
+      goto out;
+   }
+   if (o->within ? join_pairs(p[0], ra, pairs, np, &v, &n, ir) < 0
+                 : join_runs(p, g, &v, &n) < 0)
+      goto out;
+   if (!o->within) {
+      ir[0] = g[0]->cost;
+      ir[1] = g[1]->cost;
+   }
+   report_costs(rep, ir, v, n, cc);
+   ret = 0;
+out:
+   free(v);
+   for (side = 0; side < sides; side++) {
       pl_graph_free(g[side]);
       pl_program_free(p[side]);
    }
@@ -1326,9 +1475,12 @@ oom:
    return -1;
 }
 
+/* The pairs compared are left in *pairs_out (np_out of them) for the
+   costs. */
 static int compare_runs(run *ra, run *rb, const options *o,
                         diff_report *rep, tally *ty, fn_totals *tt,
-                        call_changes *cc)
+                        call_changes *cc, run_pair **pairs_out,
+                        size_t *np_out)
 {
    run_pair *pairs;
    size_t np, i;
@@ -1377,7 +1529,7 @@ static int compare_runs(run *ra, run *rb, const options *o,
          pair_work pw = { ra, rb, p, o, tt, rep, ty, cc, { 0, 0 } };
          pl_ordered_work w = { &pw, pair_item, results_in_ctx };
          /* the pair's calls, when both were recorded with costs */
-         if (!o->within && ra->threads.costs && rb->threads.costs)
+         if (ra->threads.costs && rb->threads.costs)
             pl_run_ordered(2, o->jobs, &w);
          else
             pair_item(&pw, 0);
@@ -1387,7 +1539,8 @@ static int compare_runs(run *ra, run *rb, const options *o,
    }
    pl_progress_free(progress);
    progress = NULL;
-   free(pairs);
+   *pairs_out = pairs;
+   *np_out = np;
    if (flush_calls(ra, 0, tt) < 0 || flush_calls(rb, 1, tt) < 0)
       return -1;
    return 0;
@@ -1400,6 +1553,8 @@ int main(int argc, char **argv)
    tally ty;
    fn_totals tt;
    call_changes cc;
+   run_pair *pairs = NULL;
+   size_t npairs = 0;
    outbuf out;
    diff_report rep;
    int status, ba, bb;
@@ -1438,9 +1593,10 @@ int main(int argc, char **argv)
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;
    } else {
-      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt, &cc) < 0
+      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt, &cc, &pairs,
+                       &npairs) < 0
           || put_summary(&rep, &ty, &tt) < 0
-          || (!o.within && put_costs(&ra, &rb, &o, &cc, &rep) < 0)
+          || put_costs(&ra, &rb, pairs, npairs, &o, &cc, &rep) < 0
           || rep.finish(&rep) < 0) {
          fprintf(stderr, PROG ": out of memory\n");
          ty.trouble = 1;
@@ -1464,6 +1620,7 @@ int main(int argc, char **argv)
       else
          status = EXIT_SAME;
    }
+   free(pairs);
    for (i = 0; i < cc.n; i++)
       free_change(&cc.v[i]);
    for (i = 0; i < tt.cap; i++)

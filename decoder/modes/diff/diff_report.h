@@ -94,21 +94,27 @@ struct diff_report {
    void (*function)(diff_report *r, const char *label, uint64_t a,
                     uint64_t b);
    /* Runs recorded with --collect-insns: their instructions (ir[0] A's,
-      ir[1] B's), then cost() for each of the n functions whose inclusive
-      instructions changed most, most first: self[2] and incl[2], A's and
-      B's. */
+      ir[1] B's; --within, the references' and the other threads' over
+      the pairs compared), then cost() for each of the n functions whose
+      inclusive instructions changed most, most first: self[2] and
+      incl[2], A's and B's.  --within compares each thread's functions
+      with its reference's: ref is the reference's label and thread the
+      thread's (both NULL between two runs). */
    void (*costs_head)(diff_report *r, const uint64_t ir[2], size_t n);
-   void (*cost)(diff_report *r, const char *label, const uint64_t self[2],
+   void (*cost)(diff_report *r, const char *thread, const char *ref,
+                const char *label, const uint64_t self[2],
                 const uint64_t incl[2]);
    /* Then the n calls whose instructions in the program's own code (not
       in runtimes, pl_runtime.h) changed most between calls at the same
       place of corresponding threads: a call of function `label` in
-      thread, at `path` ("main > conj_grad #8 > matvec #3", the calls
-      open and each one's number among its caller's calls of it, above 1)
-      as its `number`th call from its caller; incl[2] A's and B's. */
+      thread (--within: against the same call in its reference ref, else
+      ref is NULL), at `path` ("main > conj_grad #8 > matvec #3", the
+      calls open and each one's number among its caller's calls of it,
+      above 1) as its `number`th call from its caller; incl[2] A's and
+      B's. */
    void (*call_costs_head)(diff_report *r, size_t n);
-   void (*call_cost)(diff_report *r, const char *thread, const char *label,
-                     const char *path, uint64_t number,
+   void (*call_cost)(diff_report *r, const char *thread, const char *ref,
+                     const char *label, const char *path, uint64_t number,
                      const uint64_t incl[2]);
    /* 0, or -1 if out of memory (output errors are in o->err). */
    int  (*finish)(diff_report *r);

@@ -20,11 +20,13 @@
 typedef struct {
    char title[200];      /* the pair's, written before its first hunk */
    int  titled;
+   int  within;          /* --within: B's threads against their references */
 } text_state;
 
 static void t_start(diff_report *r, const diff_runs *u)
 {
    outbuf *o = r->o;
+   ((text_state *)r->impl)->within = u->within;
    if (u->within)
       outbuf_printf(o, "--- A: the reference ranks of %s\n+++ B: the other "
                     "ranks (%zu thread%s in all)\n", u->a, u->na,
@@ -234,45 +236,63 @@ static void put_change(outbuf *o, uint64_t a, uint64_t b)
 
 static void t_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
 {
-   outbuf_printf(r->o, "== instructions (--collect-insns): A %llu, B %llu (",
+   const text_state *t = r->impl;
+   outbuf_printf(r->o, "== instructions (--collect-insns)%s: A %llu, B %llu (",
+                 t->within ? " of the threads compared, the references (A) "
+                 "and the others (B)" : "",
                  (unsigned long long)ir[0], (unsigned long long)ir[1]);
    put_change(r->o, ir[0], ir[1]);
    outbuf_printf(r->o, "); the %zu function%s whose inclusive instructions "
-                 "changed most:\n%14s %14s %7s %14s %14s  function\n", n,
-                 n == 1 ? "" : "s", "incl A", "incl B", "", "self A",
-                 "self B");
+                 "%s:\n%14s %14s %7s %14s %14s  %s\n", n,
+                 n == 1 ? "" : "s",
+                 t->within ? "differ most between a thread and its reference"
+                           : "changed most",
+                 "incl A", "incl B", "", "self A", "self B",
+                 t->within ? "thread against its reference: function"
+                           : "function");
 }
 
-static void t_cost(diff_report *r, const char *label, const uint64_t self[2],
+static void t_cost(diff_report *r, const char *thread, const char *ref,
+                   const char *label, const uint64_t self[2],
                    const uint64_t incl[2])
 {
    outbuf_printf(r->o, "%14llu %14llu ", (unsigned long long)incl[0],
                  (unsigned long long)incl[1]);
    put_change(r->o, incl[0], incl[1]);
-   outbuf_printf(r->o, " %14llu %14llu  %s\n", (unsigned long long)self[0],
-                 (unsigned long long)self[1], label);
+   outbuf_printf(r->o, " %14llu %14llu  ", (unsigned long long)self[0],
+                 (unsigned long long)self[1]);
+   if (thread)
+      outbuf_printf(r->o, "%s against %s: ", thread, ref);
+   outbuf_printf(r->o, "%s\n", label);
 }
 
 static void t_call_costs_head(diff_report *r, size_t n)
 {
+   const text_state *t = r->impl;
    outbuf_printf(r->o, "== the %zu call%s whose instructions in the "
-                 "program's own code changed most, A's and B's calls at the "
-                 "same place (the calls open, #N: the Nth call from its "
-                 "caller; runtimes such as MPI left out):"
-                 "\n%14s %14s %7s  call\n", n, n == 1 ? "" : "s", "A", "B",
-                 "");
+                 "program's own code %s (the calls open, #N: the Nth call "
+                 "from its caller; runtimes such as MPI left out):"
+                 "\n%14s %14s %7s  call\n", n, n == 1 ? "" : "s",
+                 t->within ? "differ most from the same call of the "
+                             "thread's reference"
+                           : "changed most, A's and B's calls at the same "
+                             "place",
+                 "A", "B", "");
 }
 
-static void t_call_cost(diff_report *r, const char *thread, const char *label,
-                        const char *path, uint64_t number,
-                        const uint64_t incl[2])
+static void t_call_cost(diff_report *r, const char *thread, const char *ref,
+                        const char *label, const char *path,
+                        uint64_t number, const uint64_t incl[2])
 {
    (void)label;
    (void)number;
    outbuf_printf(r->o, "%14llu %14llu ", (unsigned long long)incl[0],
                  (unsigned long long)incl[1]);
    put_change(r->o, incl[0], incl[1]);
-   outbuf_printf(r->o, "  %s: %s\n", thread, path);
+   if (ref)
+      outbuf_printf(r->o, "  %s against %s: %s\n", thread, ref, path);
+   else
+      outbuf_printf(r->o, "  %s: %s\n", thread, path);
 }
 
 static int t_finish(diff_report *r)

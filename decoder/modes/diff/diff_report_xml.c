@@ -238,11 +238,16 @@ static void x_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
    xml_attr_u64(x, "insns-b", ir[1]);
 }
 
-static void x_cost(diff_report *r, const char *label, const uint64_t self[2],
+static void x_cost(diff_report *r, const char *thread, const char *ref,
+                   const char *label, const uint64_t self[2],
                    const uint64_t incl[2])
 {
    xml_out *x = X(r);
    xml_start(x, "cost");
+   if (thread) {
+      xml_attr_text(x, "thread", thread);
+      xml_attr_text(x, "reference", ref);
+   }
    xml_attr_text(x, "name", label);
    xml_attr_u64(x, "inclusive-a", incl[0]);
    xml_attr_u64(x, "inclusive-b", incl[1]);
@@ -257,13 +262,15 @@ static void x_call_costs_head(diff_report *r, size_t n)
    (void)n;
 }
 
-static void x_call_cost(diff_report *r, const char *thread, const char *label,
-                        const char *path, uint64_t number,
-                        const uint64_t incl[2])
+static void x_call_cost(diff_report *r, const char *thread, const char *ref,
+                        const char *label, const char *path,
+                        uint64_t number, const uint64_t incl[2])
 {
    xml_out *x = X(r);
    xml_start(x, "call-cost");
    xml_attr_text(x, "thread", thread);
+   if (ref)
+      xml_attr_text(x, "reference", ref);
    xml_attr_text(x, "name", label);
    xml_attr_text(x, "path", path);
    xml_attr_u64(x, "number", number);

@@ -24,7 +24,10 @@
 #     CG run against one with an extra call injected in rank 1's 4th
 #     iteration (MPICH): that call first among the calls whose own
 #     instructions changed most, the same report with -j1 (nothing run
-#     beside the comparison), and the XML valid;
+#     beside the comparison), and the XML valid; the faulty run --within
+#     (each rank against its reference): rank 1's slower call first, with
+#     the instructions the comparison of the two runs gave it, and that
+#     XML valid;
 #   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
 #     (CRC made valid, rewrite_chunk.py) garbage coded bytes or a count
 #     the stream lacks give a one-line error and exit 1, not a crash.
@@ -321,6 +324,34 @@ for impl in mpich openmpi; do
          pass "$impl: parlot-diff --xml carries the costs${XMLLINT:+ and validates}"
       else
          fail "$impl: parlot-diff --xml has no call-cost"
+      fi
+      # --within the faulty run: rank 1 against its reference, and the call
+      # its per-call costs list first is the same call, with the same
+      # instructions, as the comparison of the two runs found
+      "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --within "$extra" \
+         > "$extra.within" 2> "$extra.within.err"
+      wfirst=$(grep -A2 "^== the .* calls* whose instructions" "$extra.within" | sed -n 3p)
+      read -r _ b_two _ <<< "$first"
+      read -r _ b_within _ <<< "$wfirst"
+      case $wfirst in
+         *"rank 1 against rank "[02]": $where") wplace=ok ;;
+         *) wplace= ;;
+      esac
+      if [ -n "$wplace" ] && [ -n "$b_two" ] && [ "$b_within" = "$b_two" ]; then
+         pass "$impl: parlot-diff --within names rank 1's slower call first, with its instructions: $(echo $wfirst)"
+      else
+         fail "$impl: parlot-diff --within's per-call costs: not rank 1's $where with $b_two instructions first" \
+            "$(grep -A5 "^== the .* whose instructions" "$extra.within")"
+      fi
+      "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --within --xml "$extra" \
+         > "$extra.within.xml" 2> /dev/null
+      if [ -n "${XMLLINT:-}" ] && ! $XMLLINT --noout --relaxng "$here/../../../docs/parlot-diff.rng" \
+            "$extra.within.xml" > "$extra.within.xmllint" 2>&1; then
+         fail "$impl: parlot-diff --within --xml with costs is invalid" "$(head -3 "$extra.within.xmllint")"
+      elif grep -q '<call-cost thread="rank 1" reference=' "$extra.within.xml"; then
+         pass "$impl: parlot-diff --within --xml carries the costs${XMLLINT:+ and validates}"
+      else
+         fail "$impl: parlot-diff --within --xml has no call-cost of rank 1 against a reference"
       fi
    else
       fail "$impl: the run with an extra call" "$(tail -3 "$extra.run")"
