@@ -526,6 +526,53 @@ static void add_return_call(IRSB *sb, const VexGuestLayout *layout, IRType ty)
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+static void add_stack_jump_call(IRSB *sb, const VexGuestLayout *layout,
+                                IRType ty)
+{
+   IRTemp sp = read_sp(sb, layout, ty);
+   IRDirty *d = unsafeIRDirty_0_N(1, "pl_on_stack_jump",
+                                  VG_(fnptr_to_fnentry)(&pl_on_stack_jump),
+                                  mkIRExprVec_1(IRExpr_RdTmp(sp)));
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* Whether the block sets SP to a value not made from SP by an addition or
+   a subtraction: from another register or memory, as longjmp and a C++
+   exception's jump to its landing pad do (also `leave` and stack
+   alignment, which end no frame: the helper then finds none). */
+static Bool sets_sp_from_elsewhere(const IRSB *sb,
+                                   const VexGuestLayout *layout)
+{
+   Bool switched = False;
+   Bool *from_sp = VG_(calloc)("pl.sp_temps", sb->tyenv->types_used + 1,
+                               sizeof *from_sp);
+   for (Int i = 0; i < sb->stmts_used; i++) {
+      const IRStmt *st = sb->stmts[i];
+      if (st->tag == Ist_WrTmp) {
+         const IRExpr *e = st->Ist.WrTmp.data;
+         Bool v = False;
+         if (e->tag == Iex_Get)
+            v = e->Iex.Get.offset == layout->offset_SP;
+         else if (e->tag == Iex_RdTmp)
+            v = from_sp[e->Iex.RdTmp.tmp];
+         else if (e->tag == Iex_Binop
+                  && (e->Iex.Binop.op == Iop_Add64
+                      || e->Iex.Binop.op == Iop_Sub64
+                      || e->Iex.Binop.op == Iop_Add32
+                      || e->Iex.Binop.op == Iop_Sub32)
+                  && e->Iex.Binop.arg1->tag == Iex_RdTmp)
+            v = from_sp[e->Iex.Binop.arg1->Iex.RdTmp.tmp];
+         from_sp[st->Ist.WrTmp.tmp] = v;
+      } else if (st->tag == Ist_Put && st->Ist.Put.offset == layout->offset_SP
+                 && (st->Ist.Put.data->tag != Iex_RdTmp
+                     || !from_sp[st->Ist.Put.data->Iex.RdTmp.tmp])) {
+         switched = True;
+      }
+   }
+   VG_(free)(from_sp);
+   return switched;
+}
+
 /* pl_jump_sp = SP: this jump may reach a function's entry (a tail call if
    that function is entered at the SP of the frame on top). */
 static void add_jump_note(IRSB *sb, const VexGuestLayout *layout, IRType ty)
@@ -612,9 +659,12 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
       pl_costs_add_insns(sb, uncounted);
    if (sb_in->jumpkind == Ijk_Ret)
       add_return_call(sb, layout, gWordTy);
-   else if (sb_in->jumpkind == Ijk_Boring
-            && (sb_in->next->tag != Iex_Const           /* computed */
-                || enters_function(sb_in->next->Iex.Const.con)))
+   else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag != Iex_Const
+            && sets_sp_from_elsewhere(sb_in, layout))
+      add_stack_jump_call(sb, layout, gWordTy);
+   if (sb_in->jumpkind == Ijk_Boring
+       && (sb_in->next->tag != Iex_Const                /* computed */
+           || enters_function(sb_in->next->Iex.Const.con)))
       add_jump_note(sb, layout, gWordTy);
    return sb;
 }

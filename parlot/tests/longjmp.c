@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* longjmp and siglongjmp: frames skipped by a longjmp never return, the
    oracle (-finstrument-functions) sees no exit for them, and ParLoT must
-   emit their exits (call-stack correction by SP) at the next event of the
-   thread.  Covers a jump over several frames, a jump from a nested setjmp
+   emit their exits (call-stack correction by SP) at the jump to the
+   landing, before the thread's next event.  Covers a jump over several frames, a jump from a nested setjmp
    context to an outer one, a jump to a frame that then calls functions at
    the same stack addresses as the dead frames, and a siglongjmp out of a
    signal handler. */

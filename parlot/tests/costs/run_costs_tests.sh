@@ -8,6 +8,9 @@
 #     exchange, output every 4th iteration, recursion, mutual recursion,
 #     a qsort callback, calls through a pointer);
 #   - workers.c: four threads sorting, hashing, searching, a mutex;
+#   - unwind.cpp: frames ended by C++ exceptions (destructors on the way,
+#     a rethrow) and by longjmp, which ParLoT ends at the jump to the
+#     landing, as Callgrind does;
 #   - the CG solvers of parlot/tests/mpi/solver, C (with its shared
 #     library) and Fortran, 2 ranks under MPICH and under Open MPI: self
 #     Ir only (the MPI libraries poll, so what a call into them costs
@@ -25,7 +28,7 @@
 #     iteration (MPICH): that call first among the calls whose own
 #     instructions changed most, the same report with -j1 (nothing run
 #     beside the comparison), and the XML valid; the faulty run --within
-#     (each rank against its reference): rank 1's slower call first, with
+#     (a rank against its reference): rank 1's slower call first, with
 #     the instructions the comparison of the two runs gave it, and that
 #     XML valid;
 #   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
@@ -98,7 +101,7 @@ serial() {
    "$VALGRIND" --tool=parlot -q --collect-insns=yes ${parlot_opts:-} \
       --parlot-out-file="$work/$label.trace" "$prog" "$@" > "$work/$label.out" \
       2> "$work/$label.err" || { fail "$label: traced run" "$(tail -3 "$work/$label.err")"; return 1; }
-   "$VALGRIND" --tool=callgrind -q --callgrind-out-file="$work/$label.cg" \
+   "$VALGRIND" --tool=callgrind -q --demangle=no --callgrind-out-file="$work/$label.cg" \
       "$prog" "$@" > /dev/null 2> "$work/$label.cg.err" ||
       { fail "$label: Callgrind run" "$(tail -3 "$work/$label.cg.err")"; return 1; }
    "$PARLOT_DECODE" --callgrind --no-demangle "$work/$label.trace" \
@@ -121,6 +124,17 @@ parlot_opts=--encoder-thread=no serial iterate-inline "" "$work/iterate" 12
 # main creates and joins the threads: its inclusive Ir holds the C
 # library's waiting, which depends on the scheduling (1.4 % apart seen)
 serial workers main "$work/workers"
+# frames ended by exceptions and longjmp: what runs after each landing is
+# the landing frame's
+if command -v "${CXX:-c++}" > /dev/null; then
+   if "${CXX:-c++}" -O1 -g -o "$work/unwind" "$here/unwind.cpp"; then
+      serial unwind "" "$work/unwind" 2000
+   else
+      fail "building unwind.cpp"
+   fi
+else
+   echo "# no C++ compiler: unwind.cpp skipped"
+fi
 
 # the events are the same with and without costs
 "$VALGRIND" --tool=parlot -q --parlot-out-file="$work/plain.trace" \
@@ -325,19 +339,21 @@ for impl in mpich openmpi; do
       else
          fail "$impl: parlot-diff --xml has no call-cost"
       fi
-      # --within the faulty run: rank 1 against its reference, and the call
-      # its per-call costs list first is the same call, with the same
-      # instructions, as the comparison of the two runs found
+      # --within the faulty run: with two ranks, each is the other's
+      # reference (the medoid's); the call its per-call costs list first
+      # is the same call, with rank 1's instructions on rank 1's side as
+      # the comparison of the two runs found them
       "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --within "$extra" \
          > "$extra.within" 2> "$extra.within.err"
       wfirst=$(grep -A2 "^== the .* calls* whose instructions" "$extra.within" | sed -n 3p)
       read -r _ b_two _ <<< "$first"
-      read -r _ b_within _ <<< "$wfirst"
+      read -r w_a w_b _ <<< "$wfirst"
       case $wfirst in
-         *"rank 1 against rank "[02]": $where") wplace=ok ;;
-         *) wplace= ;;
+         *"rank 1 against rank 0: $where") w_rank1=$w_b ;;
+         *"rank 0 against rank 1: $where") w_rank1=$w_a ;;
+         *) w_rank1= ;;
       esac
-      if [ -n "$wplace" ] && [ -n "$b_two" ] && [ "$b_within" = "$b_two" ]; then
+      if [ -n "$b_two" ] && [ "$w_rank1" = "$b_two" ]; then
          pass "$impl: parlot-diff --within names rank 1's slower call first, with its instructions: $(echo $wfirst)"
       else
          fail "$impl: parlot-diff --within's per-call costs: not rank 1's $where with $b_two instructions first" \
@@ -348,10 +364,10 @@ for impl in mpich openmpi; do
       if [ -n "${XMLLINT:-}" ] && ! $XMLLINT --noout --relaxng "$here/../../../docs/parlot-diff.rng" \
             "$extra.within.xml" > "$extra.within.xmllint" 2>&1; then
          fail "$impl: parlot-diff --within --xml with costs is invalid" "$(head -3 "$extra.within.xmllint")"
-      elif grep -q '<call-cost thread="rank 1" reference=' "$extra.within.xml"; then
+      elif grep -q '<call-cost thread="rank [01]" reference="rank [01]"' "$extra.within.xml"; then
          pass "$impl: parlot-diff --within --xml carries the costs${XMLLINT:+ and validates}"
       else
-         fail "$impl: parlot-diff --within --xml has no call-cost of rank 1 against a reference"
+         fail "$impl: parlot-diff --within --xml has no call-cost of a rank against its reference"
       fi
    else
       fail "$impl: the run with an extra call" "$(tail -3 "$extra.run")"
