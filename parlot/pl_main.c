@@ -526,20 +526,15 @@ static void add_return_call(IRSB *sb, const VexGuestLayout *layout, IRType ty)
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
-static void add_stack_jump_call(IRSB *sb, const VexGuestLayout *layout,
-                                IRType ty)
-{
-   IRTemp sp = read_sp(sb, layout, ty);
-   IRDirty *d = unsafeIRDirty_0_N(1, "pl_on_stack_jump",
-                                  VG_(fnptr_to_fnentry)(&pl_on_stack_jump),
-                                  mkIRExprVec_1(IRExpr_RdTmp(sp)));
-   addStmtToIRSB(sb, IRStmt_Dirty(d));
-}
-
 /* Whether the block sets SP to a value not made from SP by an addition or
    a subtraction: from another register or memory, as longjmp and a C++
-   exception's jump to its landing pad do (also `leave` and stack
-   alignment, which end no frame: the helper then finds none). */
+   exception's jump to its landing pad do.  Such a block ending in a
+   computed jump gets the return call: every frame entered below the new
+   SP has ended, and ends there, so that the code after the landing (a
+   cleanup pad's destructor calls, a catch block, the code after setjmp)
+   is in the landing frame, not in the one that threw until the thread's
+   next event.  (`leave` and stack alignment are taken too; they end no
+   frame.) */
 static Bool sets_sp_from_elsewhere(const IRSB *sb,
                                    const VexGuestLayout *layout)
 {
@@ -657,11 +652,10 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
    }
    if (pl_collect_insns)               /* the ret is the callee's */
       pl_costs_add_insns(sb, uncounted);
-   if (sb_in->jumpkind == Ijk_Ret)
+   if (sb_in->jumpkind == Ijk_Ret
+       || (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag != Iex_Const
+           && sets_sp_from_elsewhere(sb_in, layout)))
       add_return_call(sb, layout, gWordTy);
-   else if (sb_in->jumpkind == Ijk_Boring && sb_in->next->tag != Iex_Const
-            && sets_sp_from_elsewhere(sb_in, layout))
-      add_stack_jump_call(sb, layout, gWordTy);
    if (sb_in->jumpkind == Ijk_Boring
        && (sb_in->next->tag != Iex_Const                /* computed */
            || enters_function(sb_in->next->Iex.Const.con)))

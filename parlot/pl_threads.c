@@ -517,18 +517,6 @@ void return_slow(pl_thread *t, Addr sp_after)
    end_frames(t, sp_after, False);
 }
 
-/* A computed jump after the block set SP from elsewhere than SP (longjmp,
-   a C++ exception's landing, pl_main.c): the frames entered below the new
-   SP have ended, now rather than at the next event, so that the
-   instructions run after the landing are its frame's (as Callgrind counts
-   them).  The events are the same: nothing else is recorded between. */
-VG_REGPARM(1) void pl_on_stack_jump(UWord sp)
-{
-   pl_thread *t = pl_cur;
-   if (t->depth > t->floor && t->stack[t->depth - 1].sp < sp)
-      return_slow(t, sp);
-}
-
 VG_REGPARM(1) void pl_on_return(UWord sp_after)
 {
    pl_thread *t = pl_cur;

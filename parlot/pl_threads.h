@@ -166,12 +166,11 @@ void pl_thread_signal_return(pl_thread *t);
 extern UWord pl_jump_sp;
 
 /* Event helpers called from instrumented code: an entry reached by a call
-   or a jump (a tail call if pl_jump_sp says so), a return, a computed jump
-   to a stack pointer set from elsewhere (longjmp, an exception's landing
-   pad). */
+   or a jump (a tail call if pl_jump_sp says so); a return, or a computed
+   jump to a stack pointer set from elsewhere (longjmp, an exception's
+   landing pad), which ends every frame entered below sp_after. */
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
-VG_REGPARM(1) void pl_on_stack_jump(UWord sp);
 
 /* --collect-insns or --collect-time: the per-event path does more than
    encode (pl_main.c sets it from the options). */
