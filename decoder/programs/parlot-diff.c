@@ -957,6 +957,11 @@ static int join_runs(pl_program *const p[2], pl_graph *const g[2],
       }
       v[k++] = v[i];
    }
+   /* the functions whose inclusive instructions did not change are not
+      changes (as join_pairs leaves them out) */
+   for (i = 0, n = k, k = 0; i < n; i++)
+      if (v[i].incl[0] != v[i].incl[1])
+         v[k++] = v[i];
    if (k)
       qsort(v, k, sizeof *v, by_cost_change);
    *vp = v;

@@ -5,8 +5,8 @@
    format, one "evented" profile per thread).
 
    The time axis is the wall clock where the trace has stamps
-   (--collect-time; µs since the Unix epoch, shared by every thread and
-   process): an event's time is interpolated between the stamps around it
+   (--collect-time; µs since the whole second before the earliest
+   thread's start, shared by every thread and process): an event's time is interpolated between the stamps around it
    in proportion to the instructions (with costs) or the events between
    them.  Else it is the thread's own: its instructions where the trace
    has costs (--collect-insns; on Chrome's axis, 1 µs stands for 1,000
@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pl_alloc.h"
 #include "pl_hash.h"
@@ -41,21 +42,29 @@ typedef struct {
    size_t    slots;
 } frame_table;
 
+/* Calls beyond which the end of a document notes how to bound it. */
+#define PL_TIMELINE_MANY_CALLS 2000000u
+
 /* The document being written, across the files. */
 static struct {
    int         format;      /* PL_TIMELINE_* */
    int         axis;        /* the axes of the threads so far (bits) */
    uint64_t    written;     /* events and profiles written: commas */
+   uint64_t    calls;       /* frames opened, over the document */
+   uint64_t    origin;      /* the wall-clock axis' 0: ns since the epoch */
    frame_table frames;
    uint32_t   *open;        /* the open frames of the thread (speedscope:
                                frame numbers; Chrome: depth only) */
    size_t      open_cap;
 } tl;
 
-void pl_timeline_begin(outbuf *o, int format)
+void pl_timeline_begin(outbuf *o, int format, int64_t first_ns)
 {
    memset(&tl, 0, sizeof tl);
    tl.format = format;
+   /* a whole second, so that the times' fractions are the clock's */
+   if (first_ns > 0)
+      tl.origin = (uint64_t)first_ns / 1000000000u * 1000000000u;
    if (format == PL_TIMELINE_CHROME)
       outbuf_str(o, "{\"traceEvents\":[\n");
    else
@@ -84,15 +93,28 @@ static void free_frames(frame_table *f)
 
 int pl_timeline_end(outbuf *o)
 {
+   char origin[32] = "";
+   if (tl.axis & AXIS_WALL) {
+      /* UTC, to second; a double's 53 bits keep the times since it exact
+         to the ns, where µs since the epoch would keep a quarter of a µs */
+      time_t sec = (time_t)(tl.origin / 1000000000u);
+      struct tm tm;
+      if (gmtime_r(&sec, &tm))
+         strftime(origin, sizeof origin, "%Y-%m-%dT%H:%M:%SZ", &tm);
+   }
    if (tl.format == PL_TIMELINE_CHROME) {
       outbuf_printf(o, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":"
                     "{\"creator\":\"parlot-decode\",\"time_axis\":\"%s\","
-                    "\"time_unit\":\"%s\"}}\n", axis_name(tl.axis),
-                    tl.axis == AXIS_WALL ? "us since the Unix epoch "
+                    "\"time_unit\":\"%s\"", axis_name(tl.axis),
+                    tl.axis == AXIS_WALL ? "us since time_origin "
                     "(CLOCK_REALTIME)" : tl.axis == AXIS_INSNS
                     ? "1 us = 1000 instructions of the thread"
                     : tl.axis == AXIS_EVENTS ? "1 us = 1 event of the thread"
                     : "see each thread's args");
+      if (tl.axis & AXIS_WALL)
+         outbuf_printf(o, ",\"time_origin\":\"%s\",\"time_origin_ns\":"
+                       "\"%llu\"", origin, (unsigned long long)tl.origin);
+      outbuf_str(o, "}}\n");
    } else {
       outbuf_str(o, "\n],\n\"shared\":{\"frames\":[");
       for (size_t i = 0; i < tl.frames.n; i++) {
@@ -102,10 +124,17 @@ int pl_timeline_end(outbuf *o)
          outbuf_json_str(o, tl.frames.file[i], strlen(tl.frames.file[i]));
          outbuf_str(o, "}");
       }
-      outbuf_printf(o, "]},\n\"name\":\"ParLoT timeline (%s)\","
+      outbuf_printf(o, "]},\n\"name\":\"ParLoT timeline (%s%s%s)\","
                     "\"activeProfileIndex\":0,\"exporter\":\"parlot-decode\"}\n",
-                    axis_name(tl.axis));
+                    axis_name(tl.axis), *origin ? ", from " : "", origin);
    }
+   /* Perfetto's and speedscope's viewers load a few hundred MB of JSON
+      (some 2 M frames, 2 events each) at most: say how to bound a larger document */
+   if (tl.calls > PL_TIMELINE_MANY_CALLS)
+      fprintf(stderr, "parlot-decode: note: the timeline has %llu calls, "
+              "more than viewers load; --max-depth, --range, --from-mark, "
+              "--to-mark or --select bound it\n",
+              (unsigned long long)tl.calls);
    free_frames(&tl.frames);
    free(tl.open);
    memset(&tl, 0, sizeof tl);
@@ -156,10 +185,12 @@ static long frame_of(frame_table *f, const char *file, const char *name)
    return (long)f->n++;
 }
 
-/* A thread's time: ns since the epoch as µs, its instructions (/1000 for
-   Chrome's µs) or its events. */
+/* A thread's time: ns since the epoch as µs since the origin, its
+   instructions (/1000 for Chrome's µs) or its events. */
 static void put_time(outbuf *o, int axis, uint64_t t)
 {
+   if (axis == AXIS_WALL)
+      t = t > tl.origin ? t - tl.origin : 0;
    if (axis == AXIS_WALL
        || (axis == AXIS_INSNS && tl.format == PL_TIMELINE_CHROME))
       outbuf_printf(o, "%llu.%03llu", (unsigned long long)(t / 1000),
@@ -174,6 +205,7 @@ static void put_event(outbuf *o, int call, uint32_t frame, const char *name,
                       uint64_t t)
 {
    outbuf_str(o, tl.written++ ? ",\n" : "");
+   tl.calls += call != 0;
    if (tl.format == PL_TIMELINE_CHROME) {
       outbuf_str(o, call ? "{\"ph\":\"B\",\"name\":" : "{\"ph\":\"E\"");
       if (call)
@@ -335,12 +367,29 @@ static int take_event(thread_out *w, uint32_t fn, uint64_t number,
    return 0;
 }
 
-/* Whether a thread's stamps make a time axis (two, the clock moving),
-   which then starts at the first. */
+/* Whether a thread's stamps make a time axis (two, the clock moving). */
+static int stamps_make_axis(const pl_time_stamp *st, size_t nst)
+{
+   return nst >= 2 && st[nst - 1].ns > st[0].ns && st[0].ns >= 0;
+}
+
+int64_t pl_timeline_first_ns(const pl_trace *t)
+{
+   int64_t first = -1;
+   for (size_t i = 0, n = pl_trace_nthreads(t); i < n; i++) {
+      size_t nst;
+      const pl_time_stamp *st = pl_trace_times(t, i, &nst);
+      if (stamps_make_axis(st, nst) && (first < 0 || st[0].ns < first))
+         first = st[0].ns;
+   }
+   return first;
+}
+
+/* Whether a thread's stamps make a time axis, which then starts at the
+   first. */
 static int wall_axis(thread_out *w)
 {
-   if (w->nst < 2 || w->st[w->nst - 1].ns <= w->st[0].ns
-       || w->st[0].ns < 0)
+   if (!stamps_make_axis(w->st, w->nst))
       return 0;
    w->t_prev = (uint64_t)w->st[0].ns;
    w->x_prev = 0;

@@ -242,6 +242,12 @@ static void t_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
                  "and the others (B)" : "",
                  (unsigned long long)ir[0], (unsigned long long)ir[1]);
    put_change(r->o, ir[0], ir[1]);
+   if (n == 0) {
+      outbuf_printf(r->o, "); no function's inclusive instructions %s\n",
+                    t->within ? "differ between a thread and its reference"
+                              : "changed");
+      return;
+   }
    outbuf_printf(r->o, "); the %zu function%s whose inclusive instructions "
                  "%s:\n%14s %14s %7s %14s %14s  %s\n", n,
                  n == 1 ? "" : "s",

@@ -203,9 +203,10 @@ for path in sys.argv[2:]:
         c[fn] += ir
     selfs.append(c)
 bad = [fn for fn, r in rows.items() if (r[2], r[3]) != (selfs[0][fn], selfs[1][fn])]
-print("%d functions listed, %d whose self Ir is not the exports'%s"
-      % (len(rows), len(bad), ": " + ", ".join(bad) if bad else ""))
-sys.exit(1 if bad or "compute" not in rows else 0)
+same = [fn for fn, r in rows.items() if r[0] == r[1]]
+print("%d functions listed, %d whose self Ir is not the exports'%s, %d unchanged"
+      % (len(rows), len(bad), ": " + ", ".join(bad) if bad else "", len(same)))
+sys.exit(1 if bad or same or "compute" not in rows else 0)
 PY
    then
       pass "parlot-diff with costs: $(cat "$work/diff.cmp")"
@@ -214,6 +215,15 @@ PY
    fi
 else
    fail "parlot-diff with costs: tracing iterate 16"
+fi
+# a run against itself: no function changed
+"${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" "$work/iterate.trace" \
+   "$work/iterate.trace" > "$work/diff-self.txt" 2>&1
+if grep -q "^== instructions (--collect-insns): A \([0-9]*\), B \1 .*; no function's inclusive instructions changed$" \
+      "$work/diff-self.txt"; then
+   pass "parlot-diff with costs: a run against itself lists no function"
+else
+   fail "parlot-diff with costs: a run against itself" "$(grep -A3 '^== instructions' "$work/diff-self.txt")"
 fi
 
 # XML: costs, valid

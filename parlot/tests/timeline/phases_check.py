@@ -25,6 +25,12 @@ def main():
     if doc["otherData"]["time_axis"] != "wall-clock":
         print("time_axis %r, not wall-clock" % doc["otherData"]["time_axis"])
         return 1
+    # the times count from a whole second, given in ns since the epoch
+    origin_ns = int(doc["otherData"]["time_origin_ns"])
+    if origin_ns % 1000000000:
+        print("time_origin_ns %d is not a whole second" % origin_ns)
+        return 1
+    origin = origin_ns // 1000
     open_, spans = {}, {}
     for e in doc["traceEvents"]:
         if e["ph"] == "M":
@@ -40,7 +46,7 @@ def main():
         f = line.split()
         if len(f) != 4 or f[0] != "PHASE":
             continue
-        name, a, b = f[1], int(f[2]), int(f[3])
+        name, a, b = f[1], int(f[2]) - origin, int(f[3]) - origin
         if len(spans.get(name, [])) != 1:
             bad.append("%s: %d frames" % (name, len(spans.get(name, []))))
             continue
