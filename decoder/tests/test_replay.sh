@@ -563,6 +563,16 @@ else
    fail "diff: extra call" "exit $rc, want A after $ea, B $eb" \
       "$(grep -A3 '^@@' "$tmp/out" | head -8)"
 fi
+# the context begins inside exchange (MPI_Recv), deeper than the extra
+# call: the call it is inside of comes first, its number the iteration
+# b's trace has the extra call in (57)
+it=$(awk '/^@@/ { getline; print; exit }' "$tmp/out")
+if echo "$it" | grep -Eq '^ +[0-9]+ +2    exchange #57$' &&
+   awk '/^@@/ { getline; getline; print; exit }' "$tmp/out" | grep -q '^ *\.\.\.$'; then
+   pass "diff: the context's enclosing call names the iteration (exchange #57)"
+else
+   fail "diff: the enclosing call" "$(grep -A4 '^@@' "$tmp/out" | head -6)"
+fi
 
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/b.trace"
 if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&

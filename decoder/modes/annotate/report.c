@@ -22,6 +22,8 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
                  const read_info *ri, char *why, size_t whylen)
 {
    pl_graph total;
+   pl_ranks ranks;
+   int have_ranks = 0;
    pl_group *gs = NULL;
    size_t ngroups = 0, i;
    report r;
@@ -74,9 +76,17 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
    qsort(r.callers, r.g->nedges, sizeof *r.callers, report_by_callee);
    if (!(r.cycle = cycle = report_call_cycles(r.g, p->nfns)))
       goto out;
-
+   /* the program across its ranks: for the whole program only, and by
+      default where there are several */
+   if (!opt->group && opt->ranks != RANKS_NO) {
+      if (pl_ranks_analyse(p, &ranks) < 0)
+         goto out;
+      have_ranks = 1;
+   }
    if (report_write_header(o, p, opt, ri, ngroups,
-                    opt->group ? &gs[opt->group - 1] : NULL) < 0)
+                    opt->group ? &gs[opt->group - 1] : NULL,
+                    have_ranks && (opt->ranks != RANKS_AUTO
+                                   || ranks.nprocs >= 2) ? &ranks : NULL) < 0)
       goto out;
    if (opt->group_by >= 0)
       report_write_groups(o, p, &total, gs, ngroups);
@@ -86,11 +96,12 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
        || report_write_list(&r, o, LIST_CALLS) < 0
        || report_write_list(&r, o, LIST_INCL) < 0)
       goto out;
-   /* the program across its ranks: for the whole program only */
-   if (!opt->group && opt->ranks != RANKS_NO && report_write_ranks(o, p, opt) < 0)
+   if (have_ranks && report_write_ranks(o, p, opt, &ranks) < 0)
       goto out;
    ret = 0;
 out:
+   if (have_ranks)
+      pl_ranks_free(&ranks);
    free(r.fns);
    free(r.callers);
    free(cycle);

@@ -117,6 +117,8 @@ int  report_cmp_u64_desc(uint64_t x, uint64_t y);
 int  report_by_callee(const void *a, const void *b);
 void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
                    uint64_t times);
+/* Its name alone. */
+void report_put_fn_name(outbuf *o, const pl_program *p, uint32_t fn);
 /* The lists: by calls, by inclusive events, and for a trace made with
    --collect-insns by self instructions (Ir, with inclusive Ir). */
 enum { LIST_CALLS, LIST_INCL, LIST_IR };
@@ -131,14 +133,22 @@ int  report_parse_group_by(const char *s, int *kind);
 const char *report_group_kind_name(int kind);
 void report_head_key(outbuf *o, const char *key);
 void report_put_u64(outbuf *o, uint64_t v);
+/* ranks: the program across its ranks, when the report has that
+   section (its headline goes in the header), else NULL. */
 int  report_write_header(outbuf *o, const pl_program *p,
                          const report_opts *opt, const read_info *ri,
-                         size_t ngroups, const pl_group *chosen);
+                         size_t ngroups, const pl_group *chosen,
+                         const pl_ranks *ranks);
 void report_write_groups(outbuf *o, const pl_program *p, const pl_graph *all,
                          const pl_group *gs, size_t n);
 void report_write_totals(outbuf *o, const pl_graph *g, const char *label);
+/* The Ranks section, of r (pl_ranks_analyse of p); its headline, for
+   an MPI run, one line of the header that names the outlier ranks and
+   what first makes each differ. */
 int  report_write_ranks(outbuf *o, const pl_program *p,
-                        const report_opts *opt);
+                        const report_opts *opt, const pl_ranks *r);
+void report_write_ranks_headline(outbuf *o, const pl_program *p,
+                                 const pl_ranks *r);
 /* The whole report.  0; 2 for a --group beyond the groups, with the
    reason in why (nothing written); -1 if out of memory. */
 int  report_write(outbuf *o, const pl_program *p, const report_opts *opt,

@@ -176,14 +176,15 @@ static size_t list_length(const report *r)
 
 /* "label (Nx) [object]" of fn ("(no caller)" for 0); no "(Nx)" if
    times is 0. */
+void report_put_fn_name(outbuf *o, const pl_program *p, uint32_t fn)
+{
+   report_put_name(o, fn == 0 ? "(no caller)" : fn_label(p, fn));
+}
+
 void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
                    uint64_t times)
 {
-   if (fn == 0) {
-      outbuf_str(o, "(no caller)");
-   } else {
-      report_put_name(o, fn_label(p, fn));
-   }
+   report_put_fn_name(o, p, fn);
    if (times) {
       char num[CELL_MAX];
       report_put_commas(num, times);

@@ -208,19 +208,48 @@ static int resync_marks(const side_buf *a, const side_buf *b, int align,
 typedef struct {
    pl_line  *ring;         /* last equal lines of A, for context */
    uint64_t *ring_num;     /* their call numbers (0: none known) */
+   pl_line  *ring_parent;  /* the call each is inside of (depth 0: none) */
+   uint64_t *ring_parent_num;
    size_t    n, next, cap;
    uint32_t *path;         /* A's calls open at each depth */
    size_t    path_len, path_cap;
+   pl_line  *last;         /* [depth - 1]: A's last call line at depth */
+   uint64_t *last_num;     /* its number */
+   size_t    last_cap, last_num_cap;
 } context;
+
+/* A's line l (number num) was passed: the calls open and the last call at
+   its depth follow it.  0, or -1 if out of memory. */
+static int track(context *c, const pl_line *l, uint64_t num)
+{
+   if (l->kind != PL_LINE_CALL)
+      return 0;
+   if (pl_grow(&c->path, &c->path_cap, l->depth, sizeof *c->path) < 0
+       || pl_grow(&c->last, &c->last_cap, l->depth, sizeof *c->last) < 0
+       || pl_grow(&c->last_num, &c->last_num_cap, l->depth,
+                  sizeof *c->last_num) < 0)
+      return -1;
+   c->path[l->depth - 1] = l->fn;
+   c->path_len = l->depth;
+   c->last[l->depth - 1] = *l;
+   c->last_num[l->depth - 1] = num;
+   return 0;
+}
 
 static int remember(context *c, const pl_line *l, uint64_t num)
 {
-   if (l->kind == PL_LINE_CALL) {
-      if (pl_grow(&c->path, &c->path_cap, l->depth, sizeof *c->path) < 0)
-         return -1;
-      c->path[l->depth - 1] = l->fn;
-      c->path_len = l->depth;
+   /* the last call one level up is the one l is inside of */
+   int parent = l->kind == PL_LINE_CALL && l->depth >= 2
+                && l->depth - 1 <= c->path_len;
+   if (c->cap) {
+      c->ring_parent[c->next].depth = 0;
+      if (parent) {
+         c->ring_parent[c->next] = c->last[l->depth - 2];
+         c->ring_parent_num[c->next] = c->last_num[l->depth - 2];
+      }
    }
+   if (track(c, l, num) < 0)
+      return -1;
    if (!c->cap)
       return 0;
    c->ring[c->next] = *l;
@@ -277,9 +306,10 @@ static const pl_mark *mark_before(const side_buf *b, uint64_t after)
 /* Give the report the hunk of the next na lines of a and nb of b, and
    pass them if passing (their call numbers are known once passed).  0, or
    -1 if out of memory. */
-static int report_hunk(diff_report *rep, const context *c, side_buf *a,
+static int report_hunk(diff_report *rep, context *c, side_buf *a,
                        side_buf *b, size_t na, size_t nb, int passing)
 {
+   int ret = 0;
    const pl_line *first = na ? &a->v[a->head] : nb ? &b->v[b->head] : NULL;
    size_t depth = first ? first->depth : 1, i;
    pl_line *ctx = malloc((c->n + 1) * sizeof *ctx);
@@ -302,6 +332,15 @@ static int report_hunk(diff_report *rep, const context *c, side_buf *a,
    h.ctx = ctx;
    h.nctx = c->n;
    h.ctx_num = a->numbered ? ctx_num : NULL;
+   /* the context begins inside a call deeper than the difference: that
+      call, whose number says which (an iteration of the loop around) */
+   if (c->n && a->numbered) {
+      size_t k0 = (c->next + c->cap - c->n) % c->cap;
+      if (c->ring[k0].depth > depth && c->ring_parent[k0].depth) {
+         h.ctx_parent = &c->ring_parent[k0];
+         h.ctx_parent_num = c->ring_parent_num[k0];
+      }
+   }
    h.a = &a->v[a->head];
    h.b = &b->v[b->head];
    h.na_all = na;
@@ -333,11 +372,14 @@ static int report_hunk(diff_report *rep, const context *c, side_buf *a,
       }
    }
    rep->hunk(rep, &h);
+   /* A's lines of the hunk were passed too: the calls open follow them */
+   for (i = 0; passing && i < na && ret == 0; i++)
+      ret = track(c, &h.a[i], rec[i]);
    free(num);
    free(rec);
    free(ctx);
    free(ctx_num);
-   return 0;
+   return ret;
 }
 
 /* ---- The comparison ------------------------------------------------------ */
@@ -359,7 +401,10 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
    a.numbered = b.numbered = !opts->folded;
    c.cap = opts->context;
    if (c.cap && (!(c.ring = malloc(c.cap * sizeof *c.ring))
-                 || !(c.ring_num = malloc(c.cap * sizeof *c.ring_num))))
+                 || !(c.ring_num = malloc(c.cap * sizeof *c.ring_num))
+                 || !(c.ring_parent = malloc(c.cap * sizeof *c.ring_parent))
+                 || !(c.ring_parent_num = malloc(c.cap
+                                                 * sizeof *c.ring_parent_num))))
       goto oom;
    rep->pair(rep, title, label_a, label_b);
    for (;;) {
@@ -404,8 +449,12 @@ int diff_pair(diff_report *rep, const char *title, const char *label_a,
                          r ? j : avail(&b), r) < 0)
             goto oom;
       } else if (r) {
+         size_t k, head = a.head;
          skip(&a, i, NULL);
          skip(&b, j, NULL);
+         for (k = 0; k < i; k++)
+            if (track(&c, &a.v[head + k], 0) < 0)
+               goto oom;
       }
       res->hunks++;
       if (!r) {
@@ -438,6 +487,10 @@ out:
    call_numbers_free(&b.nums);
    free(c.ring);
    free(c.ring_num);
+   free(c.ring_parent);
+   free(c.ring_parent_num);
    free(c.path);
+   free(c.last);
+   free(c.last_num);
    return ret;
 }

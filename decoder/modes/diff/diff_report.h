@@ -17,6 +17,11 @@ typedef struct {
    const pl_line      *ctx;       /* equal lines before it (A's), in order */
    const uint64_t     *ctx_num;   /* their call numbers (as num_a), or NULL */
    size_t              nctx;
+   const pl_line      *ctx_parent;   /* the call ctx[0] is inside of, when
+                                     that is deeper than the difference
+                                     (a loop's iteration: "exchange #7"),
+                                     else NULL */
+   uint64_t            ctx_parent_num;   /* its number, 0 if not known */
    const pl_line      *a, *b;     /* the lines only A has, only B has */
    size_t              na, nb;    /* (at most DIFF_HUNK_LINES of each) */
    size_t              na_all, nb_all;   /* how many in all */

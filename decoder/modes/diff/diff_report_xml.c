@@ -112,6 +112,8 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
       }
       xml_end(x);
    }
+   if (h->ctx_parent)
+      put_line(x, "enclosing", h->ctx_parent, h->nm_a, h->ctx_parent_num);
    for (i = 0; i < h->nctx; i++)
       put_line(x, "context", &h->ctx[i], h->nm_a,
                h->ctx_num ? h->ctx_num[i] : 0);

@@ -339,8 +339,11 @@ check_diverge() {
             errs+=("annotate: classes are not 2 by shape with a majority of 3: $(grep '^Classes:' "$ann")")
         grep -qE '^Outliers: +1 \(rank 2\)$' "$ann" ||
             errs+=("annotate: outliers are not just rank 2: $(grep '^Outliers:' "$ann")")
-        [ "$(grep -c '^Outlier ' "$ann")" -eq 1 ] ||
-            errs+=("annotate: $(grep -c '^Outlier ' "$ann") outlier sections, expected 1")
+        [ "$(grep -c '^Outlier rank [0-9]' "$ann")" -eq 1 ] ||
+            errs+=("annotate: $(grep -c '^Outlier rank [0-9]' "$ann") outlier sections, expected 1")
+        # the header names it, on the first screen
+        head -12 "$ann" | grep -qE '^Outlier ranks: +1 of 4: rank 2 \(only here: recover_from_slow_neighbour(\)|, \.\.\.\))' ||
+            errs+=("annotate: the header does not name rank 2: $(grep '^Outlier ranks:' "$ann")")
         grep -qE "^Outlier rank 2 \(pid $pid2, class $((3 - ${maj:-1}))\): $ndiff differences? from rank [0-9]+'s class$" "$ann" ||
             errs+=("annotate: no section 'Outlier rank 2 (pid $pid2, class $((3 - ${maj:-1}))): $ndiff difference(s)'")
         grep -qE '^ +4 +0 +only here: recover_from_slow_neighbour \[.*/diverge\]$' "$ann" ||
