@@ -211,11 +211,10 @@ typedef struct {
    pl_line  *ring_parent;  /* the call each is inside of (depth 0: none) */
    uint64_t *ring_parent_num;
    size_t    n, next, cap;
-   uint32_t *path;         /* A's calls open at each depth */
-   size_t    path_len, path_cap;
    pl_line  *last;         /* [depth - 1]: A's last call line at depth */
    uint64_t *last_num;     /* its number */
    size_t    last_cap, last_num_cap;
+   size_t    path_len;     /* A's calls open: last[0 .. path_len) */
 } context;
 
 /* A's line l (number num) was passed: the calls open and the last call at
@@ -224,12 +223,10 @@ static int track(context *c, const pl_line *l, uint64_t num)
 {
    if (l->kind != PL_LINE_CALL)
       return 0;
-   if (pl_grow(&c->path, &c->path_cap, l->depth, sizeof *c->path) < 0
-       || pl_grow(&c->last, &c->last_cap, l->depth, sizeof *c->last) < 0
+   if (pl_grow(&c->last, &c->last_cap, l->depth, sizeof *c->last) < 0
        || pl_grow(&c->last_num, &c->last_num_cap, l->depth,
                   sizeof *c->last_num) < 0)
       return -1;
-   c->path[l->depth - 1] = l->fn;
    c->path_len = l->depth;
    c->last[l->depth - 1] = *l;
    c->last_num[l->depth - 1] = num;
@@ -352,7 +349,7 @@ static int report_hunk(diff_report *rep, context *c, side_buf *a,
    h.mark = mark_before(a, na && h.a[0].number ? h.a[0].number - 1
                                                : a->last);
    /* the calls open in both at that point */
-   h.path = c->path;
+   h.path = c->last;
    h.path_len = c->path_len < depth - 1 ? c->path_len : depth - 1;
    if (h.path_len && (num = malloc(2 * h.path_len * sizeof *num))) {
       if (path_numbers(a, h.path_len, num)
@@ -489,7 +486,6 @@ out:
    free(c.ring_num);
    free(c.ring_parent);
    free(c.ring_parent_num);
-   free(c.path);
    free(c.last);
    free(c.last_num);
    return ret;

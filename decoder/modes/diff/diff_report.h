@@ -27,8 +27,8 @@ typedef struct {
    size_t              na_all, nb_all;   /* how many in all */
    uint64_t            a_after, b_after; /* where a side without lines is:
                                             after this event, 0 = start */
-   const uint32_t     *path;      /* calls open in both (A's IDs), outer */
-   size_t              path_len;  /*   first */
+   const pl_line      *path;      /* calls open in both (A's lines), */
+   size_t              path_len;  /*   outer first */
    const uint64_t     *path_num_a, *path_num_b;  /* [i]: path[i]'s number
                                      among its caller's calls of it, in A
                                      and in B; NULL if not known */

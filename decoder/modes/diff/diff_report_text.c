@@ -103,7 +103,7 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
       outbuf_str(o, "at the top");
    for (i = 0; i < h->path_len; i++) {
       outbuf_str(o, i ? " > " : "");
-      outbuf_str(o, trace_label(h->nm_a, h->path[i]));
+      outbuf_str(o, trace_label(h->nm_a, h->path[i].fn));
       if (h->path_num_a && (h->path_num_a[i] > 1 || h->path_num_b[i] > 1)) {
          outbuf_printf(o, " #%llu", (unsigned long long)h->path_num_a[i]);
          if (h->path_num_b[i] != h->path_num_a[i])

@@ -105,7 +105,7 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
    }
    for (i = 0; i < h->path_len; i++) {
       xml_start(x, "frame");
-      xml_attr_text(x, "function", trace_label(h->nm_a, h->path[i]));
+      xml_attr_text(x, "function", trace_label(h->nm_a, h->path[i].fn));
       if (h->path_num_a) {
          xml_attr_u64(x, "a-call", h->path_num_a[i]);
          xml_attr_u64(x, "b-call", h->path_num_b[i]);
