@@ -573,6 +573,47 @@ if echo "$it" | grep -Eq '^ +[0-9]+ +2    exchange #57$' &&
 else
    fail "diff: the enclosing call" "$(grep -A4 '^@@' "$tmp/out" | head -6)"
 fi
+# two levels: main's inline loop calls step, step calls helper, helper
+# three leaves; B makes an extra call after step in iteration 6.  The
+# context (the three leaves) is inside helper, inside step #6
+inline_loop() {   # OUT PID EXTRA_ITERATION
+   {
+      echo "process pid=$2 exe=/opt/app/y arg0=y"
+      echo "object /opt/app/y"
+      for f in main step helper leaf leafb leafc extra; do
+         echo "function $f /opt/app/y"
+      done
+      echo "thread 1"
+      echo "call 1 main"
+      for i in 1 2 3 4 5 6 7 8; do
+         echo "call 1 step helper leaf"
+         echo "return 1 1"
+         echo "call 1 leafb"
+         echo "return 1 1"
+         echo "call 1 leafc"
+         echo "return 1 3"
+         [ "$i" = "$3" ] && printf 'call 1 extra\nreturn 1 1\n'
+      done
+      echo "return 1 1"
+      echo end
+   } >"$tmp/$1.script"
+   "$SCRIPT_TRACE" "$tmp/$1.script" "$tmp/$1.trace"
+}
+if inline_loop ila 910 0 && inline_loop ilb 911 6; then
+   run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/ila.trace" "$tmp/ilb.trace"
+   # step #6 and helper (step's 1st call of it) come first, each the first
+   # call of the one above: no '...' between them and the leaves
+   got=$(awk '/^@@/ { for (k = 0; k < 6; k++) { getline; sub(/^[+-]? +[0-9]+ +[0-9]+ +/, ""); print } exit }' \
+      "$tmp/out" | tr '\n' '|')
+   if [ "$got" = "step #6|helper|leaf|leafb|leafc|extra|" ] &&
+      [ "$(grep -c '^+ ' "$tmp/out")" -eq 1 ]; then
+      pass "diff: the calls around the context, two levels (step #6 > helper)"
+   else
+      fail "diff: two levels around the context" "got '$got'" "$(grep -A7 '^@@' "$tmp/out")"
+   fi
+else
+   fail "script_trace: the inline loop"
+fi
 
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/b.trace"
 if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&

@@ -205,6 +205,8 @@ static int resync_marks(const side_buf *a, const side_buf *b, int align,
 
 /* ---- Output -------------------------------------------------------------- */
 
+#define OUTER_MAX 8        /* calls named around a hunk's context */
+
 typedef struct {
    pl_line  *ring;         /* last equal lines of A, for context */
    uint64_t *ring_num;     /* their call numbers (0: none known) */
@@ -215,6 +217,8 @@ typedef struct {
    uint64_t *last_num;     /* its number */
    size_t    last_cap, last_num_cap;
    size_t    path_len;     /* A's calls open: last[0 .. path_len) */
+   pl_line   outer[OUTER_MAX];      /* a hunk's calls around its context */
+   uint64_t  outer_num[OUTER_MAX];
 } context;
 
 /* A's line l (number num) was passed: the calls open and the last call at
@@ -300,6 +304,30 @@ static const pl_mark *mark_before(const side_buf *b, uint64_t after)
    return m;
 }
 
+/* The calls ring line k is inside of, from the difference's depth on,
+   into h (outer first): its parent, kept with it, then each last call one
+   level up that began before the call below it (a later one at that
+   depth has replaced the one that enclosed it: the chain stops). */
+static void outer_calls(context *c, size_t k, size_t depth, diff_hunk *h)
+{
+   size_t n = 0, d;
+   const pl_line *inner = &c->ring_parent[k];
+   if (c->ring[k].depth <= depth || !inner->depth)
+      return;
+   c->outer[OUTER_MAX - ++n] = *inner;
+   c->outer_num[OUTER_MAX - n] = c->ring_parent_num[k];
+   for (d = inner->depth - 1; d >= depth && d >= 1 && n < OUTER_MAX; d--) {
+      if (c->last[d - 1].number >= inner->number)
+         break;
+      inner = &c->last[d - 1];
+      c->outer[OUTER_MAX - ++n] = *inner;
+      c->outer_num[OUTER_MAX - n] = c->last_num[d - 1];
+   }
+   h->outer = &c->outer[OUTER_MAX - n];
+   h->outer_num = &c->outer_num[OUTER_MAX - n];
+   h->nouter = n;
+}
+
 /* Give the report the hunk of the next na lines of a and nb of b, and
    pass them if passing (their call numbers are known once passed).  0, or
    -1 if out of memory. */
@@ -329,15 +357,10 @@ static int report_hunk(diff_report *rep, context *c, side_buf *a,
    h.ctx = ctx;
    h.nctx = c->n;
    h.ctx_num = a->numbered ? ctx_num : NULL;
-   /* the context begins inside a call deeper than the difference: that
-      call, whose number says which (an iteration of the loop around) */
-   if (c->n && a->numbered) {
-      size_t k0 = (c->next + c->cap - c->n) % c->cap;
-      if (c->ring[k0].depth > depth && c->ring_parent[k0].depth) {
-         h.ctx_parent = &c->ring_parent[k0];
-         h.ctx_parent_num = c->ring_parent_num[k0];
-      }
-   }
+   /* the context begins inside calls deeper than the difference: those
+      calls, whose numbers say which (an iteration of the loop around) */
+   if (c->n && a->numbered)
+      outer_calls(c, (c->next + c->cap - c->n) % c->cap, depth, &h);
    h.a = &a->v[a->head];
    h.b = &b->v[b->head];
    h.na_all = na;

@@ -17,11 +17,12 @@ typedef struct {
    const pl_line      *ctx;       /* equal lines before it (A's), in order */
    const uint64_t     *ctx_num;   /* their call numbers (as num_a), or NULL */
    size_t              nctx;
-   const pl_line      *ctx_parent;   /* the call ctx[0] is inside of, when
-                                     that is deeper than the difference
-                                     (a loop's iteration: "exchange #7"),
-                                     else NULL */
-   uint64_t            ctx_parent_num;   /* its number, 0 if not known */
+   const pl_line      *outer;     /* the calls ctx[0] is inside of, down
+                                     to the difference's depth, outer
+                                     first (a loop's iteration: "exchange
+                                     #7"); as many as are still known */
+   const uint64_t     *outer_num; /* their numbers (0: not known) */
+   size_t              nouter;
    const pl_line      *a, *b;     /* the lines only A has, only B has */
    size_t              na, nb;    /* (at most DIFF_HUNK_LINES of each) */
    size_t              na_all, nb_all;   /* how many in all */

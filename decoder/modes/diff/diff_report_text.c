@@ -126,11 +126,13 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
                     (unsigned long long)h->a[0].count,
                     (unsigned long long)h->b[0].count);
    outbuf_str(o, "\n");
-   if (h->ctx_parent) {
+   for (i = 0; i < h->nouter; i++) {
+      uint64_t next = i + 1 < h->nouter ? h->outer[i + 1].number
+                                        : h->ctx[0].number;
       outbuf_str(o, "  ");
-      thread_line_put_num(o, h->ctx_parent, h->nm_a, h->ctx_parent_num);
-      if (h->ctx_parent->number + 1 != h->ctx[0].number)
-         outbuf_str(o, "         ...\n");     /* its first calls left out */
+      thread_line_put_num(o, &h->outer[i], h->nm_a, h->outer_num[i]);
+      if (h->outer[i].number + 1 != next)
+         outbuf_str(o, "         ...\n");     /* calls left out */
    }
    for (i = 0; i < h->nctx; i++) {
       outbuf_str(o, "  ");

@@ -112,8 +112,8 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
       }
       xml_end(x);
    }
-   if (h->ctx_parent)
-      put_line(x, "enclosing", h->ctx_parent, h->nm_a, h->ctx_parent_num);
+   for (i = 0; i < h->nouter; i++)
+      put_line(x, "enclosing", &h->outer[i], h->nm_a, h->outer_num[i]);
    for (i = 0; i < h->nctx; i++)
       put_line(x, "context", &h->ctx[i], h->nm_a,
                h->ctx_num ? h->ctx_num[i] : 0);
