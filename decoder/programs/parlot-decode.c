@@ -365,25 +365,6 @@ static void collect_merge(void *ctx, size_t i, void *result)
    free(cp);
 }
 
-/* The earliest start of a thread with wall-clock stamps in the files (a
-   first look at each; those that cannot be read are reported when they
-   are decoded), -1 if none: the timeline's times count from it. */
-static int64_t timeline_first_ns(const pl_input *in, size_t n)
-{
-   int64_t first = -1;
-   for (size_t i = 0; i < n; i++) {
-      pl_error err;
-      pl_trace *t = pl_input_open(&in[i], &err);
-      if (t) {
-         int64_t f = pl_timeline_first_ns(t);
-         if (f >= 0 && (first < 0 || f < first))
-            first = f;
-         pl_trace_close(t);
-      }
-   }
-   return first;
-}
-
 /* Per-file and collecting modes: decode each file in turn. */
 static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
                         outbuf *out, const pl_decode_opts *opts)
@@ -405,7 +386,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    if (!isatty(out->fd))
       pg = pl_progress_new(PROG, (size_t)n);
    if (mode->timeline)
-      pl_timeline_begin(out, mode->timeline, timeline_first_ns(in, n));
+      pl_timeline_begin(out, mode->timeline);
    fo.progress = pl_progress_hooks_of(pg);
    parallel = mode->collect && mode->collect->merge && n > 1
               && opts->jobs > 1;

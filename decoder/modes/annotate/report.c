@@ -82,11 +82,14 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
       if (pl_ranks_analyse(p, &ranks) < 0)
          goto out;
       have_ranks = 1;
+      if (opt->ranks == RANKS_AUTO && ranks.nprocs < 2) {
+         pl_ranks_free(&ranks);
+         have_ranks = 0;
+      }
    }
    if (report_write_header(o, p, opt, ri, ngroups,
                     opt->group ? &gs[opt->group - 1] : NULL,
-                    have_ranks && (opt->ranks != RANKS_AUTO
-                                   || ranks.nprocs >= 2) ? &ranks : NULL) < 0)
+                    have_ranks ? &ranks : NULL) < 0)
       goto out;
    if (opt->group_by >= 0)
       report_write_groups(o, p, &total, gs, ngroups);

@@ -117,7 +117,7 @@ int  report_cmp_u64_desc(uint64_t x, uint64_t y);
 int  report_by_callee(const void *a, const void *b);
 void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
                    uint64_t times);
-/* Its name alone. */
+/* Its label alone ("(no caller)" for 0). */
 void report_put_fn_name(outbuf *o, const pl_program *p, uint32_t fn);
 /* The lists: by calls, by inclusive events, and for a trace made with
    --collect-insns by self instructions (Ir, with inclusive Ir). */
@@ -142,7 +142,9 @@ int  report_write_header(outbuf *o, const pl_program *p,
 void report_write_groups(outbuf *o, const pl_program *p, const pl_graph *all,
                          const pl_group *gs, size_t n);
 void report_write_totals(outbuf *o, const pl_graph *g, const char *label);
-/* The Ranks section, of r (pl_ranks_analyse of p); its headline, for
+/* The Ranks section, of r (pl_ranks_analyse of p, written when there is
+   something to compare: --ranks=yes, or several processes); its
+   headline, for
    an MPI run, one line of the header that names the outlier ranks and
    what first makes each differ. */
 int  report_write_ranks(outbuf *o, const pl_program *p,

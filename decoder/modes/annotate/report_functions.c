@@ -174,13 +174,13 @@ static size_t list_length(const report *r)
    return n;
 }
 
-/* "label (Nx) [object]" of fn ("(no caller)" for 0); no "(Nx)" if
-   times is 0. */
 void report_put_fn_name(outbuf *o, const pl_program *p, uint32_t fn)
 {
    report_put_name(o, fn == 0 ? "(no caller)" : fn_label(p, fn));
 }
 
+/* "label (Nx) [object]" of fn ("(no caller)" for 0); no "(Nx)" if
+   times is 0. */
 void report_put_fn(outbuf *o, const pl_program *p, uint32_t fn,
                    uint64_t times)
 {

@@ -31,17 +31,19 @@ static const char *const reason_names[] = {
    "calls differ: ", "order differs: "
 };
 
-static void put_fn_object(outbuf *o, const pl_program *p, uint32_t fn)
+/* fn with its object, or its name alone. */
+static void put_reason_fn(outbuf *o, const pl_program *p, uint32_t fn,
+                          int objects)
 {
-   report_put_fn(o, p, fn, 0);
+   if (objects)
+      report_put_fn(o, p, fn, 0);
+   else
+      report_put_fn_name(o, p, fn);
 }
 
-/* objects: each function with its object, else its name alone. */
 static void put_reason(outbuf *o, const pl_program *p, const pl_reason *r,
                        int objects)
 {
-   void (*put)(outbuf *, const pl_program *, uint32_t) =
-      objects ? put_fn_object : report_put_fn_name;
    outbuf_str(o, reason_names[r->kind]);
    if (r->kind == PL_REASON_ORDER) {
       outbuf_str(o, "the same calls in another order (parlot-diff --within "
@@ -49,10 +51,10 @@ static void put_reason(outbuf *o, const pl_program *p, const pl_reason *r,
       return;
    }
    if (r->kind == PL_REASON_ONLY_EDGE || r->kind == PL_REASON_MISSING_EDGE) {
-      put(o, p, r->caller);
+      put_reason_fn(o, p, r->caller, objects);
       outbuf_str(o, " > ");
    }
-   put(o, p, r->fn);
+   put_reason_fn(o, p, r->fn, objects);
 }
 
 /* Whether outlier ol is explained against the majority class (its
@@ -79,8 +81,6 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt,
    size_t i, n, k;
    int pass;
 
-   if (opt->ranks == RANKS_AUTO && r->nprocs < 2)
-      return 0;
    unit = r->by_rank ? "rank" : "process";
    units = r->by_rank ? "ranks" : "processes";
    fs = malloc((r->nfns + 1) * sizeof *fs);

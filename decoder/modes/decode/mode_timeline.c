@@ -5,8 +5,8 @@
    format, one "evented" profile per thread).
 
    The time axis is the wall clock where the trace has stamps
-   (--collect-time; µs since the whole second before the earliest
-   thread's start, shared by every thread and process): an event's time is interpolated between the stamps around it
+   (--collect-time; µs since the origin below, shared by every thread and
+   process): an event's time is interpolated between the stamps around it
    in proportion to the instructions (with costs) or the events between
    them.  Else it is the thread's own: its instructions where the trace
    has costs (--collect-insns; on Chrome's axis, 1 µs stands for 1,000
@@ -45,26 +45,32 @@ typedef struct {
 /* Calls beyond which the end of a document notes how to bound it. */
 #define PL_TIMELINE_MANY_CALLS 2000000u
 
+/* The wall-clock axis' 0: a whole second, an hour before the first
+   thread written starts, so that the traces of one run given in any order
+   count up from it (one started earlier yet gets negative times), and a
+   viewer's double keeps the times exact to the ns for weeks, where µs
+   since the epoch would keep a quarter of a µs.  Set by the first thread
+   with stamps: no file is read twice. */
+#define ORIGIN_BEFORE_NS 3600000000000ull
+
 /* The document being written, across the files. */
 static struct {
    int         format;      /* PL_TIMELINE_* */
    int         axis;        /* the axes of the threads so far (bits) */
    uint64_t    written;     /* events and profiles written: commas */
    uint64_t    calls;       /* frames opened, over the document */
-   uint64_t    origin;      /* the wall-clock axis' 0: ns since the epoch */
+   uint64_t    origin;      /* the wall-clock axis' 0: ns since the epoch
+                               (0: no thread on it yet) */
    frame_table frames;
    uint32_t   *open;        /* the open frames of the thread (speedscope:
                                frame numbers; Chrome: depth only) */
    size_t      open_cap;
 } tl;
 
-void pl_timeline_begin(outbuf *o, int format, int64_t first_ns)
+void pl_timeline_begin(outbuf *o, int format)
 {
    memset(&tl, 0, sizeof tl);
    tl.format = format;
-   /* a whole second, so that the times' fractions are the clock's */
-   if (first_ns > 0)
-      tl.origin = (uint64_t)first_ns / 1000000000u * 1000000000u;
    if (format == PL_TIMELINE_CHROME)
       outbuf_str(o, "{\"traceEvents\":[\n");
    else
@@ -94,9 +100,7 @@ static void free_frames(frame_table *f)
 int pl_timeline_end(outbuf *o)
 {
    char origin[32] = "";
-   if (tl.axis & AXIS_WALL) {
-      /* UTC, to second; a double's 53 bits keep the times since it exact
-         to the ns, where µs since the epoch would keep a quarter of a µs */
+   if (tl.axis & AXIS_WALL) {          /* UTC, to the second */
       time_t sec = (time_t)(tl.origin / 1000000000u);
       struct tm tm;
       if (gmtime_r(&sec, &tm))
@@ -189,8 +193,14 @@ static long frame_of(frame_table *f, const char *file, const char *name)
    instructions (/1000 for Chrome's µs) or its events. */
 static void put_time(outbuf *o, int axis, uint64_t t)
 {
-   if (axis == AXIS_WALL)
-      t = t > tl.origin ? t - tl.origin : 0;
+   if (axis == AXIS_WALL) {
+      if (t < tl.origin) {
+         outbuf_str(o, "-");
+         t = tl.origin - t;
+      } else {
+         t -= tl.origin;
+      }
+   }
    if (axis == AXIS_WALL
        || (axis == AXIS_INSNS && tl.format == PL_TIMELINE_CHROME))
       outbuf_printf(o, "%llu.%03llu", (unsigned long long)(t / 1000),
@@ -367,32 +377,19 @@ static int take_event(thread_out *w, uint32_t fn, uint64_t number,
    return 0;
 }
 
-/* Whether a thread's stamps make a time axis (two, the clock moving). */
-static int stamps_make_axis(const pl_time_stamp *st, size_t nst)
-{
-   return nst >= 2 && st[nst - 1].ns > st[0].ns && st[0].ns >= 0;
-}
-
-int64_t pl_timeline_first_ns(const pl_trace *t)
-{
-   int64_t first = -1;
-   for (size_t i = 0, n = pl_trace_nthreads(t); i < n; i++) {
-      size_t nst;
-      const pl_time_stamp *st = pl_trace_times(t, i, &nst);
-      if (stamps_make_axis(st, nst) && (first < 0 || st[0].ns < first))
-         first = st[0].ns;
-   }
-   return first;
-}
-
-/* Whether a thread's stamps make a time axis, which then starts at the
-   first. */
+/* Whether a thread's stamps make a time axis (two, the clock moving),
+   which then starts at the first (the document's origin follows the
+   first such thread). */
 static int wall_axis(thread_out *w)
 {
-   if (!stamps_make_axis(w->st, w->nst))
+   if (w->nst < 2 || w->st[w->nst - 1].ns <= w->st[0].ns
+       || w->st[0].ns < 0)
       return 0;
    w->t_prev = (uint64_t)w->st[0].ns;
    w->x_prev = 0;
+   if (!tl.origin)
+      tl.origin = w->t_prev / 1000000000u * 1000000000u
+                  - (w->t_prev > ORIGIN_BEFORE_NS ? ORIGIN_BEFORE_NS : 0);
    return 1;
 }
 

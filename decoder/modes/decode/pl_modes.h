@@ -60,14 +60,9 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
    files, begun before the first (format: PL_TIMELINE_*), each file's
    selected threads written by pl_mode_timeline_file as the per-file
    modes, and ended after the last (also when none could be read).
-   pl_timeline_end: 0, or -1 if out of memory.  The wall-clock axis
-   counts from the whole second before first_ns, the earliest
-   pl_timeline_first_ns of the files (ns since the epoch; -1 none). */
+   pl_timeline_end: 0, or -1 if out of memory. */
 enum { PL_TIMELINE_CHROME = 1, PL_TIMELINE_SPEEDSCOPE = 2 };
-void pl_timeline_begin(outbuf *o, int format, int64_t first_ns);
-/* The earliest start of a thread of t with a wall-clock axis, -1 if
-   none. */
-int64_t pl_timeline_first_ns(const pl_trace *t);
+void pl_timeline_begin(outbuf *o, int format);
 int  pl_mode_timeline_file(pl_trace *t, outbuf *o, pl_error *err,
                            const pl_decode_opts *opts);
 int  pl_timeline_end(outbuf *o);
