@@ -9,6 +9,7 @@
 #include "pl_alloc.h"
 #include "pl_hash.h"
 #include "pl_outliers.h"
+#include "pl_program_private.h"
 #include "pl_runtime.h"
 
 static int u64_order(const void *a, const void *b)
@@ -328,7 +329,7 @@ static int reaches_mpi(const pl_program *p, const pl_graph *g, uint32_t fn,
    makes, from a caller no other process calls the same callee from, of
    callees that lead to no MPI call (its reports and file I/O), with the
    callees' calls along them; then the functions left without calls, with
-   their edges.  0, or -1 if out of memory. */
+   their edges.  1 if it dropped calls, 0 if none, -1 if out of memory. */
 static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
                           size_t root)
 {
@@ -338,7 +339,7 @@ static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
    uint32_t *stack = malloc(((size_t)p->nfns + 1) * sizeof *stack);
    pl_graph *g = &gs[root];
    size_t j, k, m, w;
-   int ret = -1;
+   int ret = -1, dropped = 0;
 
    if (!seen || !gone || !stack || !(drop = calloc(g->nedges + 1, 1)))
       goto out;
@@ -350,6 +351,7 @@ static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
       if (m < n || reaches_mpi(p, g, e->callee, seen, stack))
          continue;
       drop[j] = 1;
+      dropped = 1;
       for (k = 0; k < g->nfns; k++)
          if (g->fns[k].fn == e->callee)
             g->fns[k].calls -= e->calls < g->fns[k].calls
@@ -366,7 +368,7 @@ static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
           && !(g->edges[j].caller && gone[g->edges[j].caller]))
          g->edges[w++] = g->edges[j];
    g->nedges = w;
-   ret = 0;
+   ret = dropped;
 out:
    free(seen);
    free(gone);
@@ -392,32 +394,62 @@ static uint64_t process_order(const pl_program *p, const pl_process *pr)
    return h ? h : 1;
 }
 
+/* Processes' orders: ord[i], of all their calls; and where one of i and
+   j is the root whose own work was left out of its graph (root < n),
+   ord_mpi[], of their calls that lead to MPI, so that its reports do not
+   make its order another.  The root's order tells only whether it is an
+   outlier: the others' calls that lead to no MPI call (a compute
+   step moved) are told apart among themselves. */
+typedef struct {
+   const uint64_t *ord, *ord_mpi;
+   size_t root;
+} orders;
+
+static int same_order(const orders *o, size_t i, size_t j)
+{
+   if (i == o->root || j == o->root)
+      return o->ord_mpi[i] == o->ord_mpi[j];
+   return o->ord[i] == o->ord[j];
+}
+
 /* Outliers by order: in each class of gcls (n processes, classes by
    calls counted) with three members or more where two or more share an
    order, the members whose order no other has.  They are appended to r's
    outliers with their one reason; is_out marks the processes already
-   outliers.  0, or -1 if out of memory. */
+   outliers; root: the index of the root whose own work was left out, n
+   if none.  0, or -1 if out of memory. */
 static int order_outliers(const pl_program *p, pl_ranks *r, const size_t *gcls,
-                          const size_t *gsize, size_t n, uint8_t *is_out)
+                          const size_t *gsize, size_t n, uint8_t *is_out,
+                          size_t root)
 {
    uint64_t *ord = malloc((n + 1) * sizeof *ord);
+   uint64_t *ord_mpi = malloc((n + 1) * sizeof *ord_mpi);
+   orders o = { ord, ord_mpi, root };
    size_t i, j;
 
-   if (!ord)
+   if (!ord || !ord_mpi) {
+      free(ord);
+      free(ord_mpi);
       return -1;
-   for (i = 0; i < n; i++)
+   }
+   for (i = 0; i < n; i++) {
       ord[i] = process_order(p, &p->procs[r->procs[i]]);
+      ord_mpi[i] = pl_program_order_mpi(p, r->procs[i]);
+      if (!ord_mpi[i])
+         ord[i] = 0;        /* not both known: not compared */
+   }
    for (i = 0; i < n; i++) {
       size_t same = 0, shared = 0;
       if (is_out[i] || !ord[i] || gsize[gcls[i]] < 3)
          continue;
       for (j = 0; j < n; j++) {
          size_t k, twins = 0;
-         if (j == i || gcls[j] != gcls[i] || !ord[j])
+         if (j == i || j == root || gcls[j] != gcls[i] || !ord[j])
             continue;
-         same += ord[j] == ord[i];
+         same += same_order(&o, i, j);
          for (k = 0; k < n; k++)
-            twins += k != i && gcls[k] == gcls[i] && ord[k] == ord[j];
+            twins += k != i && k != root && gcls[k] == gcls[i] && ord[k]
+                     && same_order(&o, k, j);
          shared += twins >= 2;
       }
       if (!same && shared) {
@@ -427,11 +459,13 @@ static int order_outliers(const pl_program *p, pl_ranks *r, const size_t *gcls,
          is_out[i] = 1;
          if (add_reason(o, &cap, PL_REASON_ORDER, 0, 0, 0, 0) < 0) {
             free(ord);
+            free(ord_mpi);
             return -1;
          }
       }
    }
    free(ord);
+   free(ord_mpi);
    return 0;
 }
 
@@ -535,7 +569,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    uint64_t *dist = NULL;
    uint8_t *is_out = NULL;
    size_t *gcls = NULL, *gsize = NULL, *grep = NULL;
-   size_t i, j, k, n = 0, nm = 0, best;
+   size_t i, j, k, n = 0, nm = 0, best, root;
    int shape_majority;
    uint32_t f;
    int ret = -1;
@@ -616,10 +650,14 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       gs[i] = b;
    }
    /* rank 0, the root by convention, does the I/O the others do not */
+   root = n;
    for (i = 0; i < n; i++)
       if (is_root(p, r, i)) {
-         if (drop_root_only(p, gs, n, i) < 0)
+         int dropped = drop_root_only(p, gs, n, i);
+         if (dropped < 0)
             goto out;
+         if (dropped)
+            root = i;
          break;
       }
    /* outliers by shape: outside the largest class of processes calling
@@ -668,7 +706,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    /* ... and by order: the same calls as their class, in another order */
    for (k = 0; k < r->noutliers; k++)
       is_out[r->outliers[k].proc] = 1;
-   if (shape_majority && order_outliers(p, r, gcls, gsize, n, is_out) < 0)
+   if (shape_majority && order_outliers(p, r, gcls, gsize, n, is_out, root) < 0)
       goto out;
    best = 0;
    for (i = 1; i < r->nclasses; i++)

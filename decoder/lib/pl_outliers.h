@@ -48,7 +48,10 @@
    three or more (the same calls, counted), where at least two share one
    order, a process whose order no other has is an outlier too, with one
    reason, PL_REASON_ORDER: the same calls in another order (two calls
-   swapped); parlot-diff --within shows where. */
+   swapped); parlot-diff --within shows where.  The root whose own work
+   was left out of its graph is compared by the order of its calls that
+   lead to an MPI call (pl_program_order_mpi), so that its reports make
+   no other order; a compute step it alone moves is then not seen. */
 #ifndef PL_OUTLIERS_H
 #define PL_OUTLIERS_H
 

@@ -16,6 +16,7 @@
 #include "pl_paths.h"
 #include "pl_program.h"
 #include "pl_program_private.h"
+#include "pl_runtime.h"
 #include "pl_view.h"
 #include "pl_view_ahead.h"
 
@@ -35,6 +36,7 @@ struct pl_program_internal {
 struct proc_extra {
    char     *recording;           /* pl_trace_recording(), or NULL */
    pl_ending ending;
+   uint64_t  order_mpi;           /* pl_program_order_mpi */
 };
 
 /* p->internal, allocated on first use; NULL if out of memory. */
@@ -69,6 +71,21 @@ int pl_program_set_process(pl_program *p, size_t proc, const char *recording,
    x->recording = NULL;
    x->ending = *ending;
    return recording && !(x->recording = strdup(recording)) ? -1 : 0;
+}
+
+int pl_program_set_order_mpi(pl_program *p, size_t proc, uint64_t order)
+{
+   struct proc_extra *x = extra_of(p, proc);
+   if (!x)
+      return -1;
+   x->order_mpi = order;
+   return 0;
+}
+
+uint64_t pl_program_order_mpi(const pl_program *p, size_t proc)
+{
+   const struct pl_program_internal *in = p->internal;
+   return in && proc < in->procs_cap ? in->procs[proc].order_mpi : 0;
 }
 
 const char *pl_program_recording(const pl_program *p, size_t proc)
@@ -449,14 +466,36 @@ static uint32_t shown_inherited(const pl_trace *t, size_t i,
 /* The order of a thread's calls in the program's view, hashed as the
    events go by (pl_thread.order): each shown call's depth among shown
    calls and its function's identity, which is the same in every trace
-   and every worker's program.  Raw events only (no filter). */
+   and every worker's program.  Beside it the order of the shown calls
+   that lead to an MPI call, hashed as they return, so that a call is
+   known to lead to one (pl_program_order_mpi): the root's order without
+   its own work (pl_outliers.h).  Raw events only (no filter). */
+typedef struct {
+   uint64_t ident;
+   int      mpi;           /* it is, or a call inside it was, MPI's */
+} order_frame;
+
 typedef struct {
    const uint8_t *keep;    /* the program's view of the trace */
+   const uint8_t *mpi;     /* [trace fn]: the MPI interface */
    pl_frames      frames;
+   order_frame   *open;    /* the shown calls open, [depth - 1] */
+   size_t         cap;
    uint32_t       depth;   /* shown calls open */
-   uint64_t       h;
+   uint64_t       h, h_mpi;
    int            broken;  /* out of memory: no order */
 } order_sig;
+
+/* The top shown call returns. */
+static void order_close(order_sig *o)
+{
+   order_frame *f = &o->open[--o->depth];
+   if (!f->mpi)
+      return;
+   o->h_mpi = pl_fnv1a_step(pl_fnv1a_step(o->h_mpi, o->depth + 1), f->ident);
+   if (o->depth)
+      o->open[o->depth - 1].mpi = 1;
+}
 
 static void order_feed(order_sig *o, const pl_program *p,
                        const uint32_t *fn_map, const pl_event *ev, long n)
@@ -464,8 +503,10 @@ static void order_feed(order_sig *o, const pl_program *p,
    long i;
    for (i = 0; i < n && !o->broken; i++) {
       uint32_t d = ev[i].depth;
+      uint64_t ident;
       if (ev[i].kind != PL_EV_CALL) {
-         o->depth -= (uint32_t)pl_frames_return(&o->frames, d);
+         if (pl_frames_return(&o->frames, d) && o->depth)
+            order_close(o);
          continue;
       }
       switch (pl_frames_call(&o->frames, o->keep, ev[i].fn, d)) {
@@ -473,12 +514,47 @@ static void order_feed(order_sig *o, const pl_program *p,
          o->broken = 1;
          break;
       case 1:
-         o->depth++;
-         o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth),
-                              p->fns[fn_map[ev[i].fn]].ident);
+         if (pl_grow(&o->open, &o->cap, o->depth + 1, sizeof *o->open) < 0) {
+            o->broken = 1;
+            break;
+         }
+         ident = p->fns[fn_map[ev[i].fn]].ident;
+         o->open[o->depth++] = (order_frame){ ident, o->mpi[ev[i].fn] };
+         o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth), ident);
          break;
       }
    }
+}
+
+/* The calls still open at the end (a run that did not finish) return:
+   th's order, and the order of its calls that lead to MPI (0 if not
+   known). */
+static uint64_t order_finish(order_sig *o, pl_thread *th)
+{
+   uint64_t h_mpi = 0;
+   while (o->depth)
+      order_close(o);
+   if (!o->broken) {
+      th->order = o->h ? o->h : 1;
+      h_mpi = o->h_mpi ? o->h_mpi : 1;
+   }
+   free(o->frames.st);
+   free(o->open);
+   return h_mpi;
+}
+
+/* [id]: whether trace function id is the MPI interface; NULL if out of
+   memory. */
+static uint8_t *mpi_functions(pl_trace *t)
+{
+   uint32_t id, n = pl_trace_nfunctions(t);
+   uint8_t *mpi = malloc((size_t)n + 1);
+   if (!mpi)
+      return NULL;
+   mpi[0] = 0;
+   for (id = 1; id <= n; id++)
+      mpi[id] = (uint8_t)pl_runtime_mpi_interface(pl_trace_function(t, id)->name.str);
+   return mpi;
 }
 
 int pl_program_read_input(pl_program *p, const pl_input *in,
@@ -489,12 +565,13 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    const pl_filter *filter = pl_program_filter(p);
    pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
-   uint8_t *keep = NULL, *prog_keep = NULL;
+   uint8_t *keep = NULL, *prog_keep = NULL, *mpi = NULL;
    pl_filter *prog_view = NULL;
    pl_cg_builder *b = NULL;
    pl_process *pr;
    size_t i, nth;
-   int ret = 0;
+   uint64_t order_mpi;    /* the process's, its threads' in turn */
+   int mpi_known, ret = 0;
 
    if (!t)
       return -1;
@@ -516,12 +593,15 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
        || (filter && !(keep = pl_filter_functions(filter, t, p->demangle)))
        || (prog_view && !(prog_keep = pl_filter_functions(prog_view, t,
                                                            p->demangle)))
+       || (prog_view && !(mpi = mpi_functions(t)))
        || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
       oom(err);
       ret = -1;
       goto out;
    }
    pr = &p->procs[p->nprocs - 1];
+   order_mpi = PL_FNV1A_INIT;
+   mpi_known = prog_view != NULL;
    nth = pl_trace_nthreads(t);
    for (i = 0; i < nth; i++) {
       const pl_thread_info *ti = pl_trace_thread(t, i);
@@ -570,7 +650,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          ahead = pl_view_ahead_start(view);   /* NULL: read here */
       memset(&os, 0, sizeof os);
       os.keep = prog_keep;
-      os.h = PL_FNV1A_INIT;
+      os.mpi = mpi;
+      os.h = os.h_mpi = PL_FNV1A_INIT;
       for (;;) {
          if (ahead) {
             n = pl_view_ahead_next(ahead, &ev, &costs, &position, &e);
@@ -597,9 +678,11 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
       }
       pl_view_ahead_stop(ahead);
       pl_view_close(view);
-      if (os.keep && !os.broken)
-         th->order = os.h ? os.h : 1;
-      free(os.frames.st);
+      if (os.keep) {
+         uint64_t h = order_finish(&os, th);
+         mpi_known &= h != 0;
+         order_mpi = pl_fnv1a_step(pl_fnv1a_step(order_mpi, th->number), h);
+      }
       if (v && v->thread_end)
          v->thread_end(v->ctx);
       if (pl_cg_end(b, fn_map, &th->g) < 0 || n == -2) {
@@ -615,6 +698,12 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          ret = 1;
       }
    }
+   if (pl_program_set_order_mpi(p, p->nprocs - 1,
+                                !mpi_known ? 0 : order_mpi ? order_mpi : 1) < 0) {
+      oom(err);
+      ret = -1;
+      goto out;
+   }
    if (ret == 0 && pl_trace_damage(t)) {
       *err = *pl_trace_damage(t);
       ret = 1;
@@ -623,6 +712,7 @@ out:
    pl_cg_free(b);
    free(keep);
    free(prog_keep);
+   free(mpi);
    pl_filter_free(prog_view);
    free(fn_map);
    pl_trace_close(t);
@@ -810,7 +900,9 @@ int pl_program_merge_map(pl_program *p, pl_program *part, uint32_t **mapp)
       pl_ending ending;
       pl_program_ending(part, k, &ending);
       if (pl_program_set_process(p, p->nprocs + k,
-                                 pl_program_recording(part, k), &ending) < 0)
+                                 pl_program_recording(part, k), &ending) < 0
+          || pl_program_set_order_mpi(p, p->nprocs + k,
+                                      pl_program_order_mpi(part, k)) < 0)
          goto out;
    }
    p->nthreads += part->nthreads;

@@ -14,6 +14,14 @@ uint32_t pl_program_adopt(pl_program *p, pl_gfunc *f);
 /* Free f's strings (label and shown may be name's, shown's). */
 void pl_gfunc_free(pl_gfunc *f);
 
+/* The order of process proc's calls that lead to an MPI call, in the
+   program's view, its threads' in turn (as pl_thread.order, but each
+   thread's hashed as the calls return): 0 if not known (not an MPI rank,
+   read through a filter, out of memory).  For the root, whose own work
+   (its reports, its I/O) the outliers leave out (pl_outliers.h). */
+uint64_t pl_program_order_mpi(const pl_program *p, size_t proc);
+int      pl_program_set_order_mpi(pl_program *p, size_t proc, uint64_t order);
+
 /* Set what process proc keeps beside its pl_process: its recording
    description (a copy of recording, may be NULL) and how it ended (a
    copy).  0, or -1 if out of memory. */

@@ -11,7 +11,7 @@
         str path, pid, ppid, exe, cmd, rank, role, recording;
         u32 end; u64 first_thread, nthreads, nthreads_all;
         u32 ending kind, status + 1, signal, signal_thread, end_lost;
-        str signal_name ("" if none)
+        str signal_name ("" if none); u64 order_mpi
      per thread:
         u64 proc; u32 number, parent, inherited, complete; u64 order;
         graph: u64 events, calls, max_depth, nfns, nedges; u32 costs;
@@ -33,7 +33,7 @@
 #include "pl_wire.h"
 
 #define WIRE_MAGIC   "PLPROG"
-#define WIRE_VERSION 5
+#define WIRE_VERSION 6
 
 /* ---- writing -------------------------------------------------------- */
 
@@ -112,6 +112,7 @@ int pl_program_pack(const pl_program *p, unsigned char **buf, size_t *len)
       pl_wire_u32(&w, e.signal_thread);
       pl_wire_u32(&w, (uint32_t)e.end_lost);
       pl_wire_str(&w, e.signal_name);
+      pl_wire_u64(&w, pl_program_order_mpi(p, k));
    }
    for (k = 0; k < p->nthreads; k++) {
       const pl_thread *th = &p->threads[k];
@@ -240,6 +241,7 @@ static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
    for (k = 0; k < n && !r->bad; k++) {
       pl_process *pr = &p->procs[p->nprocs];
       char *recording, *signame;
+      uint64_t order_mpi;
       pl_ending e;
       memset(pr, 0, sizeof *pr);
       p->nprocs++;         /* from here pl_program_free frees its strings */
@@ -263,7 +265,9 @@ static int get_processes(pl_rbuf *r, pl_program *p, size_t nthreads_max)
       signame = get_str(r);
       snprintf(e.signal_name, sizeof e.signal_name, "%s",
                signame ? signame : "");
-      if (!r->bad && pl_program_set_process(p, k, recording, &e) < 0)
+      order_mpi = pl_wire_get_u64(r);
+      if (!r->bad && (pl_program_set_process(p, k, recording, &e) < 0
+                      || pl_program_set_order_mpi(p, k, order_mpi) < 0))
          r->oom = r->bad = 1;
       free(recording);
       free(signame);

@@ -236,9 +236,11 @@ fi
 # skips its compute in iteration 4 (skip) or makes it after the exchange
 # in iteration 5 (swap: the same calls in another order).
 # parlot-annotate must name rank 2 and only it, or nobody without a
-# fault.
+# fault.  stencil_script RANK FAULT [RING]: RING (a rank count) makes the
+# stencil periodic on that many ranks, so that every rank has two
+# neighbours and all are one class, the root's reports included.
 stencil_script() {
-   st_r=$1 st_fault=$2
+   st_r=$1 st_fault=$2 st_ring=${3:-0} st_n=${3:-64}
    echo "process pid=$((3000 + st_r)) ppid=1 exe=/opt/st/stencil arg0=./stencil mpi_rank=$st_r"
    echo "object /opt/st/stencil"
    echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
@@ -263,7 +265,8 @@ stencil_script() {
       fi
       echo "call 1 exchange"
       for nb in $((st_r - 1)) $((st_r + 1)); do
-         if [ $nb -ge 0 ] && [ $nb -lt 64 ]; then
+         [ "$st_ring" != 0 ] && nb=$(( (nb + st_n) % st_n ))
+         if [ $nb -ge 0 ] && [ $nb -lt "$st_n" ]; then
             echo "call 1 MPI_Irecv opal_progress"; echo "return 1 2"
             echo "call 1 MPI_Isend"; echo "return 1"
          fi
@@ -309,6 +312,29 @@ for fault in none extra skip swap; do
       pass "stencil of 64 ranks, $fault: '$want' (the ends and the root's I/O are no outliers)"
    else
       fail "stencil of 64 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$tmp/st.ann" | head -12)"
+   fi
+done
+# periodic, 12 ranks: one class, in which the root's reports are no
+# other order (they lead to no MPI call), while rank 2's swap is
+for fault in none swap; do
+   mkdir -p "$tmp/ring-$fault"
+   r=0
+   while [ $r -lt 12 ]; do
+      stencil_script $r $fault 12 >"$tmp/st.script"
+      "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/ring-$fault/r$r.trace" || break
+      r=$((r + 1))
+   done
+   "$PARLOT_ANNOTATE" "$tmp/ring-$fault" >"$tmp/ring.ann" 2>&1
+   want="Outliers:         1 (rank 2)"
+   [ $fault = none ] && want="Outliers:         0"
+   if grep -qx "$want" "$tmp/ring.ann" &&
+      grep -qx "Classes:          1, by call graph" "$tmp/ring.ann" &&
+      { [ $fault != swap ] ||
+        grep -q "^ *0 *0  order differs: the same calls in another order" "$tmp/ring.ann"; }
+   then
+      pass "periodic stencil of 12 ranks, $fault: '$want' (the root's reports are no other order)"
+   else
+      fail "periodic stencil of 12 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$tmp/ring.ann" | head -12)"
    fi
 done
 
