@@ -325,11 +325,13 @@ static int reaches_mpi(const pl_program *p, const pl_graph *g, uint32_t fn,
    return found;
 }
 
-/* Drop from the root's graph (gs[root]) its own work: the calls it alone
-   makes, from a caller no other process calls the same callee from, of
-   callees that lead to no MPI call (its reports and file I/O), with the
-   callees' calls along them; then the functions left without calls, with
-   their edges.  1 if it dropped calls, 0 if none, -1 if out of memory. */
+/* Drop from the root's graph (gs[root]) its own work: the calls it makes
+   beyond any other process's along the same edge (all of them where no
+   other process calls that callee from that caller), of callees that
+   lead to no MPI call (its reports and file I/O, also where every rank
+   prints a last line), with the callees' calls along them; then the
+   functions left without calls, with their edges.  1 if it dropped
+   calls, 0 if none, -1 if out of memory. */
 static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
                           size_t root)
 {
@@ -344,18 +346,24 @@ static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
    if (!seen || !gone || !stack || !(drop = calloc(g->nedges + 1, 1)))
       goto out;
    for (j = 0; j < g->nedges; j++) {
-      const pl_edge *e = &g->edges[j];
-      for (m = 0; m < n; m++)
-         if (m != root && find_edge(&gs[m], e->caller, e->callee))
-            break;
-      if (m < n || reaches_mpi(p, g, e->callee, seen, stack))
+      pl_edge *e = &g->edges[j];
+      uint64_t most = 0, excess;      /* another process's most calls */
+      for (m = 0; m < n; m++) {
+         const pl_edge *o = m != root ? find_edge(&gs[m], e->caller,
+                                                  e->callee) : NULL;
+         if (o && o->calls > most)
+            most = o->calls;
+      }
+      if (e->calls <= most || reaches_mpi(p, g, e->callee, seen, stack))
          continue;
-      drop[j] = 1;
+      excess = e->calls - most;
+      e->calls = most;
+      drop[j] = most == 0;
       dropped = 1;
       for (k = 0; k < g->nfns; k++)
          if (g->fns[k].fn == e->callee)
-            g->fns[k].calls -= e->calls < g->fns[k].calls
-                               ? e->calls : g->fns[k].calls;
+            g->fns[k].calls -= excess < g->fns[k].calls
+                               ? excess : g->fns[k].calls;
    }
    for (k = w = 0; k < g->nfns; k++) {
       gone[g->fns[k].fn] = !g->fns[k].calls;

@@ -18,11 +18,12 @@
    callee edges; libraries' internals are left out, because they differ
    from rank to rank in any run (rank 0 does more in MPI_Init, progress
    engines poll as often as they like).  Rank 0's own work is left out of
-   its graph too: the calls it alone makes (from a caller no other rank
-   calls that callee from) of functions that lead to no MPI call (reach no
-   MPI_* function: the root's reports and file I/O), and the functions
-   left without calls; a call only another rank makes is a difference
-   like any other.  Processes whose graphs
+   its graph too: the calls it makes beyond any other rank's along the
+   same caller -> callee edge (all of them where no other rank calls that
+   callee from that caller) of functions that lead to no MPI call (reach
+   no MPI_* function: the root's reports and file I/O, also where every
+   rank prints a last line), and the functions left without calls; a
+   call only another rank makes is a difference like any other.  Processes whose graphs
    are equal, calls counted, form a class, however small: the two ends of
    a 1-D stencil are one.  The majority class, if there are several,
    holds more than half of them.

@@ -430,10 +430,24 @@ static int put_summary(diff_report *rep, tally *ty, const fn_totals *tt)
    --within, in a thread and its reference. */
 typedef struct {
    uint64_t    ident;
-   const char *label;       /* A's label, else B's */
+   char       *label;       /* A's label, else B's (malloc'ed) */
    uint64_t    self[2], incl[2];
    const char *thread, *ref;   /* --within: the pair's labels, else NULL */
 } fn_cost;
+
+/* The functions' costs of the threads walked so far (fn_rows_add): two
+   runs, each side's rows, joined at the end (fn_rows_join); --within,
+   each pair's COST_ROWS largest changes.  Their instructions in all, and
+   outside MPI calls (whose instructions, an MPI library polling while it
+   waits, depend on timing: a rank that waits for a slow one polls more),
+   A's and B's; mpi: some thread made MPI calls. */
+typedef struct {
+   fn_cost *v;
+   size_t   n, cap;
+   uint64_t all[2], outside[2];
+   int      mpi;
+   int      walked;           /* a pair or thread was */
+} fn_rows;
 
 /* By identity, A's side first (a stable order for the join). */
 static int by_ident(const void *x, const void *y)
@@ -445,16 +459,69 @@ static int by_ident(const void *x, const void *y)
    return in_b - in_a;
 }
 
+static uint64_t abs_change(const uint64_t v[2])
+{
+   return v[0] > v[1] ? v[0] - v[1] : v[1] - v[0];
+}
+
+/* By the change of self instructions, where they changed (else main, the
+   loop and the step around the function that changed would all come
+   first, with the same inclusive change), then of inclusive ones. */
 static int by_cost_change(const void *x, const void *y)
 {
    const fn_cost *a = x, *b = y;
-   uint64_t da = a->incl[0] > a->incl[1] ? a->incl[0] - a->incl[1]
-                                         : a->incl[1] - a->incl[0];
-   uint64_t db = b->incl[0] > b->incl[1] ? b->incl[0] - b->incl[1]
-                                         : b->incl[1] - b->incl[0];
+   uint64_t da = abs_change(a->self), db = abs_change(b->self);
+   if (da != db)
+      return da > db ? -1 : 1;
+   da = abs_change(a->incl);
+   db = abs_change(b->incl);
    if (da != db)
       return da > db ? -1 : 1;
    return strcmp(a->label, b->label);
+}
+
+/* v's rows of one function (by identity) made one, A's label kept: the
+   number left. */
+static size_t combine_rows(fn_cost *v, size_t n)
+{
+   size_t i, k;
+   if (n)
+      qsort(v, n, sizeof *v, by_ident);
+   for (i = 0, k = 0; i < n; i++) {
+      if (k > 0 && v[k - 1].ident == v[i].ident) {
+         for (int side = 0; side < 2; side++) {
+            v[k - 1].self[side] += v[i].self[side];
+            v[k - 1].incl[side] += v[i].incl[side];
+         }
+         free(v[i].label);
+         continue;
+      }
+      v[k++] = v[i];
+   }
+   return k;
+}
+
+/* v's rows combined, those whose inclusive instructions did not change
+   left out (they are no changes), the rest by change: the number left. */
+static size_t changed_rows(fn_cost *v, size_t n)
+{
+   size_t i, k;
+   n = combine_rows(v, n);
+   for (i = 0, k = 0; i < n; i++)
+      if (v[i].incl[0] != v[i].incl[1])
+         v[k++] = v[i];
+      else
+         free(v[i].label);
+   if (k)
+      qsort(v, k, sizeof *v, by_cost_change);
+   return k;
+}
+
+static void fn_rows_free(fn_rows *fr)
+{
+   for (size_t i = 0; i < fr->n; i++)
+      free(fr->v[i].label);
+   free(fr->v);
 }
 
 /* ---- Costs per call ---- */
@@ -565,8 +632,16 @@ static int own_code(const pl_trace *t, uint32_t id)
           && !pl_runtime_function(f->name.str);
 }
 
+/* A function's instructions outside MPI calls in a thread: self, and
+   inclusive with recursion counted once (open: its calls open). */
+typedef struct {
+   uint64_t self, incl;
+   uint32_t open;
+} fn_tally;
+
 /* One side of a pair: its trace, identities and labels; side A also its
-   calls by function. */
+   calls by function; after a walk, its functions' instructions (ft) and
+   its totals, as fn_rows'. */
 typedef struct {
    pl_trace    *t;
    uint8_t     *keep;
@@ -574,20 +649,25 @@ typedef struct {
    trace_labels nm;
    uint32_t     nfns;
    fn_calls    *fc;
+   fn_tally    *ft;
+   uint64_t     all, outside;
+   int          mpi;
 } pair_side;
 
 /* A walk of a thread's calls through the filters: the open frames, each
-   with its function, the instructions of the program's own code when it
-   was entered, where it is and its number. */
+   with its function, the instructions of the program's own code and
+   those outside MPI calls when it was entered, where it is and its
+   number. */
 typedef struct {
    uint32_t fn;
-   uint64_t start, where, num;
+   uint64_t start, start_out, where, num;
 } open_frame;
 
 typedef struct {
    const pair_side *s;
    open_frame *f;
    size_t      depth, cap;
+   uint32_t    in_mpi;      /* MPI calls open */
    call_numbers nums;
 } call_walk;
 
@@ -595,15 +675,32 @@ typedef struct {
    on top: 0 to go on, -1 if out of memory. */
 typedef int (*call_done)(void *ctx, const call_walk *w, uint64_t incl);
 
-/* Walk thread `index` of side s, calling done for each call that returns.
-   1 if walked, 0 if the thread has no costs or cannot be read, -1 if out
-   of memory. */
-static int walk_calls(const pair_side *s, size_t index, const options *o,
+#define FN_OWN 1u        /* the program's own code (own_code) */
+#define FN_MPI 2u        /* the MPI interface */
+
+/* The top frame of w returns: its function's inclusive instructions
+   outside MPI calls (cum_out now) are counted once, by its outermost
+   call. */
+static void close_frame(call_walk *w, fn_tally *ft, const uint8_t *kind,
+                        uint64_t cum_out)
+{
+   const open_frame *f = &w->f[--w->depth];
+   if (--ft[f->fn].open == 0)
+      ft[f->fn].incl += cum_out - f->start_out;
+   if (kind[f->fn] & FN_MPI)
+      w->in_mpi--;
+}
+
+/* Walk thread `index` of side s, calling done for each call that returns
+   (done may be NULL), and count s's functions' instructions outside MPI
+   calls into s->ft (zeroed first) and its totals.  1 if walked, 0 if the
+   thread has no costs or cannot be read, -1 if out of memory. */
+static int walk_calls(pair_side *s, size_t index, const options *o,
                       call_done done, void *ctx)
 {
    call_walk w = { .s = s };
-   uint8_t *own;
-   uint64_t cum = 0;
+   uint8_t *kind;
+   uint64_t cum = 0, cum_out = 0;
    const pl_vevent *ev;
    pl_error err;
    pl_view *v;
@@ -612,20 +709,36 @@ static int walk_calls(const pair_side *s, size_t index, const options *o,
 
    if (!pl_trace_cost_events(s->t, index))
       return 0;
-   if (!(own = malloc((size_t)s->nfns + 1)))
+   if (!(kind = malloc((size_t)s->nfns + 1))
+       || (!s->ft && !(s->ft = malloc(((size_t)s->nfns + 1) * sizeof *s->ft)))) {
+      free(kind);
       return -1;
+   }
+   memset(s->ft, 0, ((size_t)s->nfns + 1) * sizeof *s->ft);
+   s->all = s->outside = 0;
+   s->mpi = 0;
    for (uint32_t id = 1; id <= s->nfns; id++)
-      own[id] = (uint8_t)own_code(s->t, id);
+      kind[id] = (uint8_t)((own_code(s->t, id) ? FN_OWN : 0)
+                           | (pl_runtime_mpi_interface(pl_trace_function(s->t, id)->name.str)
+                              ? FN_MPI : 0));
    if (!(v = pl_view_open(s->t, index, o->filter, s->keep, &err))) {
-      free(own);
+      free(kind);
       return strcmp(err.msg, "out of memory") == 0 ? -1 : 0;
    }
    while ((n = pl_view_next(v, &ev, &err)) > 0) {
       const uint64_t *c = pl_view_costs(v);
       for (long i = 0; i < n; i++) {
          /* the event's cost is the frame's on top before it */
-         if (c && w.depth > 0 && own[w.f[w.depth - 1].fn])
-            cum += c[i];
+         if (c && w.depth > 0) {
+            uint32_t top = w.f[w.depth - 1].fn;
+            s->all += c[i];
+            if (kind[top] & FN_OWN)
+               cum += c[i];
+            if (!w.in_mpi) {
+               cum_out += c[i];
+               s->ft[top].self += c[i];
+            }
+         }
          if (ev[i].kind == PL_EV_CALL) {
             uint64_t up = w.depth ? w.f[w.depth - 1].where : 0;
             open_frame *f;
@@ -634,22 +747,62 @@ static int walk_calls(const pair_side *s, size_t index, const options *o,
             f = &w.f[w.depth++];
             f->fn = ev[i].fn;
             f->start = cum;
+            f->start_out = cum_out;
             f->num = call_numbers_call(&w.nums, ev[i].depth, ev[i].fn);
             f->where = pl_fnv1a_step(pl_fnv1a_step(up, s->ident[f->fn]), f->num);
+            s->ft[f->fn].open++;
+            if (kind[f->fn] & FN_MPI) {
+               w.in_mpi++;
+               s->mpi = 1;
+            }
          } else if (w.depth > 0) {
-            if (done(ctx, &w, cum - w.f[w.depth - 1].start) < 0)
+            if (done && done(ctx, &w, cum - w.f[w.depth - 1].start) < 0)
                goto out;
-            w.depth--;
+            close_frame(&w, s->ft, kind, cum_out);
          }
       }
    }
+   /* calls a run that did not finish left open count what they did */
+   while (w.depth)
+      close_frame(&w, s->ft, kind, cum_out);
+   s->outside = cum_out;
    ret = n < 0 ? 0 : 1;
 out:
    pl_view_close(v);
    call_numbers_free(&w.nums);
    free(w.f);
-   free(own);
+   free(kind);
    return ret;
+}
+
+/* Side s's functions with instructions (after a walk) as rows of fr, on
+   side `side` of each row; with thread labels (--within) or NULL.  0, or
+   -1 if out of memory. */
+static int side_rows(const pair_side *s, int side, fn_rows *fr,
+                     const char *thread, const char *ref)
+{
+   for (uint32_t f = 1; f <= s->nfns; f++) {
+      fn_cost *c;
+      if (!s->ft[f].incl && !s->ft[f].self)
+         continue;
+      if (pl_grow(&fr->v, &fr->cap, fr->n + 1, sizeof *fr->v) < 0)
+         return -1;
+      c = &fr->v[fr->n];
+      memset(c, 0, sizeof *c);
+      c->ident = s->ident[f];
+      c->self[side] = s->ft[f].self;
+      c->incl[side] = s->ft[f].incl;
+      c->thread = thread;
+      c->ref = ref;
+      if (!(c->label = strdup(trace_label(&s->nm, f))))
+         return -1;
+      fr->n++;
+   }
+   fr->walked = 1;
+   fr->all[side] += s->all;
+   fr->outside[side] += s->outside;
+   fr->mpi |= s->mpi;
+   return 0;
 }
 
 /* Side A: each call is kept by function. */
@@ -729,6 +882,7 @@ static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
 static void free_side(pair_side *s)
 {
    free_calls(s->fc, s->nfns);
+   free(s->ft);
    free(s->keep);
    free(s->ident);
    trace_labels_free(&s->nm);
@@ -794,7 +948,7 @@ static int map_functions(const pair_side *a, const pair_side *b,
    same path of functions and call numbers), into cc.  0, or -1 if out of
    memory. */
 static int pair_call_changes(run *ra, run *rb, const run_pair *p,
-                             const options *o, call_changes *cc)
+                             const options *o, call_changes *cc, fn_rows *fr)
 {
    const run_thread *ta = &ra->threads.t[p->ia], *tb = &rb->threads.t[p->ib];
    pair_side a, b;
@@ -825,6 +979,26 @@ static int pair_call_changes(run *ra, run *rb, const run_pair *p,
       ok_b = walk_calls(&b, tb->index, o, compare_call, &k);
    }
    ret = ok_b < 0 ? -1 : 0;
+   if (ok_b > 0) {
+      size_t first = fr->n, m;
+      /* --within: the pair's own largest changes; two runs: each
+         function's over all threads */
+      if (side_rows(&a, 0, fr, o->within ? tb->label : NULL,
+                    o->within ? ta->label : NULL) < 0
+          || side_rows(&b, 1, fr, o->within ? tb->label : NULL,
+                       o->within ? ta->label : NULL) < 0) {
+         ret = -1;
+         goto out;
+      }
+      if (o->within) {
+         m = changed_rows(fr->v + first, fr->n - first);
+         for (size_t i = first + (m < COST_ROWS ? m : COST_ROWS); i < first + m; i++)
+            free(fr->v[i].label);
+         fr->n = first + (m < COST_ROWS ? m : COST_ROWS);
+      } else {
+         fr->n = combine_rows(fr->v, fr->n);
+      }
+   }
 out:
    free(in_a);
    free_side(&a);
@@ -852,6 +1026,7 @@ typedef struct {
    diff_report   *rep;
    tally         *ty;
    call_changes  *cc;
+   fn_rows       *fr;
    int            ret[2];
 } pair_work;
 
@@ -863,54 +1038,18 @@ static void *pair_item(void *ctx, size_t i)
                                &w->rb->threads.t[w->p->ib], w->o, w->tt,
                                w->rep, w->ty);
    else
-      w->ret[1] = pair_call_changes(w->ra, w->rb, w->p, w->o, w->cc);
+      w->ret[1] = pair_call_changes(w->ra, w->rb, w->p, w->o, w->cc, w->fr);
    return NULL;
 }
 
-/* pl_program_read_files' hook: *ctx = 1 if an input ran out of memory
-   (one that cannot be read was reported with the threads). */
-static void note_oom(void *ctx, size_t i, const char *path, int r,
-                     const pl_error *err)
+/* The lists after the summary: the functions (fr's rows, sorted by
+   change), then the calls (cc). */
+static void report_costs(diff_report *rep, const fn_rows *fr,
+                         const call_changes *cc)
 {
-   (void)i;
-   (void)path;
-   if (r < 0 && strcmp(err->msg, "out of memory") == 0)
-      *(int *)ctx = 1;
-}
-
-/* Run r read as one program through the filters, its total graph in g
-   (what an input that cannot be read holds counts); read_program reads
-   item i of an array of them. */
-typedef struct {
-   run           *r;
-   const options *o;
-   pl_program     p;
-   pl_graph       g;
-   int            ret;     /* 0, or -1 if out of memory */
-} program_job;
-
-static void *read_program(void *ctx, size_t i)
-{
-   program_job *j = (program_job *)ctx + i;
-   int oom = 0;
-   pl_read_hooks h = { &oom, NULL, note_oom };
-
-   pl_program_init(&j->p, j->o->demangle);
-   memset(&j->g, 0, sizeof j->g);
-   j->ret = pl_program_set_filter(&j->p, j->o->filter) < 0
-            || pl_program_read_files(&j->p, j->r->in.v, j->r->in.n,
-                                     &j->o->select, j->o->jobs, &h) < 0
-            || oom || pl_program_total(&j->p, &j->g) < 0 ? -1 : 0;
-   return NULL;
-}
-
-/* The lists after the summary: the functions (v, sorted by change), then
-   the calls (cc). */
-static void report_costs(diff_report *rep, const uint64_t ir[2],
-                         const fn_cost *v, size_t n, const call_changes *cc)
-{
-   size_t rows = n < COST_ROWS ? n : COST_ROWS, i;
-   rep->costs_head(rep, ir, rows);
+   size_t rows = fr->n < COST_ROWS ? fr->n : COST_ROWS, i;
+   const fn_cost *v = fr->v;
+   rep->costs_head(rep, fr->all, fr->mpi ? fr->outside : NULL, rows);
    for (i = 0; i < rows; i++)
       rep->cost(rep, v[i].thread, v[i].ref, v[i].label, v[i].self,
                 v[i].incl);
@@ -921,202 +1060,40 @@ static void report_costs(diff_report *rep, const uint64_t ir[2],
                      cc->v[i].path, cc->v[i].number, cc->v[i].incl);
 }
 
-/* Two runs: both sides' functions joined by identity (a sort of both
-   lists) into *v, sorted by change.  0, or -1 if out of memory. */
-static int join_runs(pl_program *const p[2], pl_graph *const g[2],
-                     fn_cost **vp, size_t *np)
+/* A thread only one of two runs has, both recorded with costs: its
+   functions' instructions join side `side` of fr.  0, or -1 if out of
+   memory (one that cannot be read was reported with the threads). */
+static int lone_thread_costs(run *r, int side, const run_thread *t,
+                             const options *o, fn_rows *fr)
 {
-   fn_cost *v = NULL;
-   size_t n = 0, cap = 0, i, k;
-   int side;
-
-   for (side = 0; side < 2; side++)
-      for (i = 0; i < g[side]->nfns; i++) {
-         const pl_fstat *f = &g[side]->fns[i];
-         const pl_gfunc *gf = &p[side]->fns[f->fn];
-         if (pl_grow(&v, &cap, n + 1, sizeof *v) < 0) {
-            free(v);
-            return -1;
-         }
-         memset(&v[n], 0, sizeof v[n]);
-         v[n].ident = gf->ident;
-         v[n].label = gf->label;
-         v[n].self[side] = f->self_cost;
-         v[n].incl[side] = f->incl_cost;
-         n++;
-      }
-   if (n)
-      qsort(v, n, sizeof *v, by_ident);
-   for (i = 0, k = 0; i < n; i++) {
-      if (k > 0 && v[k - 1].ident == v[i].ident) {
-         for (side = 0; side < 2; side++) {
-            v[k - 1].self[side] += v[i].self[side];
-            v[k - 1].incl[side] += v[i].incl[side];
-         }
-         continue;
-      }
-      v[k++] = v[i];
-   }
-   /* the functions whose inclusive instructions did not change are not
-      changes (as join_pairs leaves them out) */
-   for (i = 0, n = k, k = 0; i < n; i++)
-      if (v[i].incl[0] != v[i].incl[1])
-         v[k++] = v[i];
-   if (k)
-      qsort(v, k, sizeof *v, by_cost_change);
-   *vp = v;
-   *np = k;
-   return 0;
-}
-
-/* A thread of the program by process ID and number, for a look-up. */
-typedef struct {
-   const char *pid;
-   uint32_t    number;
-   size_t      index;     /* in pl_program.threads */
-} thread_at;
-
-static int by_thread_at(const void *x, const void *y)
-{
-   const thread_at *a = x, *b = y;
-   int c = strcmp(a->pid, b->pid);
-   if (c)
-      return c;
-   return a->number < b->number ? -1 : a->number > b->number;
-}
-
-/* The graph of run thread t in p, NULL if p lacks it or it has no
-   costs. */
-static const pl_graph *graph_of(const pl_program *p, const thread_at *at,
-                                const run_thread *t)
-{
-   thread_at key = { t->pid, t->number, 0 };
-   const thread_at *hit = bsearch(&key, at, p->nthreads, sizeof *at,
-                                  by_thread_at);
-   return hit && p->threads[hit->index].g.costs ? &p->threads[hit->index].g
-                                                : NULL;
-}
-
-/* --within: each pair's functions, B's thread against its reference A
-   (their graphs in p, the run read through the filters), joined by the
-   program's function IDs; each pair's COST_ROWS largest changes join *v,
-   sorted by change, and ir[] sums the pairs' totals.  0, or -1 if out of
-   memory. */
-static int join_pairs(const pl_program *p, const run *r,
-                      const run_pair *pairs, size_t np, fn_cost **vp,
-                      size_t *nv, uint64_t ir[2])
-{
-   thread_at *at = malloc((p->nthreads + 1) * sizeof *at);
-   fn_cost *v = NULL, *row = NULL;
-   size_t n = 0, cap = 0, rcap = 0, i, q;
-   int ret = -1;
-
-   if (!at)
-      return -1;
-   for (i = 0; i < p->nthreads; i++)
-      at[i] = (thread_at){ p->procs[p->threads[i].proc].pid,
-                           p->threads[i].number, i };
-   qsort(at, p->nthreads, sizeof *at, by_thread_at);
-   for (q = 0; q < np; q++) {
-      const run_thread *ta, *tb;
-      const pl_graph *ga, *gb;
-      size_t ja = 0, jb = 0, m = 0;
-      if (pairs[q].ia == (size_t)-1 || pairs[q].ib == (size_t)-1)
-         continue;
-      ta = &r->threads.t[pairs[q].ia];
-      tb = &r->threads.t[pairs[q].ib];
-      if (!(ga = graph_of(p, at, ta)) || !(gb = graph_of(p, at, tb)))
-         continue;
-      ir[0] += ga->cost;
-      ir[1] += gb->cost;
-      /* both lists by increasing function ID */
-      while (ja < ga->nfns || jb < gb->nfns) {
-         const pl_fstat *fa = ja < ga->nfns ? &ga->fns[ja] : NULL;
-         const pl_fstat *fb = jb < gb->nfns ? &gb->fns[jb] : NULL;
-         uint32_t fn = !fb || (fa && fa->fn < fb->fn) ? fa->fn : fb->fn;
-         fn_cost c = { p->fns[fn].ident, p->fns[fn].label, { 0, 0 },
-                       { 0, 0 }, tb->label, ta->label };
-         if (fa && fa->fn == fn) {
-            c.self[0] = fa->self_cost;
-            c.incl[0] = fa->incl_cost;
-            ja++;
-         }
-         if (fb && fb->fn == fn) {
-            c.self[1] = fb->self_cost;
-            c.incl[1] = fb->incl_cost;
-            jb++;
-         }
-         if (c.incl[0] == c.incl[1])
-            continue;
-         if (pl_grow(&row, &rcap, m + 1, sizeof *row) < 0)
-            goto out;
-         row[m++] = c;
-      }
-      if (m)
-         qsort(row, m, sizeof *row, by_cost_change);
-      if (m > COST_ROWS)
-         m = COST_ROWS;
-      if (pl_grow(&v, &cap, n + m, sizeof *v) < 0)
-         goto out;
-      memcpy(v + n, row, m * sizeof *row);
-      n += m;
-   }
-   if (n)
-      qsort(v, n, sizeof *v, by_cost_change);
-   *vp = v;
-   *nv = n;
-   v = NULL;
-   ret = 0;
-out:
-   free(v);
-   free(row);
-   free(at);
+   pair_side s;
+   int ok = open_side(&s, r, t, o), ret = ok;
+   if (ok <= 0)
+      return ok;
+   if ((ok = walk_calls(&s, t->index, o, NULL, NULL)) != 0)
+      ret = ok < 0 || side_rows(&s, side, fr, NULL, NULL) < 0 ? -1 : 0;
+   else
+      ret = 0;
+   if (ret == 0 && ok > 0)
+      fr->n = combine_rows(fr->v, fr->n);
+   free_side(&s);
    return ret;
 }
 
 /* Runs recorded with --collect-insns (both): the functions whose
    inclusive instructions changed most (--within: between each thread
-   compared and its reference, pairs), then the calls (cc, from the
-   pairs), after the summary.  0, or -1 if out of memory. */
-static int put_costs(run *ra, run *rb, const run_pair *pairs, size_t np,
-                     const options *o, const call_changes *cc,
-                     diff_report *rep)
+   compared and its reference), then the calls (cc), after the summary,
+   from the threads' walks (fr). */
+static void put_costs(const run *ra, const run *rb, const options *o,
+                      fn_rows *fr, const call_changes *cc, diff_report *rep)
 {
-   program_job j[2] = { { .r = ra, .o = o }, { .r = rb, .o = o } };
-   pl_ordered_work w = { j, read_program, results_in_ctx };
-   pl_program *p[2] = { &j[0].p, &j[1].p };
-   pl_graph *g[2] = { &j[0].g, &j[1].g };
-   int sides = o->within ? 1 : 2, side, ret = -1;
-   uint64_t ir[2] = { 0, 0 };
-   fn_cost *v = NULL;
-   size_t n = 0;
-
-   if (!ra->threads.costs || !rb->threads.costs)
-      return 0;
-   pl_run_ordered((size_t)sides, o->jobs, &w);    /* A beside B */
-   for (side = 0; side < sides; side++)
-      if (j[side].ret < 0)
-         goto out;
-   if (!g[0]->costs || (!o->within && !g[1]->costs)) {
-      ret = 0;
-      goto out;
-   }
-   if (o->within ? join_pairs(p[0], ra, pairs, np, &v, &n, ir) < 0
-                 : join_runs(p, g, &v, &n) < 0)
-      goto out;
-   if (!o->within) {
-      ir[0] = g[0]->cost;
-      ir[1] = g[1]->cost;
-   }
-   report_costs(rep, ir, v, n, cc);
-   ret = 0;
-out:
-   free(v);
-   for (side = 0; side < sides; side++) {
-      pl_graph_free(g[side]);
-      pl_program_free(p[side]);
-   }
-   return ret;
+   if (!ra->threads.costs || !rb->threads.costs || !fr->walked)
+      return;
+   if (!o->within)
+      fr->n = changed_rows(fr->v, fr->n);
+   else if (fr->n)      /* each pair's largest changes, all pairs' first */
+      qsort(fr->v, fr->n, sizeof *fr->v, by_cost_change);
+   report_costs(rep, fr, cc);
 }
 
 /* ---- Command line -------------------------------------------------------- */
@@ -1480,12 +1457,11 @@ oom:
    return -1;
 }
 
-/* The pairs compared are left in *pairs_out (np_out of them) for the
-   costs. */
+/* Compare the runs' threads pair by pair; with costs, their functions'
+   instructions join fr. */
 static int compare_runs(run *ra, run *rb, const options *o,
                         diff_report *rep, tally *ty, fn_totals *tt,
-                        call_changes *cc, run_pair **pairs_out,
-                        size_t *np_out)
+                        call_changes *cc, fn_rows *fr)
 {
    run_pair *pairs;
    size_t np, i;
@@ -1528,10 +1504,14 @@ static int compare_runs(run *ra, run *rb, const options *o,
          rep->only(rep, side, t->label,
                    o->within ? NULL : side ? rb->path : ra->path);
          ty->only[side]++;
+         /* two runs: its costs are the run's too */
+         if (!o->within && ra->threads.costs && rb->threads.costs
+             && lone_thread_costs(side ? rb : ra, side, t, o, fr) < 0)
+            ty->trouble = 1;
          continue;
       }
       {
-         pair_work pw = { ra, rb, p, o, tt, rep, ty, cc, { 0, 0 } };
+         pair_work pw = { ra, rb, p, o, tt, rep, ty, cc, fr, { 0, 0 } };
          pl_ordered_work w = { &pw, pair_item, results_in_ctx };
          /* the pair's calls, when both were recorded with costs */
          if (ra->threads.costs && rb->threads.costs)
@@ -1544,8 +1524,7 @@ static int compare_runs(run *ra, run *rb, const options *o,
    }
    pl_progress_free(progress);
    progress = NULL;
-   *pairs_out = pairs;
-   *np_out = np;
+   free(pairs);
    if (flush_calls(ra, 0, tt) < 0 || flush_calls(rb, 1, tt) < 0)
       return -1;
    return 0;
@@ -1558,8 +1537,7 @@ int main(int argc, char **argv)
    tally ty;
    fn_totals tt;
    call_changes cc;
-   run_pair *pairs = NULL;
-   size_t npairs = 0;
+   fn_rows fr;
    outbuf out;
    diff_report rep;
    int status, ba, bb;
@@ -1585,6 +1563,7 @@ int main(int argc, char **argv)
    memset(&ty, 0, sizeof ty);
    memset(&tt, 0, sizeof tt);
    memset(&cc, 0, sizeof cc);
+   memset(&fr, 0, sizeof fr);
    /* --within: the run on both sides, each with a trace open of its own */
    ba = read_run(&ra, argv[optind], &o, 1);
    bb = read_run(&rb, argv[o.within ? optind : optind + 1], &o, !o.within);
@@ -1598,11 +1577,9 @@ int main(int argc, char **argv)
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;
    } else {
-      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt, &cc, &pairs,
-                       &npairs) < 0
+      if (compare_runs(&ra, &rb, &o, &rep, &ty, &tt, &cc, &fr) < 0
           || put_summary(&rep, &ty, &tt) < 0
-          || put_costs(&ra, &rb, pairs, npairs, &o, &cc, &rep) < 0
-          || rep.finish(&rep) < 0) {
+          || (put_costs(&ra, &rb, &o, &fr, &cc, &rep), rep.finish(&rep) < 0)) {
          fprintf(stderr, PROG ": out of memory\n");
          ty.trouble = 1;
       }
@@ -1625,7 +1602,7 @@ int main(int argc, char **argv)
       else
          status = EXIT_SAME;
    }
-   free(pairs);
+   fn_rows_free(&fr);
    for (i = 0; i < cc.n; i++)
       free_change(&cc.v[i]);
    for (i = 0; i < tt.cap; i++)

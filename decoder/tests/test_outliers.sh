@@ -291,50 +291,50 @@ stencil_script() {
    echo "return 1"
    echo "end"
 }
-for fault in none extra skip swap; do
-   mkdir -p "$tmp/st-$fault"
+# stencil_annotate DIR FAULT RANKS [RING]: the stencil's traces in DIR,
+# parlot-annotate's report of them in DIR.ann
+stencil_annotate() {
+   mkdir -p "$1"
    r=0
-   while [ $r -lt 64 ]; do
-      stencil_script $r $fault >"$tmp/st.script"
-      "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/st-$fault/r$r.trace" || break
+   while [ $r -lt "$3" ]; do
+      stencil_script $r "$2" ${4:+"$4"} >"$tmp/st.script"
+      "$SCRIPT_TRACE" "$tmp/st.script" "$1/r$r.trace" || break
       r=$((r + 1))
    done
-   "$PARLOT_ANNOTATE" "$tmp/st-$fault" >"$tmp/st.ann" 2>&1
+   "$PARLOT_ANNOTATE" "$1" >"$1.ann" 2>&1
+}
+for fault in none extra skip swap; do
+   stencil_annotate "$tmp/st-$fault" $fault 64
+   ann=$tmp/st-$fault.ann
    want="Outliers:         1 (rank 2)"
    [ $fault = none ] && want="Outliers:         0"
-   if grep -qx "$want" "$tmp/st.ann" &&
-      grep -qx "Ranks:            64 (processes with an MPI rank)" "$tmp/st.ann" &&
+   if grep -qx "$want" "$ann" &&
+      grep -qx "Ranks:            64 (processes with an MPI rank)" "$ann" &&
       { [ $fault != none ] ||
-        grep -qx "Classes:          2, by call graph; majority: class 2, 62 ranks" "$tmp/st.ann"; } &&
+        grep -qx "Classes:          2, by call graph; majority: class 2, 62 ranks" "$ann"; } &&
       { [ $fault != swap ] ||
-        grep -q "^ *0 *0  order differs: the same calls in another order" "$tmp/st.ann"; }
+        grep -q "^ *0 *0  order differs: the same calls in another order" "$ann"; }
    then
       pass "stencil of 64 ranks, $fault: '$want' (the ends and the root's I/O are no outliers)"
    else
-      fail "stencil of 64 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$tmp/st.ann" | head -12)"
+      fail "stencil of 64 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$ann" | head -12)"
    fi
 done
 # periodic, 12 ranks: one class, in which the root's reports are no
 # other order (they lead to no MPI call), while rank 2's swap is
 for fault in none swap; do
-   mkdir -p "$tmp/ring-$fault"
-   r=0
-   while [ $r -lt 12 ]; do
-      stencil_script $r $fault 12 >"$tmp/st.script"
-      "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/ring-$fault/r$r.trace" || break
-      r=$((r + 1))
-   done
-   "$PARLOT_ANNOTATE" "$tmp/ring-$fault" >"$tmp/ring.ann" 2>&1
+   stencil_annotate "$tmp/ring-$fault" $fault 12 12
+   ann=$tmp/ring-$fault.ann
    want="Outliers:         1 (rank 2)"
    [ $fault = none ] && want="Outliers:         0"
-   if grep -qx "$want" "$tmp/ring.ann" &&
-      grep -qx "Classes:          1, by call graph" "$tmp/ring.ann" &&
+   if grep -qx "$want" "$ann" &&
+      grep -qx "Classes:          1, by call graph" "$ann" &&
       { [ $fault != swap ] ||
-        grep -q "^ *0 *0  order differs: the same calls in another order" "$tmp/ring.ann"; }
+        grep -q "^ *0 *0  order differs: the same calls in another order" "$ann"; }
    then
       pass "periodic stencil of 12 ranks, $fault: '$want' (the root's reports are no other order)"
    else
-      fail "periodic stencil of 12 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$tmp/ring.ann" | head -12)"
+      fail "periodic stencil of 12 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$ann" | head -12)"
    fi
 done
 

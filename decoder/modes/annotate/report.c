@@ -23,6 +23,7 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
 {
    pl_graph total;
    pl_ranks ranks;
+   rank_costs rc;
    int have_ranks = 0;
    pl_group *gs = NULL;
    size_t ngroups = 0, i;
@@ -33,6 +34,7 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
 
    memset(&r, 0, sizeof r);
    memset(&total, 0, sizeof total);
+   memset(&rc, 0, sizeof rc);
    if (pl_program_total(p, &total) < 0)
       return -1;
    if (opt->group_by >= 0) {
@@ -86,10 +88,12 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
          pl_ranks_free(&ranks);
          have_ranks = 0;
       }
+      if (have_ranks && report_rank_costs(p, &ranks, &rc) < 0)
+         goto out;
    }
    if (report_write_header(o, p, opt, ri, ngroups,
                     opt->group ? &gs[opt->group - 1] : NULL,
-                    have_ranks ? &ranks : NULL) < 0)
+                    have_ranks ? &ranks : NULL, &rc) < 0)
       goto out;
    if (opt->group_by >= 0)
       report_write_groups(o, p, &total, gs, ngroups);
@@ -99,12 +103,13 @@ int report_write(outbuf *o, const pl_program *p, const report_opts *opt,
        || report_write_list(&r, o, LIST_CALLS) < 0
        || report_write_list(&r, o, LIST_INCL) < 0)
       goto out;
-   if (have_ranks && report_write_ranks(o, p, opt, &ranks) < 0)
+   if (have_ranks && report_write_ranks(o, p, opt, &ranks, &rc) < 0)
       goto out;
    ret = 0;
 out:
    if (have_ranks)
       pl_ranks_free(&ranks);
+   report_rank_costs_free(&rc);
    free(r.fns);
    free(r.callers);
    free(cycle);

@@ -126,6 +126,44 @@ int  report_write_list(report *r, outbuf *o, int list);
 /* The functions' self Ir added up. */
 uint64_t report_self_ir(const pl_graph *g);
 
+/* ---- report_rank_costs.c ------------------------------------------------- */
+
+/* A function's self instructions per rank: min, median (lower), max, and
+   the rank with the max (an index in pl_ranks.procs). */
+typedef struct {
+   uint32_t fn;
+   uint64_t min, median, max;
+   size_t   at_max;
+} rank_fn_cost;
+
+/* An MPI run recorded with --collect-insns, across its ranks (have: 0
+   otherwise): each rank's self instructions in the program's own
+   functions (total, by pl_ranks.procs), their median, the costliest rank
+   (top) and its function furthest above that function's median (top_fn,
+   0 if none); the own functions whose figures differ between ranks, by
+   max less median. */
+typedef struct {
+   int           have;
+   uint64_t     *total;
+   uint64_t      median;
+   size_t        top;
+   uint32_t      top_fn;
+   uint64_t      top_value, top_median, top_excess;
+   rank_fn_cost *fns;
+   size_t        nfns;
+} rank_costs;
+
+/* 0, or -1 if out of memory. */
+int  report_rank_costs(const pl_program *p, const pl_ranks *r, rank_costs *c);
+void report_rank_costs_free(rank_costs *c);
+/* The header's line naming the costliest rank. */
+void report_write_costliest(outbuf *o, const pl_program *p, const pl_ranks *r,
+                            const rank_costs *c);
+/* The Ranks section's table of the functions' instructions per rank. */
+int  report_write_rank_costs(outbuf *o, const pl_program *p,
+                             const report_opts *opt, const pl_ranks *r,
+                             const rank_costs *c);
+
 /* ---- report_objects.c, report_header.c, report_ranks.c, report.c -------- */
 
 int  report_write_objects(report *r, outbuf *o);
@@ -134,11 +172,12 @@ const char *report_group_kind_name(int kind);
 void report_head_key(outbuf *o, const char *key);
 void report_put_u64(outbuf *o, uint64_t v);
 /* ranks: the program across its ranks, when the report has that
-   section (its headline goes in the header), else NULL. */
+   section (its headline goes in the header), else NULL; rc their
+   instructions (report_rank_costs). */
 int  report_write_header(outbuf *o, const pl_program *p,
                          const report_opts *opt, const read_info *ri,
                          size_t ngroups, const pl_group *chosen,
-                         const pl_ranks *ranks);
+                         const pl_ranks *ranks, const rank_costs *rc);
 void report_write_groups(outbuf *o, const pl_program *p, const pl_graph *all,
                          const pl_group *gs, size_t n);
 void report_write_totals(outbuf *o, const pl_graph *g, const char *label);
@@ -148,7 +187,8 @@ void report_write_totals(outbuf *o, const pl_graph *g, const char *label);
    an MPI run, one line of the header that names the outlier ranks and
    what first makes each differ. */
 int  report_write_ranks(outbuf *o, const pl_program *p,
-                        const report_opts *opt, const pl_ranks *r);
+                        const report_opts *opt, const pl_ranks *r,
+                        const rank_costs *rc);
 void report_write_ranks_headline(outbuf *o, const pl_program *p,
                                  const pl_ranks *r);
 /* The whole report.  0; 2 for a --group beyond the groups, with the

@@ -188,7 +188,8 @@ static int put_endings(outbuf *o, const pl_program *p, const report_opts *opt)
 
 int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
                         const read_info *ri, size_t ngroups,
-                        const pl_group *chosen, const pl_ranks *ranks)
+                        const pl_group *chosen, const pl_ranks *ranks,
+                        const rank_costs *rc)
 {
    uint64_t events = 0, calls = 0, all_threads = 0, cut_short = 0;
    size_t i, nranks = 0, others = 0, nshown = 0;
@@ -274,8 +275,10 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    outbuf_str(o, "\n");
    if (put_endings(o, p, opt) < 0)
       return -1;
-   if (ranks)
+   if (ranks) {
       report_write_ranks_headline(o, p, ranks);
+      report_write_costliest(o, p, ranks, rc);
+   }
 
    for (i = 0; i < p->nprocs; i++)
       all_threads += p->procs[i].nthreads_all;

@@ -72,7 +72,7 @@ static int ref_is_majority(const pl_ranks *r, const pl_outlier *ol)
    max calls per process, then each outlier with its reasons.  0, or -1 if
    out of memory. */
 int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt,
-                       const pl_ranks *r)
+                       const pl_ranks *r, const rank_costs *rc)
 {
    const pl_rank_fn **fs;
    const char *unit, *units;
@@ -176,6 +176,10 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt,
       outbuf_str(o, "\n");
    }
 
+   if (report_write_rank_costs(o, p, opt, r, rc) < 0) {
+      free(fs);
+      return -1;
+   }
    report_table_init(&t, 4);
    report_table_col(&t, 0, "Min", 0, 0);
    report_table_col(&t, 1, "Median", 0, 0);

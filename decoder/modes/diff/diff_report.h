@@ -101,12 +101,16 @@ struct diff_report {
                     uint64_t b);
    /* Runs recorded with --collect-insns: their instructions (ir[0] A's,
       ir[1] B's; --within, the references' and the other threads' over
-      the pairs compared), then cost() for each of the n functions whose
-      inclusive instructions changed most, most first: self[2] and
-      incl[2], A's and B's.  --within compares each thread's functions
-      with its reference's: ref is the reference's label and thread the
-      thread's (both NULL between two runs). */
-   void (*costs_head)(diff_report *r, const uint64_t ir[2], size_t n);
+      the pairs compared) and, if they made MPI calls, those outside
+      them (outside_mpi, else NULL: an MPI library's instructions are
+      mostly polling while it waits, which depends on timing), then
+      cost() for each of the n functions whose inclusive instructions
+      (outside MPI calls) changed most, most first: self[2] and incl[2],
+      A's and B's.  --within compares each thread's functions with its
+      reference's: ref is the reference's label and thread the thread's
+      (both NULL between two runs). */
+   void (*costs_head)(diff_report *r, const uint64_t ir[2],
+                      const uint64_t *outside_mpi, size_t n);
    void (*cost)(diff_report *r, const char *thread, const char *ref,
                 const char *label, const uint64_t self[2],
                 const uint64_t incl[2]);

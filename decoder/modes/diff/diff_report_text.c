@@ -242,23 +242,33 @@ static void put_change(outbuf *o, uint64_t a, uint64_t b)
       outbuf_printf(o, "%+6.1f%%", 100.0 * ((double)b - (double)a) / (double)a);
 }
 
-static void t_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
+static void t_costs_head(diff_report *r, const uint64_t ir[2],
+                         const uint64_t *outside_mpi, size_t n)
 {
    const text_state *t = r->impl;
+   const char *where = outside_mpi ? " outside MPI calls" : "";
    outbuf_printf(r->o, "== instructions (--collect-insns)%s: A %llu, B %llu (",
                  t->within ? " of the threads compared, the references (A) "
                  "and the others (B)" : "",
                  (unsigned long long)ir[0], (unsigned long long)ir[1]);
    put_change(r->o, ir[0], ir[1]);
+   if (outside_mpi) {
+      /* an MPI library polls while it waits: its instructions follow
+         the timing, not the program */
+      outbuf_printf(r->o, "); outside MPI calls A %llu, B %llu (",
+                    (unsigned long long)outside_mpi[0],
+                    (unsigned long long)outside_mpi[1]);
+      put_change(r->o, outside_mpi[0], outside_mpi[1]);
+   }
    if (n == 0) {
-      outbuf_printf(r->o, "); no function's inclusive instructions %s\n",
-                    t->within ? "differ between a thread and its reference"
-                              : "changed");
+      outbuf_printf(r->o, "); no function's inclusive instructions%s %s\n",
+                    where, t->within ? "differ between a thread and its "
+                                       "reference" : "changed");
       return;
    }
-   outbuf_printf(r->o, "); the %zu function%s whose inclusive instructions "
-                 "%s:\n%14s %14s %7s %14s %14s  %s\n", n,
-                 n == 1 ? "" : "s",
+   outbuf_printf(r->o, "); the %zu function%s whose instructions%s %s "
+                 "(self, then inclusive):\n%14s %14s %7s %14s %14s  %s\n", n,
+                 n == 1 ? "" : "s", where,
                  t->within ? "differ most between a thread and its reference"
                            : "changed most",
                  "incl A", "incl B", "", "self A", "self B",

@@ -231,13 +231,18 @@ static void x_function(diff_report *r, const char *label, uint64_t a,
    xml_end(x);
 }
 
-static void x_costs_head(diff_report *r, const uint64_t ir[2], size_t n)
+static void x_costs_head(diff_report *r, const uint64_t ir[2],
+                         const uint64_t *outside_mpi, size_t n)
 {
    xml_out *x = X(r);
    (void)n;
    xml_start(x, "costs");
    xml_attr_u64(x, "insns-a", ir[0]);
    xml_attr_u64(x, "insns-b", ir[1]);
+   if (outside_mpi) {
+      xml_attr_u64(x, "outside-mpi-a", outside_mpi[0]);
+      xml_attr_u64(x, "outside-mpi-b", outside_mpi[1]);
+   }
 }
 
 static void x_cost(diff_report *r, const char *thread, const char *ref,

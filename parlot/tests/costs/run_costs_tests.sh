@@ -23,7 +23,7 @@
 #     agree with the export; the XML carries the costs and validates
 #     ($XMLLINT, docs/parlot-callgraph.rng);
 #   - parlot-diff of two runs (12 and 16 iterations): the functions whose
-#     inclusive Ir changed most, each run's self Ir as in its export; of a
+#     Ir changed most (self, then inclusive), each run's self Ir as in its export; of a
 #     CG run against one with an extra call injected in rank 1's 4th
 #     iteration (MPICH): that call first among the calls whose own
 #     instructions changed most, the same report with -j1 (nothing run
@@ -31,6 +31,10 @@
 #     (a rank against its reference): rank 1's slower call first, what it
 #     did more there than in its other iterations one rescale_z call as
 #     Callgrind counts it, and that XML valid;
+#   - a load imbalance (imbalance.c, 3 ranks, each MPI): parlot-annotate
+#     names the slow rank and function at the ratio of the program's own
+#     count of sweeps, and parlot-diff --within lists that function first
+#     and no MPI function;
 #   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
 #     (CRC made valid, rewrite_chunk.py) garbage coded bytes or a count
 #     the stream lacks give a one-line error and exit 1, not a crash.
@@ -176,8 +180,8 @@ else
    fail "--folded --weight=insns disagrees with the export" "$(head -3 "$work/folded.cmp")"
 fi
 
-# parlot-diff of two runs with costs: the functions whose inclusive Ir
-# changed most, with each run's self Ir as its export has it
+# parlot-diff of two runs with costs: the functions whose Ir changed most
+# (self, then inclusive), with each run's self Ir as its export has it
 if "$VALGRIND" --tool=parlot -q --collect-insns=yes \
       --parlot-out-file="$work/iterate16.trace" "$work/iterate" 16 > /dev/null 2>&1 &&
    "$PARLOT_DECODE" --callgrind --no-demangle "$work/iterate16.trace" > "$work/iterate16.export"; then
@@ -413,6 +417,80 @@ PY
       fi
    else
       fail "$impl: the run with an extra call" "$(tail -3 "$extra.run")"
+   fi
+done
+
+# A load imbalance (imbalance.c, 3 ranks of a periodic exchange, rank 0
+# printing): the same calls everywhere, rank 2 sweeping 3 times as often
+# from iteration 6 on.  Its own count of sweeps is the oracle:
+#   - parlot-annotate's header names rank 2 costliest, most in relax, at
+#     the ratio of its sweeps to the median rank's (within 1 %); no
+#     outlier by calls (rank 0's prints are its own work); the Ranks
+#     section's table of instructions begins with relax, most on rank 2;
+#   - parlot-diff --within lists relax first, rank 2 against its
+#     reference (or the reference against it), and no MPI function
+#     (their instructions, polling while a rank waits, are left out).
+for impl in mpich openmpi; do
+   command -v "mpicc.$impl" > /dev/null && command -v "mpirun.$impl" > /dev/null || continue
+   case $impl in
+      mpich)   mpirun=(mpirun.mpich) ;;
+      openmpi) mpirun=(mpirun.openmpi --oversubscribe) ;;
+   esac
+   imb=$work/$impl-imbalance
+   mkdir -p "$imb"
+   "mpicc.$impl" -O1 -g -o "$imb/imbalance" "$here/imbalance.c" > "$imb.build" 2>&1 ||
+      { fail "$impl: building imbalance.c" "$(tail -3 "$imb.build")"; continue; }
+   (cd "$imb" && timeout 600 "${mpirun[@]}" -np 3 "$VALGRIND" --tool=parlot -q \
+      --collect-insns=yes --parlot-out-file="$imb/parlot.out.%p" ./imbalance 12 2 6 3) \
+      > "$imb.out" 2> "$imb.err" ||
+      { fail "$impl: imbalance's traced run" "$(tail -3 "$imb.err")"; continue; }
+   "$PARLOT_ANNOTATE" "$imb" > "$imb.ann" 2> "$imb.ann.err"
+   "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" --within "$imb" \
+      > "$imb.within" 2> "$imb.within.err"
+   if why=$(python3 - "$imb.out" "$imb.ann" "$imb.within" <<'PY'
+import re, sys
+out, ann, within = (open(f).read() for f in sys.argv[1:4])
+sweeps = {int(r): int(s) for r, s in re.findall(r"^rank (\d+) sweeps (\d+)$", out, re.M)}
+if len(sweeps) != 3:
+    sys.exit("the program's sweeps: %s" % sweeps)
+median = sorted(sweeps.values())[1]
+want = sweeps[2] / median
+m = re.search(r"^Costliest rank: +rank (\d+), \S+ .*; most in (\S+) \((\d+)(?:,\d+)*, ([0-9.]+)x the median\)$",
+              ann, re.M)
+if not m:
+    sys.exit("no 'Costliest rank' line naming a function: %s"
+             % [l for l in ann.splitlines() if l.startswith("Costliest")])
+if m.group(1) != "2" or m.group(2) != "relax":
+    sys.exit("costliest: rank %s, most in %s" % (m.group(1), m.group(2)))
+ratio = float(m.group(4))
+if abs(ratio - want) > 0.01 * want + 0.005:
+    sys.exit("relax on rank 2 is %.2fx the median; its sweeps are %.3fx" % (ratio, want))
+if not re.search(r"^Outlier ranks: +none of 3 \(1 class\)$", ann, re.M):
+    sys.exit("outliers: %s" % [l for l in ann.splitlines() if l.startswith("Outlier ranks")])
+rows = re.findall(r"^ *[0-9,]+ +[0-9,]+ +[0-9,]+  (\S+) \[.*\]  \((rank \d+)\)$", ann, re.M)
+if not rows or rows[0] != ("relax", "rank 2"):
+    sys.exit("the Ranks section's instructions begin with %s" % rows[:1])
+fns, on = [], False
+for line in within.splitlines():
+    if line.startswith("== "):
+        on = "functions whose instructions outside MPI calls" in line
+        continue
+    m2 = re.match(r"^ *\d+ +\d+ +\S+ +\d+ +\d+  (rank \d+) against (rank \d+): (\S+)$", line)
+    if on and m2:
+        fns.append(m2.groups())
+# rank 2 against its reference, or the reference of the others
+if not fns or fns[0][2] != "relax" or "rank 2" not in fns[0][:2]:
+    sys.exit("parlot-diff --within's functions begin with %s" % fns[:1])
+mpi = [f for f in fns if re.match(r"P?MPI_", f[2])]
+if mpi:
+    sys.exit("parlot-diff --within lists MPI functions: %s" % mpi)
+print("rank 2's relax %.2fx the median, its sweeps %.3fx; first in the Ranks table "
+      "and in parlot-diff --within, %d functions there, none MPI's" % (ratio, want, len(fns)))
+PY
+   ); then
+      pass "$impl: a load imbalance: $why"
+   else
+      fail "$impl: a load imbalance" "$why" "$(grep -m3 '^Costliest\|^Outlier ranks' "$imb.ann")"
    fi
 done
 
