@@ -45,6 +45,8 @@
 #include "pl_archive.h"
 #include "pl_backend.h"
 #include "pl_cli.h"
+#include "pl_ending.h"
+#include "pl_modes.h"
 #include "pl_parallel.h"
 #include "pl_program.h"
 #include "pl_progress.h"
@@ -309,6 +311,53 @@ static int read_traces(pl_program *p, const report_opts *opt,
    return rs.status;
 }
 
+/* A run whose processes did not all finish (a hang ended by a signal, a
+   crash, a trace cut short): the least progressed threads and where they
+   are, in the program's view (parlot-decode --stacks' progress), into
+   ri->least_progressed; NULL there if every process finished or no
+   thread is behind.  0, or -1 if out of memory. */
+static int find_least_progressed(const pl_program *p, const report_opts *opt,
+                                 const pl_input *in, size_t n, read_info *ri)
+{
+   pl_decode_opts d;
+   outbuf text;
+   void *state;
+   size_t k, unfinished = 0;
+   int r;
+
+   for (k = 0; k < p->nprocs; k++) {
+      pl_ending e;
+      pl_program_ending(p, k, &e);
+      unfinished += e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
+   }
+   if (!unfinished)
+      return 0;
+   memset(&d, 0, sizeof d);
+   d.select = opt->select;
+   d.demangle = opt->demangle;
+   d.prog = PROG;
+   if (!(d.filter = pl_filter_new()))
+      return -1;
+   pl_filter_default_program(d.filter);
+   state = pl_progress_of_inputs(in, n, &d, opt->jobs ? opt->jobs
+                                                     : pl_jobs_default());
+   if (!state || outbuf_init(&text, -1, "progress") < 0) {
+      if (state)
+         pl_mode_progress.destroy(state);
+      pl_filter_free(d.filter);
+      return -1;
+   }
+   r = pl_mode_progress_least(state, &text);
+   pl_mode_progress.destroy(state);
+   pl_filter_free(d.filter);
+   if (r > 0 && !text.err && (ri->least_progressed = malloc(text.len + 1))) {
+      memcpy(ri->least_progressed, text.buf, text.len);
+      ri->least_progressed[text.len] = 0;
+   }
+   outbuf_free(&text);
+   return r < 0 || (r > 0 && !ri->least_progressed) ? -1 : 0;
+}
+
 /* The command line into *opt and *out_path: -1 to go on, else the exit
    status (after --help, --version or a usage error). */
 static int parse_options(int argc, char **argv, report_opts *opt,
@@ -506,6 +555,11 @@ static int annotate(int argc, char **argv)
    pl_kept_program(&kept, &prog, opt.filter);
    int empty = pl_backend_speaks()
                && pl_kept_nothing(PROG, &kept, opt.select_text, opt.filter);
+   if (pl_backend_speaks() && !empty
+       && find_least_progressed(&prog, &opt, inputs.v, inputs.n, &ri) < 0) {
+      fprintf(stderr, PROG ": out of memory\n");
+      status = PL_EXIT_DATA;
+   }
    w = pl_backend_speaks() && (prog.nprocs || !status) && !empty
        ? report_write(&out, &prog, &opt, &ri, why, sizeof why) : 0;
    if (empty)
@@ -517,6 +571,7 @@ static int annotate(int argc, char **argv)
       status = pl_usage_error(PROG, why, NULL);
    }
    pl_program_free(&prog);
+   free(ri.least_progressed);
    free(names);
    pl_inputs_free(&inputs);
    free_options(&opt);

@@ -1367,43 +1367,6 @@ out:
 
 /* Reading a run's traces into the progress view, one part per trace
    (pl_run_ordered: in -j threads), merged in order. */
-typedef struct {
-   run                  *r;
-   const pl_decode_opts *d;
-   void                 *state;
-   int                   oom;
-} progress_read;
-
-/* A trace that cannot be read to its end was reported with the threads;
-   the view shows what it could read.  NULL if out of memory. */
-static void *progress_part(void *ctx, size_t i)
-{
-   progress_read *c = ctx;
-   pl_error err;
-   void *part = pl_mode_progress.create(c->d);
-   pl_trace *t;
-   int k;
-
-   if (!part)
-      return NULL;
-   t = pl_input_open(&c->r->in.v[i], &err);
-   k = t ? pl_mode_progress.file(part, t, &err, c->d) : 0;
-   pl_trace_close(t);
-   if (k < 0 && strcmp(err.msg, "out of memory") == 0) {
-      pl_mode_progress.destroy(part);
-      return NULL;
-   }
-   return part;
-}
-
-static void progress_merge(void *ctx, size_t i, void *part)
-{
-   progress_read *c = ctx;
-   (void)i;
-   if (!part || pl_mode_progress.merge(c->state, part) < 0)
-      c->oom = 1;                 /* the merge destroyed the part */
-}
-
 /* A run whose processes did not all finish (a hang ended by a signal, a
    crash, a trace cut short): where its threads got to, least progressed
    first, leads the report, so that its first screen names the rank that
@@ -1414,8 +1377,6 @@ static int lead_with_progress(run *r, int side, const options *o,
 {
    pl_decode_opts d;
    outbuf text;
-   progress_read c;
-   pl_ordered_work w = { &c, progress_part, progress_merge };
    void *state;
    int ret = -1;
 
@@ -1426,7 +1387,7 @@ static int lead_with_progress(run *r, int side, const options *o,
    d.filter = o->filter;
    d.demangle = o->demangle;
    d.prog = PROG;
-   if (!(state = pl_mode_progress.create(&d)))
+   if (!(state = pl_progress_of_inputs(r->in.v, r->in.n, &d, o->jobs)))
       goto oom;
    /* the block (a line per class) is kept in memory, so that either
       report can place it */
@@ -1434,10 +1395,6 @@ static int lead_with_progress(run *r, int side, const options *o,
       pl_mode_progress.destroy(state);
       goto oom;
    }
-   c = (progress_read){ r, &d, state, 0 };
-   pl_run_ordered(r->in.n, o->jobs, &w);
-   if (c.oom)
-      goto oom_out;
    if (pl_mode_progress_view(state, &text, side ? "B" : "A") < 0)
       goto oom_out;
    if (text.err)

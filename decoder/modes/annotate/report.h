@@ -54,6 +54,9 @@ typedef struct {
    char   **files;
    int      nnames;
    uint64_t returns;
+   char    *least_progressed;   /* a run that did not finish: its least
+                                   progressed threads and where they are
+                                   (pl_mode_progress_least), or NULL */
 } read_info;
 
 /* ---- report_table.c ------------------------------------------------------ */

@@ -275,6 +275,11 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    outbuf_str(o, "\n");
    if (put_endings(o, p, opt) < 0)
       return -1;
+   if (ri->least_progressed) {
+      report_head_key(o, "Least progressed:");
+      outbuf_str(o, ri->least_progressed);
+      outbuf_str(o, "\n");
+   }
    if (ranks) {
       report_write_ranks_headline(o, p, ranks);
       report_write_costliest(o, p, ranks, rc);

@@ -26,9 +26,11 @@
 #include <string.h>
 
 #include "pl_alloc.h"
+#include "pl_archive.h"
 #include "pl_hash.h"
 #include "pl_ending.h"
 #include "pl_modes.h"
+#include "pl_parallel.h"
 #include "pl_runtime.h"
 #include "progress.h"
 #include "trace_labels.h"
@@ -768,82 +770,122 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
    least progressed first; unless always, only where there is something
    to compare (two such threads, one of them inside a call).  of names
    the run in the title (parlot-diff's "B"), NULL for none. */
-static int put_progress(outbuf *o, stacks *s, int always, const char *of)
-{
-   size_t *order = malloc((s->nthreads + 1) * sizeof *order);
-   size_t *first = malloc((s->nthreads + 2) * sizeof *first);
-   thread_key *k = malloc((s->nthreads + 1) * sizeof *k);
-   size_t n = 0, i, j, c, nclasses = 0, open = 0;
-   int ret = -1, comparable = 1, cmp = 0;
+/* The threads with a position, by progress (order[0..n-1]), in classes
+   at the same point (class c: order[first[c]..first[c+1]-1]); cmp and
+   comparable: how the first class compares with the second. */
+typedef struct {
+   size_t *order, *first;
+   size_t  n, nclasses, open;
+   int     cmp, comparable;
+} progress_classes;
 
-   if (!order || !first || !k)
-      goto out;
+static void progress_classes_free(progress_classes *pc)
+{
+   free(pc->order);
+   free(pc->first);
+}
+
+/* 0, or -1 if out of memory. */
+static int classify_progress(stacks *s, progress_classes *pc)
+{
+   size_t i, j;
+
+   memset(pc, 0, sizeof *pc);
+   pc->comparable = 1;
+   pc->order = malloc((s->nthreads + 1) * sizeof *pc->order);
+   pc->first = malloc((s->nthreads + 2) * sizeof *pc->first);
+   if (!pc->order || !pc->first) {
+      progress_classes_free(pc);
+      return -1;
+   }
    for (i = 0; i < s->nthreads; i++)
       if (s->threads[i].pos) {
-         order[n++] = i;
-         open += s->threads[i].npos > 0;
+         pc->order[pc->n++] = i;
+         pc->open += s->threads[i].npos > 0;
       }
-   if (!always && (n < 2 || open == 0)) {   /* nothing to compare */
-      ret = 0;
-      goto out;
-   }
    sort_ctx = s;
-   if (n > 1)
-      qsort(order, n, sizeof *order, by_progress);
-   /* the classes, order[first[c]..first[c+1]-1]; how the first compares
-      with the second says whether it is the least progressed */
-   for (i = 0; i < n; i = j) {
-      const sthread *a = &s->threads[order[i]];
+   if (pc->n > 1)
+      qsort(pc->order, pc->n, sizeof *pc->order, by_progress);
+   for (i = 0; i < pc->n; i = j) {
+      const sthread *a = &s->threads[pc->order[i]];
       int cm;
-      first[nclasses++] = i;
-      for (j = i + 1; j < n; j++) {
-         const sthread *b = &s->threads[order[j]];
+      pc->first[pc->nclasses++] = i;
+      for (j = i + 1; j < pc->n; j++) {
+         const sthread *b = &s->threads[pc->order[j]];
          int r = progress_compare(a->pos, a->npos, b->pos, b->npos, &cm);
          if (r != 0) {
             if (i == 0) {
-               cmp = r;
-               comparable = cm;
+               pc->cmp = r;
+               pc->comparable = cm;
             }
             break;
          }
       }
    }
-   first[nclasses] = n;
+   pc->first[pc->nclasses] = pc->n;
+   return 0;
+}
+
+/* Class c's threads in range notation, two spaces, and their position. */
+static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
+                              size_t c)
+{
+   size_t lo = pc->first[c], hi = pc->first[c + 1], j;
+   thread_key *k = malloc((hi - lo + 1) * sizeof *k);
+   if (!k)
+      return -1;
+   for (j = lo; j < hi; j++) {
+      const sthread *b = &s->threads[pc->order[j]];
+      thread_key_set(&k[j - lo], b->pid, b->rank, b->number);
+   }
+   if (put_thread_set(o, k, hi - lo) < 0) {
+      free(k);
+      return -1;
+   }
+   free(k);
+   outbuf_str(o, "  ");
+   put_position(o, s, &s->threads[pc->order[lo]]);
+   return 0;
+}
+
+static int put_progress(outbuf *o, stacks *s, int always, const char *of)
+{
+   progress_classes pc;
+   size_t c;
+
+   if (classify_progress(s, &pc) < 0)
+      return -1;
+   if (!always && (pc.n < 2 || pc.open == 0)) {   /* nothing to compare */
+      progress_classes_free(&pc);
+      return 0;
+   }
    outbuf_printf(o, "%s== progress%s%s: %zu thread%s in %zu position%s, "
                  "least progressed first (#N: the Nth call from its caller)",
                  of ? "" : "\n", of ? " of " : "", of ? of : "",
-                 n, n == 1 ? "" : "s", nclasses, nclasses == 1 ? "" : "s");
-   if (n < s->nthreads)
+                 pc.n, pc.n == 1 ? "" : "s", pc.nclasses,
+                 pc.nclasses == 1 ? "" : "s");
+   if (pc.n < s->nthreads)
       outbuf_printf(o, "; %zu thread%s that ran none of the program's code "
-                    "left out", s->nthreads - n,
-                    s->nthreads - n == 1 ? "" : "s");
+                    "left out", s->nthreads - pc.n,
+                    s->nthreads - pc.n == 1 ? "" : "s");
    outbuf_str(o, "\n");
-   for (c = 0; c < nclasses && !o->err; c++) {
-      size_t lo = first[c], hi = first[c + 1];
-      for (j = lo; j < hi; j++) {
-         const sthread *b = &s->threads[order[j]];
-         thread_key_set(&k[j - lo], b->pid, b->rank, b->number);
+   for (c = 0; c < pc.nclasses && !o->err; c++) {
+      outbuf_printf(o, "%zu: %zu:", c + 1, pc.first[c + 1] - pc.first[c]);
+      if (put_progress_class(o, s, &pc, c) < 0) {
+         progress_classes_free(&pc);
+         return -1;
       }
-      outbuf_printf(o, "%zu: %zu:", c + 1, hi - lo);
-      if (put_thread_set(o, k, hi - lo) < 0)
-         goto out;
-      outbuf_str(o, "  ");
-      put_position(o, s, &s->threads[order[lo]]);
-      if (c == 0 && nclasses == 1 && n > 1)
+      if (c == 0 && pc.nclasses == 1 && pc.n > 1)
          outbuf_str(o, "  (all at the same point)");
-      else if (c == 0 && cmp < 0 && comparable)
+      else if (c == 0 && pc.cmp < 0 && pc.comparable)
          outbuf_str(o, "  (least progressed)");
-      else if (c == 0 && nclasses > 1 && !comparable)
+      else if (c == 0 && pc.nclasses > 1 && !pc.comparable)
          outbuf_str(o, "  (not comparable with the next: other calls at "
                        "the same point)");
       outbuf_str(o, "\n");
    }
-   ret = 0;
-out:
-   free(order);
-   free(first);
-   free(k);
-   return ret;
+   progress_classes_free(&pc);
+   return 0;
 }
 
 /* DOT string contents: the label with '"' and '\' escaped. */
@@ -923,6 +965,24 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of)
    return put_progress(o, state, 1, of);
 }
 
+int pl_mode_progress_least(void *state, outbuf *o)
+{
+   progress_classes pc;
+   int ret = 0;
+
+   if (classify_progress(state, &pc) < 0)
+      return -1;
+   if (pc.nclasses > 1 && pc.cmp < 0 && pc.comparable) {
+      outbuf_printf(o, "%zu:", pc.first[1]);
+      ret = put_progress_class(o, state, &pc, 0) < 0 ? -1 : 1;
+      if (ret > 0)
+         outbuf_printf(o, "  (%zu thread%s further on)", pc.n - pc.first[1],
+                       pc.n - pc.first[1] == 1 ? "" : "s");
+   }
+   progress_classes_free(&pc);
+   return ret;
+}
+
 const pl_collect_mode pl_mode_stacks = {
    stacks_create, stacks_file, stacks_write, stacks_destroy, stacks_merge
 };
@@ -930,3 +990,58 @@ const pl_collect_mode pl_mode_stacks = {
 const pl_collect_mode pl_mode_progress = {
    stacks_create, stacks_file, progress_write, stacks_destroy, stacks_merge
 };
+
+/* ---- Reading a run for its progress (parlot-diff, parlot-annotate) ---- */
+
+typedef struct {
+   const pl_input       *in;
+   const pl_decode_opts *d;
+   void                 *state;
+   int                   oom;
+} progress_read;
+
+/* A trace that cannot be read to its end was reported by its reader; the
+   view shows what could be read.  NULL if out of memory. */
+static void *progress_part(void *ctx, size_t i)
+{
+   progress_read *c = ctx;
+   pl_error err;
+   void *part = pl_mode_progress.create(c->d);
+   pl_trace *t;
+   int k;
+
+   if (!part)
+      return NULL;
+   t = pl_input_open(&c->in[i], &err);
+   k = t ? pl_mode_progress.file(part, t, &err, c->d) : 0;
+   pl_trace_close(t);
+   if (k < 0 && strcmp(err.msg, "out of memory") == 0) {
+      pl_mode_progress.destroy(part);
+      return NULL;
+   }
+   return part;
+}
+
+static void progress_merge(void *ctx, size_t i, void *part)
+{
+   progress_read *c = ctx;
+   (void)i;
+   if (!part || pl_mode_progress.merge(c->state, part) < 0)
+      c->oom = 1;                 /* the merge destroyed the part */
+}
+
+void *pl_progress_of_inputs(const pl_input *in, size_t n,
+                            const pl_decode_opts *d, unsigned jobs)
+{
+   progress_read c = { in, d, pl_mode_progress.create(d), 0 };
+   pl_ordered_work w = { &c, progress_part, progress_merge };
+
+   if (!c.state)
+      return NULL;
+   pl_run_ordered(n, jobs, &w);
+   if (c.oom) {
+      pl_mode_progress.destroy(c.state);
+      return NULL;
+   }
+   return c.state;
+}

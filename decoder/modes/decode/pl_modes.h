@@ -114,6 +114,18 @@ extern const pl_collect_mode pl_mode_progress;   /* mode_stacks.c: its
    state has read, titled "progress of OF" (always written).  0, or -1 if
    out of memory. */
 int pl_mode_progress_view(void *state, outbuf *o, const char *of);
+/* parlot-annotate's header: the least progressed threads of that view,
+   in range notation, and their position ("1:[2]  main > conj_grad #8 >
+   ... > MPI_Recv  (3 others further on)"): 1 if written, 0 if no
+   threads are behind the others (all at one point, or not comparable),
+   -1 if out of memory. */
+int pl_mode_progress_least(void *state, outbuf *o);
+/* pl_mode_progress's state of inputs in[0..n-1], read by `jobs` threads
+   (pl_run_ordered) and merged in order; a trace that cannot be read to
+   its end counts what could be read.  NULL if out of memory. */
+struct pl_input;
+void *pl_progress_of_inputs(const struct pl_input *in, size_t n,
+                            const pl_decode_opts *d, unsigned jobs);
 extern const pl_collect_mode pl_mode_info;       /* mode_info.c */
 
 extern const pl_program_mode pl_mode_xml;        /* mode_xml.c */

@@ -29,11 +29,12 @@ static __attribute__((noinline)) void exchange(int rank, int size)
 {
    int left = (rank + size - 1) % size, right = (rank + 1) % size;
    MPI_Request req[4];
+   MPI_Status st[4];
    MPI_Irecv(&u[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &req[0]);
    MPI_Irecv(&u[N + 1], 1, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &req[1]);
    MPI_Isend(&u[N], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &req[2]);
    MPI_Isend(&u[1], 1, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &req[3]);
-   MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+   MPI_Waitall(4, req, st);
 }
 
 static __attribute__((noinline)) double residual(void)

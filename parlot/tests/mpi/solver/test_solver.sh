@@ -37,7 +37,8 @@
 # "conj_grad #8 > matvec #3 > exchange > MPI_Recv" and the others in that
 # iteration's next collective ("dot #6 > MPI_Allreduce": conj_grad's
 # first dot product, then two per inner iteration); --progress (checked
-# on the SIGINT runs) the same without the tree; parlot-diff GOOD HUNG
+# on the SIGINT runs) the same without the tree; parlot-annotate's header
+# the same place on its "Least progressed" line; parlot-diff GOOD HUNG
 # leads with HUNG's progress (rank 2 least progressed) and says each
 # process ended differently.
 #
@@ -150,10 +151,15 @@ hang_case() {
     for p in "$want_stuck" "$want_rest" ${want_class:+"$want_class"} "$want_end"; do
         grep -Eq -- "$p" "$work/stacks.out" || miss="$miss '$p'"
     done
+    # parlot-annotate's header says the same on its first screen
+    "$PARLOT_ANNOTATE" "$work/$run" > "$work/ann.out" 2> /dev/null
+    want_head="^Least progressed: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv  \($((NP - 1)) threads further on\)\$"
+    head -8 "$work/ann.out" | grep -Eq -- "$want_head" ||
+        miss="$miss (parlot-annotate's header) '$want_head'"
     if [ -n "$miss" ]; then
         fail "$label: $mode lacks$miss" "$(sed -n '/^== [0-9]* class/,$p;/^== where/,$p' "$work/stacks.out")"
     else
-        pass "$label: $(grep -E -m1 -- "$want_end" "$work/stacks.out"); rank $RANK least progressed in MPI_Recv, iteration $ITER"
+        pass "$label: $(grep -E -m1 -- "$want_end" "$work/stacks.out"); rank $RANK least progressed in MPI_Recv, iteration $ITER (--stacks and parlot-annotate's header)"
     fi
 }
 
