@@ -383,6 +383,8 @@ static int report_hunk(diff_report *rep, context *c, side_buf *a,
    }
    h.nm_a = a->s->nm;
    h.nm_b = b->s->nm;
+   h.a_stops = a->s->stopped && a->ended && na == avail(a);
+   h.b_stops = b->s->stopped && b->ended && nb == avail(b);
    if (passing) {
       skip(a, na, rec);
       skip(b, nb, rec + na);

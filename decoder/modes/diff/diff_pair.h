@@ -40,6 +40,9 @@ typedef struct {
    const pl_mark      *marks;   /* the thread's marks, by position (for
                                    "after mark" in hunk headers) */
    size_t              nmarks;
+   int                 stopped; /* its process was killed or its trace
+                                   cut short: its lines end where it was
+                                   stopped, not where it finished */
 } diff_side;
 
 typedef struct {

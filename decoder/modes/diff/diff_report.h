@@ -37,6 +37,10 @@ typedef struct {
                                      (0: no call); NULL if not known */
    const pl_mark      *mark;      /* A's last mark before the hunk, NULL if
                                      none */
+   int                 a_stops, b_stops;  /* the side's lines end in the
+                                     hunk because its thread was stopped
+                                     (diff_side.stopped): what the other
+                                     did after is no difference of its */
    const trace_labels *nm_a, *nm_b;
 } diff_hunk;
 

@@ -57,18 +57,29 @@ static void t_pair(diff_report *r, const char *title, const char *label_a,
    t->titled = 0;
 }
 
+/* Lines shown of what a side went on to do after the other's thread was
+   stopped (a hang ended by a signal). */
+#define AFTER_STOP_LINES 3
+
 /* A side's lines, each call with its number among its caller's calls
-   of it when that is known and not the first ("norm_check #8"). */
+   of it when that is known and not the first ("norm_check #8"); stopped:
+   the other side's name when its thread was stopped in this hunk, so
+   that these lines are what this side did after (NULL if not). */
 static void put_side(outbuf *o, const char *sign, const pl_line *l,
                      size_t n, size_t all, const uint64_t *num,
-                     const trace_labels *nm)
+                     const trace_labels *nm, const char *stopped)
 {
    size_t i;
+   if (stopped && n > AFTER_STOP_LINES)
+      n = AFTER_STOP_LINES;
    for (i = 0; i < n; i++) {
       outbuf_str(o, sign);
       thread_line_put_num(o, &l[i], nm, num ? num[i] : 0);
    }
-   if (all > n)
+   if (all > n && stopped)
+      outbuf_printf(o, "%s ... %zu more lines, after %s's thread was "
+                    "stopped\n", sign, all - n, stopped);
+   else if (all > n)
       outbuf_printf(o, "%s ... %zu more lines\n", sign, all - n);
 }
 
@@ -139,8 +150,17 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
       thread_line_put_num(o, &h->ctx[i], h->nm_a,
                           h->ctx_num ? h->ctx_num[i] : 0);
    }
-   put_side(o, "- ", h->a, h->na, h->na_all, h->num_a, h->nm_a);
-   put_side(o, "+ ", h->b, h->nb, h->nb_all, h->num_b, h->nm_b);
+   /* where one side's thread was stopped (a hang ended by a signal):
+      what it did last first, then the start of what the other went on
+      to do */
+   if (h->b_stops && !h->a_stops) {
+      put_side(o, "+ ", h->b, h->nb, h->nb_all, h->num_b, h->nm_b, NULL);
+      put_side(o, "- ", h->a, h->na, h->na_all, h->num_a, h->nm_a, "B");
+   } else {
+      put_side(o, "- ", h->a, h->na, h->na_all, h->num_a, h->nm_a, NULL);
+      put_side(o, "+ ", h->b, h->nb, h->nb_all, h->num_b, h->nm_b,
+               h->a_stops && !h->b_stops ? "A" : NULL);
+   }
 }
 
 static void t_pair_end(diff_report *r, uint64_t hunks, uint64_t written,

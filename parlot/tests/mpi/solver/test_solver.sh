@@ -39,8 +39,9 @@
 # first dot product, then two per inner iteration); --progress (checked
 # on the SIGINT runs) the same without the tree; parlot-annotate's header
 # the same place on its "Least progressed" line; parlot-diff GOOD HUNG
-# leads with HUNG's progress (rank 2 least progressed) and says each
-# process ended differently.
+# leads with HUNG's progress (rank 2 least progressed), says each
+# process ended differently, and shows rank 2's last calls (the extra
+# MPI_Recv) before a few of what the good run went on to do.
 #
 # Environment: VALGRIND (vg-in-place or valgrind), PARLOT_DIFF,
 # PARLOT_ANNOTATE, PARLOT_DECODE; SOLVER_IMPLS (default "mpich openmpi"),
@@ -163,6 +164,18 @@ hang_case() {
     fi
 }
 
+# stopped_hunk REPORT: parlot-diff GOOD HUNG's section of the hung rank
+# shows what it did last (its extra MPI_Recv) before the start of what
+# the good run went on to do, whose rest is one line, so that the extra
+# MPI_Recv is on the first screens (line 60 at most)
+stopped_hunk() {
+    sed -n "/^=== rank $RANK\$/,/^=== rank [0-9]* ended/p" "$1" > "$work/stopped.hunk"
+    [ "$(grep -E -m1 '^[-+] ' "$work/stopped.hunk" | cut -c1)" = + ] &&
+        grep -Eq '^\+ .* MPI_Recv$' "$work/stopped.hunk" &&
+        grep -Eq "^-  \.\.\. [0-9]+ more lines, after B's thread was stopped\$" "$work/stopped.hunk" &&
+        [ "$(grep -En -m1 '^\+ .* MPI_Recv$' "$1" | cut -d: -f1)" -le 60 ]
+}
+
 # outliers_case LABEL RUN EXPECTED: parlot-annotate's Outliers line
 outliers_case() {
     "$PARLOT_ANNOTATE" "$work/$2" > "$work/ann.out" 2> "$work/ann.err"
@@ -261,8 +274,9 @@ for impl in ${SOLVER_IMPLS:-mpich openmpi}; do
            grep -Eq "^=== rank $RANK ended differently: A exit status 0, B ($sigterm|trace cut short)" "$work/diff.out" &&
            grep -q "^== $NP processes ended differently" "$work/diff.out" &&
            grep -q "^== B did not finish: $NP of its $NP processes were killed or cut short" "$work/diff.screen" &&
-           grep -Eq -- "$stuck" "$work/diff.screen"; then
-            pass "$impl cg_c: parlot-diff GOOD HUNG leads with rank $RANK least progressed, and says how each process ended"
+           grep -Eq -- "$stuck" "$work/diff.screen" &&
+           stopped_hunk "$work/diff.report"; then
+            pass "$impl cg_c: parlot-diff GOOD HUNG leads with rank $RANK least progressed, says how each process ended, and shows rank $RANK's last calls (MPI_Recv at line $(grep -En -m1 '^\+ .* MPI_Recv$' "$work/diff.report" | cut -d: -f1)) before what A went on to do"
         else
             fail "$impl cg_c: parlot-diff GOOD HUNG (exit $rc)" "$(grep -E '^==|^[0-9]+: ' "$work/diff.out" | head -8)"
         fi
