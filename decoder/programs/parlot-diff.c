@@ -445,9 +445,10 @@ typedef struct {
    const char *thread, *ref;   /* --within: the pair's labels, else NULL */
 } fn_cost;
 
-/* The functions' costs of the threads walked so far (fn_rows_add): two
-   runs, each side's rows, joined at the end (fn_rows_join); --within,
-   each pair's COST_ROWS largest changes.  Their instructions in all, and
+/* The functions' costs of the threads walked so far (side_rows): two
+   runs, each function's rows of both sides combined (combine_rows, at
+   the end changed_rows); --within, each pair's COST_ROWS largest
+   changes.  Their instructions in all, and
    outside MPI calls (whose instructions, an MPI library polling while it
    waits, depend on timing: a rank that waits for a slow one polls more),
    A's and B's; mpi: some thread made MPI calls. */
@@ -727,10 +728,11 @@ static int walk_calls(pair_side *s, size_t index, const options *o,
    memset(s->ft, 0, ((size_t)s->nfns + 1) * sizeof *s->ft);
    s->all = s->outside = 0;
    s->mpi = 0;
-   for (uint32_t id = 1; id <= s->nfns; id++)
+   for (uint32_t id = 1; id <= s->nfns; id++) {
+      const char *name = pl_trace_function(s->t, id)->name.str;
       kind[id] = (uint8_t)((own_code(s->t, id) ? FN_OWN : 0)
-                           | (pl_runtime_mpi_interface(pl_trace_function(s->t, id)->name.str)
-                              ? FN_MPI : 0));
+                           | (pl_runtime_mpi_interface(name) ? FN_MPI : 0));
+   }
    if (!(v = pl_view_open(s->t, index, o->filter, s->keep, &err))) {
       free(kind);
       return strcmp(err.msg, "out of memory") == 0 ? -1 : 0;
@@ -1002,9 +1004,10 @@ static int pair_call_changes(run *ra, run *rb, const run_pair *p,
       }
       if (o->within) {
          m = changed_rows(fr->v + first, fr->n - first);
-         for (size_t i = first + (m < COST_ROWS ? m : COST_ROWS); i < first + m; i++)
+         size_t keep = m < COST_ROWS ? m : COST_ROWS;
+         for (size_t i = first + keep; i < first + m; i++)
             free(fr->v[i].label);
-         fr->n = first + (m < COST_ROWS ? m : COST_ROWS);
+         fr->n = first + keep;
       } else {
          fr->n = combine_rows(fr->v, fr->n);
       }
@@ -1077,23 +1080,25 @@ static int lone_thread_costs(run *r, int side, const run_thread *t,
                              const options *o, fn_rows *fr)
 {
    pair_side s;
-   int ok = open_side(&s, r, t, o), ret = ok;
+   int ok = open_side(&s, r, t, o), ret;
    if (ok <= 0)
       return ok;
-   if ((ok = walk_calls(&s, t->index, o, NULL, NULL)) != 0)
-      ret = ok < 0 || side_rows(&s, side, fr, NULL, NULL) < 0 ? -1 : 0;
-   else
-      ret = 0;
-   if (ret == 0 && ok > 0)
-      fr->n = combine_rows(fr->v, fr->n);
+   ok = walk_calls(&s, t->index, o, NULL, NULL);
+   ret = ok < 0 ? -1 : 0;
+   if (ok > 0) {
+      if (side_rows(&s, side, fr, NULL, NULL) < 0)
+         ret = -1;
+      else
+         fr->n = combine_rows(fr->v, fr->n);
+   }
    free_side(&s);
    return ret;
 }
 
 /* Runs recorded with --collect-insns (both): the functions whose
-   inclusive instructions changed most (--within: between each thread
-   compared and its reference), then the calls (cc), after the summary,
-   from the threads' walks (fr). */
+   instructions (outside MPI calls) changed most, self then inclusive
+   (--within: between each thread compared and its reference), then the
+   calls (cc), after the summary, from the threads' walks (fr). */
 static void put_costs(const run *ra, const run *rb, const options *o,
                       fn_rows *fr, const call_changes *cc, diff_report *rep)
 {
@@ -1375,8 +1380,6 @@ out:
    return ret;
 }
 
-/* Reading a run's traces into the progress view, one part per trace
-   (pl_run_ordered: in -j threads), merged in order. */
 /* A run whose processes did not all finish (a hang ended by a signal, a
    crash, a trace cut short): where its threads got to, least progressed
    first, leads the report, so that its first screen names the rank that
