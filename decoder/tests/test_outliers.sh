@@ -303,39 +303,39 @@ stencil_annotate() {
    done
    "$PARLOT_ANNOTATE" "$1" >"$1.ann" 2>&1
 }
-for fault in none extra skip swap; do
-   stencil_annotate "$tmp/st-$fault" $fault 64
-   ann=$tmp/st-$fault.ann
+# stencil_check LABEL DIR FAULT WHY [LINE...]: the report of DIR names
+# rank 2 alone (nobody without a fault), has each LINE, and for a swap
+# says the order differs
+stencil_check() {
+   label=$1 ann=$2.ann fault=$3 why=$4 ok=yes
+   shift 4
    want="Outliers:         1 (rank 2)"
    [ $fault = none ] && want="Outliers:         0"
-   if grep -qx "$want" "$ann" &&
-      grep -qx "Ranks:            64 (processes with an MPI rank)" "$ann" &&
-      { [ $fault != none ] ||
-        grep -qx "Classes:          2, by call graph; majority: class 2, 62 ranks" "$ann"; } &&
-      { [ $fault != swap ] ||
-        grep -q "^ *0 *0  order differs: the same calls in another order" "$ann"; }
-   then
-      pass "stencil of 64 ranks, $fault: '$want' (the ends and the root's I/O are no outliers)"
+   grep -qx "$want" "$ann" || ok=no
+   for line in "$@"; do grep -qx "$line" "$ann" || ok=no; done
+   [ $fault != swap ] ||
+      grep -q "^ *0 *0  order differs: the same calls in another order" "$ann" || ok=no
+   if [ $ok = yes ]; then
+      pass "$label, $fault: '$want' ($why)"
    else
-      fail "stencil of 64 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$ann" | head -12)"
+      fail "$label, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$ann" | head -12)"
    fi
+}
+for fault in none extra skip swap; do
+   stencil_annotate "$tmp/st-$fault" $fault 64
+   classes=
+   [ $fault = none ] &&
+      classes="Classes:          2, by call graph; majority: class 2, 62 ranks"
+   stencil_check "stencil of 64 ranks" "$tmp/st-$fault" $fault \
+      "the ends and the root's I/O are no outliers" \
+      "Ranks:            64 (processes with an MPI rank)" ${classes:+"$classes"}
 done
 # periodic, 12 ranks: one class, in which the root's reports are no
 # other order (they lead to no MPI call), while rank 2's swap is
 for fault in none swap; do
    stencil_annotate "$tmp/ring-$fault" $fault 12 12
-   ann=$tmp/ring-$fault.ann
-   want="Outliers:         1 (rank 2)"
-   [ $fault = none ] && want="Outliers:         0"
-   if grep -qx "$want" "$ann" &&
-      grep -qx "Classes:          1, by call graph" "$ann" &&
-      { [ $fault != swap ] ||
-        grep -q "^ *0 *0  order differs: the same calls in another order" "$ann"; }
-   then
-      pass "periodic stencil of 12 ranks, $fault: '$want' (the root's reports are no other order)"
-   else
-      fail "periodic stencil of 12 ranks, $fault" "$(sed -n '/^Ranks:/,/^Min/p' "$ann" | head -12)"
-   fi
+   stencil_check "periodic stencil of 12 ranks" "$tmp/ring-$fault" $fault \
+      "the root's reports are no other order" "Classes:          1, by call graph"
 done
 
 # one process; --ranks
