@@ -2,6 +2,7 @@
 /* The program across its processes (pl_outliers.h). */
 #define _XOPEN_SOURCE 700
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,6 +542,45 @@ static int has_unique_count(const pl_graph *gs, const size_t *set,
    return 0;
 }
 
+/* A process by its MPI rank's number, for sort_by_rank. */
+typedef struct {
+   unsigned long long rank;
+   size_t proc;
+} ranked;
+
+static int by_rank_number(const void *a, const void *b)
+{
+   const ranked *x = a, *y = b;
+   if (x->rank != y->rank)
+      return x->rank < y->rank ? -1 : 1;
+   return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+/* procs[0..n-1] (indexes in p->procs, each with a rank) by rank number,
+   so that classes, references and outliers do not follow the order of
+   the trace files (their pids: a launcher need not start rank 1 before
+   rank 2).  0, or -1 if out of memory. */
+static int sort_by_rank(const pl_program *p, size_t *procs, size_t n)
+{
+   ranked *v = malloc((n + 1) * sizeof *v);
+   size_t i;
+   if (!v)
+      return -1;
+   for (i = 0; i < n; i++) {
+      char *end;
+      const char *s = p->procs[procs[i]].rank;
+      v[i].rank = strtoull(s, &end, 10);
+      if (end == s || *end)
+         v[i].rank = ULLONG_MAX;        /* not a number: after the others */
+      v[i].proc = procs[i];
+   }
+   qsort(v, n, sizeof *v, by_rank_number);
+   for (i = 0; i < n; i++)
+      procs[i] = v[i].proc;
+   free(v);
+   return 0;
+}
+
 /* Whether procs[i] is MPI rank 0, the root. */
 static int is_root(const pl_program *p, const pl_ranks *r, size_t i)
 {
@@ -598,6 +638,8 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          r->procs[r->nprocs++] = i;
    }
    n = r->nprocs;
+   if (r->by_rank && sort_by_rank(p, r->procs, n) < 0)
+      goto out;
    gs = calloc(n + 1, sizeof *gs);
    parts = malloc((p->nthreads + 1) * sizeof *parts);
    r->cls = malloc((n + 1) * sizeof *r->cls);

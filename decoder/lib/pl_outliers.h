@@ -105,7 +105,8 @@ enum pl_class_kind { PL_CLASS_SHAPE, PL_CLASS_GRAPH };   /* (GRAPH since
 
 typedef struct {
    int         by_rank;         /* processes chosen by MPI rank */
-   size_t     *procs;           /* the processes analysed, in order */
+   size_t     *procs;           /* the processes analysed: by rank number,
+                                   else in order */
    size_t      nprocs;
    size_t     *cls;             /* [i]: class of procs[i] */
    size_t     *ref;             /* [i]: the index in procs of the process
