@@ -9,24 +9,11 @@
 
 #include "pl_alloc.h"
 #include "pl_hash.h"
+#include "pl_median.h"
 #include "pl_outliers.h"
 #include "pl_program_private.h"
 #include "pl_runtime.h"
 
-static int u64_order(const void *a, const void *b)
-{
-   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-   return x < y ? -1 : x > y;
-}
-
-/* Lower median of v[0..n-1] (sorts v); 0 if n is 0. */
-static uint64_t lower_median(uint64_t *v, size_t n)
-{
-   if (n == 0)
-      return 0;
-   qsort(v, n, sizeof *v, u64_order);
-   return v[(n - 1) / 2];
-}
 
 static int edge_cmp(const pl_edge *x, uint32_t caller, uint32_t callee)
 {
@@ -149,7 +136,7 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
          const pl_fstat *s = pl_graph_fn(&gs[m[j]], f->fn);
          tmp[j] = s ? s->calls : 0;
       }
-      tmp[0] = lower_median(tmp, nm);
+      tmp[0] = pl_lower_median(tmp, nm);
       if (tmp[0] != f->calls
           && add_reason(o, &cap, PL_REASON_CALLS, f->fn, 0, f->calls,
                         tmp[0]) < 0)
@@ -164,7 +151,7 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
          tmp[j] = s ? s->calls : 0;
       }
       if (add_reason(o, &cap, PL_REASON_MISSING_FN, fn, 0, 0,
-                     lower_median(tmp, nm)) < 0)
+                     pl_lower_median(tmp, nm)) < 0)
          return -1;
    }
    /* edges between functions both call */
@@ -189,7 +176,7 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
          tmp[j] = s ? s->calls : 0;
       }
       if (add_reason(o, &cap, PL_REASON_MISSING_EDGE, e->callee, e->caller,
-                     0, lower_median(tmp, nm)) < 0)
+                     0, pl_lower_median(tmp, nm)) < 0)
          return -1;
    }
    qsort(o->reasons, o->nreasons, sizeof *o->reasons, reason_order);
@@ -679,7 +666,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          const pl_fstat *s = pl_graph_fn(&gs[i], f);
          tmp[i] = s ? s->calls : 0;
       }
-      rf->median = lower_median(tmp, n);
+      rf->median = pl_lower_median(tmp, n);
       rf->min = tmp[0];
       rf->max = tmp[n - 1];
    }

@@ -281,14 +281,6 @@ static void compare_endings(run *ra, run *rb, const run_thread *ta,
    ty->endings++;
 }
 
-/* Whether t's process was killed by a signal or its trace cut short. */
-static int stopped(const pl_trace *t)
-{
-   pl_ending e;
-   pl_trace_ending(t, &e);
-   return e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
-}
-
 /* Read the rest of a side's lines (their calls count in the summary). */
 static int drain(thread_lines *s, pl_error *err)
 {
@@ -351,8 +343,8 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    b.nm = &rb->nm;
    b.ident = rb->ident;
    b.marks = pl_trace_marks(rb->t, tb->index, &b.nmarks);
-   a.stopped = stopped(ra->t);
-   b.stopped = stopped(rb->t);
+   a.stopped = ta->stopped;
+   b.stopped = tb->stopped;
    if (o->within)
       snprintf(title, sizeof title, "%s against %s", tb->label, ta->label);
    else if (strcmp(ta->label, tb->label) == 0)

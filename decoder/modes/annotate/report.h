@@ -151,7 +151,7 @@ typedef struct {
    uint64_t      median;
    size_t        top;
    uint32_t      top_fn;
-   uint64_t      top_value, top_median, top_excess;
+   uint64_t      top_value, top_median;
    rank_fn_cost *fns;
    size_t        nfns;
 } rank_costs;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pl_median.h"
 #include "pl_runtime.h"
 #include "report.h"
 
@@ -19,19 +20,6 @@
 #define BALANCED_PCT 200u
 /* Functions in the Ranks section's table of instructions. */
 #define COST_ROWS 10
-
-static int cmp_u64(const void *a, const void *b)
-{
-   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-   return x < y ? -1 : x > y;
-}
-
-/* The lower median of v[0..n-1] (sorted in place), as pl_outliers.h's. */
-static uint64_t lower_median(uint64_t *v, size_t n)
-{
-   qsort(v, n, sizeof *v, cmp_u64);
-   return v[(n + 1) / 2 - 1];
-}
 
 static int own_function(const pl_gfunc *f)
 {
@@ -89,7 +77,7 @@ int report_rank_costs(const pl_program *p, const pl_ranks *r, rank_costs *c)
       }
    }
    memcpy(tmp, c->total, n * sizeof *tmp);
-   c->median = lower_median(tmp, n);
+   c->median = pl_lower_median(tmp, n);
    for (i = 1; i < n; i++)
       if (c->total[i] > c->total[c->top])
          c->top = i;
@@ -108,15 +96,15 @@ int report_rank_costs(const pl_program *p, const pl_ranks *r, rank_costs *c)
          if (v[i] > v[rf->at_max])
             rf->at_max = i;
       memcpy(tmp, v, n * sizeof *tmp);
-      rf->median = lower_median(tmp, n);
+      rf->median = pl_lower_median(tmp, n);
       rf->min = tmp[0];
       rf->max = tmp[n - 1];
       if (v[c->top] > rf->median
-          && (!c->top_fn || v[c->top] - rf->median > c->top_excess)) {
+          && (!c->top_fn
+              || v[c->top] - rf->median > c->top_value - c->top_median)) {
          c->top_fn = f;
          c->top_value = v[c->top];
          c->top_median = rf->median;
-         c->top_excess = v[c->top] - rf->median;
       }
       if (rf->max > rf->min)
          c->nfns++;

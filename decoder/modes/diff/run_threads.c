@@ -101,12 +101,17 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
             goto oom;
          thread_label(th->label, sizeof th->label, pid, rank, number);
       }
-      if (pl_select_match_process(sel, pid)) {
+      {
          pl_ending e;
+         int stopped;
          pl_trace_ending(t, &e);
-         r->processes++;
-         r->unfinished += e.kind == PL_ENDING_SIGNAL
-                          || e.kind == PL_ENDING_CUT_SHORT;
+         stopped = e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
+         for (k = procs[nprocs].first; k < r->n; k++)
+            r->t[k].stopped = stopped;
+         if (pl_select_match_process(sel, pid)) {
+            r->processes++;
+            r->unfinished += stopped;
+         }
       }
       procs[nprocs].n = r->n - procs[nprocs].first;
       /* ranked processes are matched by rank: no order needed */

@@ -25,6 +25,8 @@ typedef struct {
    char    *rank;           /* NULL if none */
    uint64_t order;          /* process order among those without rank */
    char     label[80];      /* "rank 2", "rank 2 thread 3", "pid 1 thread 1" */
+   int      stopped;        /* its process was killed by a signal or its
+                               trace cut short (pl_ending.h) */
 } run_thread;
 
 typedef struct {
