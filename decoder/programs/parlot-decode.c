@@ -178,10 +178,11 @@ static void usage(FILE *f)
       "say so in their headers):\n"
       "      --images=WHICH   program: the program's own code and each call\n"
       "                       it makes into a library, shown as one call\n"
-      "                       (default of --replay and --stacks); main: the\n"
-      "                       main executable's functions; all: everything\n"
-      "                       (default of the other modes); or object\n"
-      "                       patterns GLOB[,GLOB] (e.g. 'liblammps*')\n"
+      "                       (default of --replay, --stacks, --chrome and\n"
+      "                       --speedscope); main: the main executable's\n"
+      "                       functions; all: everything (default of the\n"
+      "                       other modes); or object patterns\n"
+      "                       GLOB[,GLOB] (e.g. 'liblammps*')\n"
       "      --program-objects=GLOB  --images=program: objects that are the\n"
       "                       program's even if they look like a system\n"
       "                       runtime; may be repeated\n"
@@ -386,7 +387,7 @@ static int run_per_file(const struct mode *mode, const pl_input *in, size_t n,
    if (!isatty(out->fd))
       pg = pl_progress_new(PROG, (size_t)n);
    if (mode->timeline)
-      pl_timeline_begin(out, mode->timeline);
+      pl_timeline_begin(out, mode->timeline, pl_filter_describe(opts->filter));
    fo.progress = pl_progress_hooks_of(pg);
    parallel = mode->collect && mode->collect->merge && n > 1
               && opts->jobs > 1;
@@ -735,8 +736,9 @@ static int parse_options(int argc, char **argv, const struct mode **mode,
                (*mode)->option);
       return usage_error(why, NULL);
    }
-   /* the ordered views show the program's view unless asked otherwise */
-   if ((*mode)->file == pl_mode_replay_file
+   /* the ordered views show the program's view unless asked otherwise:
+      an MPI rank's timeline is otherwise mostly its library's polling */
+   if ((*mode)->file == pl_mode_replay_file || (*mode)->timeline
        || (*mode)->collect == &pl_mode_stacks
        || (*mode)->collect == &pl_mode_progress)
       pl_filter_default_program(o->filter);

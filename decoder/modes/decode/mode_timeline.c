@@ -61,16 +61,19 @@ static struct {
    uint64_t    calls;       /* frames opened, over the document */
    uint64_t    origin;      /* the wall-clock axis' 0: ns since the epoch
                                (0: no thread on it yet) */
+   const char *view;        /* the filters, as parlot-decode describes them
+                               ("" for every call) */
    frame_table frames;
    uint32_t   *open;        /* the open frames of the thread (speedscope:
                                frame numbers; Chrome: depth only) */
    size_t      open_cap;
 } tl;
 
-void pl_timeline_begin(outbuf *o, int format)
+void pl_timeline_begin(outbuf *o, int format, const char *view)
 {
    memset(&tl, 0, sizeof tl);
    tl.format = format;
+   tl.view = view;
    if (format == PL_TIMELINE_CHROME)
       outbuf_str(o, "{\"traceEvents\":[\n");
    else
@@ -99,7 +102,7 @@ static void free_frames(frame_table *f)
 
 int pl_timeline_end(outbuf *o)
 {
-   char origin[32] = "";
+   char origin[32] = "", name[640];
    if (tl.axis & AXIS_WALL) {          /* UTC, to the second */
       time_t sec = (time_t)(tl.origin / 1000000000u);
       struct tm tm;
@@ -118,6 +121,9 @@ int pl_timeline_end(outbuf *o)
       if (tl.axis & AXIS_WALL)
          outbuf_printf(o, ",\"time_origin\":\"%s\",\"time_origin_ns\":"
                        "\"%llu\"", origin, (unsigned long long)tl.origin);
+      outbuf_str(o, ",\"view\":");
+      outbuf_json_str(o, *tl.view ? tl.view : "all",
+                      strlen(*tl.view ? tl.view : "all"));
       outbuf_str(o, "}}\n");
    } else {
       outbuf_str(o, "\n],\n\"shared\":{\"frames\":[");
@@ -128,16 +134,21 @@ int pl_timeline_end(outbuf *o)
          outbuf_json_str(o, tl.frames.file[i], strlen(tl.frames.file[i]));
          outbuf_str(o, "}");
       }
-      outbuf_printf(o, "]},\n\"name\":\"ParLoT timeline (%s%s%s)\","
-                    "\"activeProfileIndex\":0,\"exporter\":\"parlot-decode\"}\n",
-                    axis_name(tl.axis), *origin ? ", from " : "", origin);
+      /* the document's name is where speedscope shows what it holds */
+      outbuf_str(o, "]},\n\"name\":");
+      snprintf(name, sizeof name, "ParLoT timeline (%s%s%s; %s)",
+               axis_name(tl.axis), *origin ? ", from " : "", origin,
+               *tl.view ? tl.view : "every call");
+      outbuf_json_str(o, name, strlen(name));
+      outbuf_str(o, ",\"activeProfileIndex\":0,"
+                    "\"exporter\":\"parlot-decode\"}\n");
    }
    /* Perfetto's and speedscope's viewers load a few hundred MB of JSON
       (some 2 M frames, 2 events each) at most: say how to bound a larger document */
    if (tl.calls > PL_TIMELINE_MANY_CALLS)
       fprintf(stderr, "parlot-decode: note: the timeline has %llu calls, "
-              "more than viewers load; --max-depth, --range, --from-mark, "
-              "--to-mark or --select bound it\n",
+              "more than viewers load; --images, --max-depth, --range, "
+              "--from-mark, --to-mark or --select bound it\n",
               (unsigned long long)tl.calls);
    free_frames(&tl.frames);
    free(tl.open);

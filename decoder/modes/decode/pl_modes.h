@@ -62,7 +62,7 @@ int pl_mode_replay_file(pl_trace *t, outbuf *o, pl_error *err,
    modes, and ended after the last (also when none could be read).
    pl_timeline_end: 0, or -1 if out of memory. */
 enum { PL_TIMELINE_CHROME = 1, PL_TIMELINE_SPEEDSCOPE = 2 };
-void pl_timeline_begin(outbuf *o, int format);
+void pl_timeline_begin(outbuf *o, int format, const char *view);
 int  pl_mode_timeline_file(pl_trace *t, outbuf *o, pl_error *err,
                            const pl_decode_opts *opts);
 int  pl_timeline_end(outbuf *o);

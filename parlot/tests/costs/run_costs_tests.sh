@@ -31,7 +31,9 @@
 #     (a rank against its reference): rank 1's slower call first, what it
 #     did more there than in its other iterations one rescale_z call as
 #     Callgrind counts it, and that XML valid;
-#   - a load imbalance (imbalance.c, 3 ranks, each MPI): parlot-annotate
+#   - a load imbalance (imbalance.c, 3 ranks, each MPI): its timeline
+#     (--chrome) of the program's view, each rank's time in relax in the
+#     ratio of its sweeps; parlot-annotate
 #     names the slow rank and function at the ratio of the program's own
 #     count of sweeps, and parlot-diff --within lists that function first
 #     and no MPI function;
@@ -491,6 +493,50 @@ PY
       pass "$impl: a load imbalance: $why"
    else
       fail "$impl: a load imbalance" "$why" "$(grep -m3 '^Costliest\|^Outlier ranks' "$imb.ann")"
+   fi
+   # its timeline (parlot-decode --chrome): by default the program's view,
+   # each MPI call one frame (the library's polling inside is left out:
+   # the names --events lists only with --images=all); each rank's time in
+   # relax, on the instructions axis, in the ratio of its sweeps
+   "$PARLOT_DECODE" --chrome "$imb"/parlot.out.* > "$imb.json" 2> "$imb.json.err" &&
+   "$PARLOT_DECODE" --events --images=all "$imb"/parlot.out.* > "$imb.all" 2> /dev/null &&
+   "$PARLOT_DECODE" --events --images=program "$imb"/parlot.out.* > "$imb.prog" 2> /dev/null
+   if why=$(python3 - "$imb.json" "$imb.all" "$imb.prog" "$imb.out" <<'PY'
+import collections, json, re, sys
+doc = json.load(open(sys.argv[1]))
+names = lambda f: {l.split("\t")[5] for l in open(f) if l.count("\t") >= 5}
+inside = names(sys.argv[2]) - names(sys.argv[3])
+rank = {}
+for e in doc["traceEvents"]:
+    if e["ph"] == "M" and e["name"] == "process_name":
+        rank[e["pid"]] = int(re.match(r"rank (\d+)", e["args"]["name"]).group(1))
+begun = collections.Counter(e["name"] for e in doc["traceEvents"] if e["ph"] == "B")
+shown = inside & set(begun)
+if doc["otherData"].get("view") != "images=program" or shown:
+    sys.exit("view %s; library internals shown: %s" % (doc["otherData"].get("view"), sorted(shown)[:5]))
+if not begun["MPI_Allreduce"] or not begun["relax"] or not inside:
+    sys.exit("frames: %s; %d names inside the library" % (begun.most_common(5), len(inside)))
+relax, stack = collections.Counter(), {}
+for e in doc["traceEvents"]:
+    key = (e["pid"], e.get("tid"))
+    if e["ph"] == "B":
+        stack.setdefault(key, []).append((e["name"], e["ts"]))
+    elif e["ph"] == "E":
+        name, ts = stack[key].pop()
+        if name == "relax" and e["tid"] == 1:
+            relax[rank[e["pid"]]] += e["ts"] - ts
+sweeps = {int(r): int(s) for r, s in re.findall(r"^rank (\d+) sweeps (\d+)$", open(sys.argv[4]).read(), re.M)}
+want = sweeps[2] / sorted(sweeps.values())[1]
+got = relax[2] / sorted(relax.values())[1]
+if abs(got - want) > 0.01 * want:
+    sys.exit("rank 2's time in relax is %.3fx the median rank's; its sweeps %.3fx" % (got, want))
+print("%d frames, MPI calls whole (%d library functions inside them not shown); "
+      "rank 2 in relax %.3fx the median, its sweeps %.3fx" % (sum(begun.values()), len(inside), got, want))
+PY
+   ); then
+      pass "$impl: the imbalance's timeline: $why"
+   else
+      fail "$impl: the imbalance's timeline" "$why" "$(head -2 "$imb.json.err")"
    fi
 done
 

@@ -52,16 +52,19 @@ keep=${PARLOT_BUILDDIR:-$work}
    { echo "FAIL: tracing the test programs"; exit 1; }
 
 # check NAME FORMAT TRACE AXIS [FILTER...]: export, list the events with
-# the same filters, compare
+# the same filters, compare (without --images, the timeline's default, the
+# program's view, against --events --images=program)
 check() {
    local name=$1 format=$2 trace=$3 axis=$4
    shift 4
+   local oracle=("$@")
+   case " $* " in *" --images="*) ;; *) oracle+=(--images=program) ;; esac
    "$PARLOT_DECODE" "--$format" "$@" "$trace" > "$work/$name.json" 2> "$work/$name.err" ||
       { fail "$name: parlot-decode --$format" "$(head -3 "$work/$name.err")"; return; }
-   "$PARLOT_DECODE" --events "$@" "$trace" > "$work/$name.events" 2> /dev/null
+   "$PARLOT_DECODE" --events "${oracle[@]}" "$trace" > "$work/$name.events" 2> /dev/null
    local xml=()
    if [ "$axis" = instructions ]; then
-      "$PARLOT_DECODE" --xml "$@" "$trace" > "$work/$name.xml" 2> /dev/null
+      "$PARLOT_DECODE" --xml "${oracle[@]}" "$trace" > "$work/$name.xml" 2> /dev/null
       xml=("$work/$name.xml")
    fi
    local schema=$top/docs/chrome-trace.schema.json args=("$axis")
@@ -88,9 +91,12 @@ fi
 speedscope_schema=$ss/file-format-schema.json
 
 check chrome-insns chrome "$work/workers.trace" instructions
-check chrome-events chrome "$work/iterate.trace" events
+check chrome-all chrome "$work/workers.trace" instructions --images=all
+# (every call: on the events axis a time is the event's number in the
+# whole thread, which is 1, 2, 3... only where none is left out)
+check chrome-events chrome "$work/iterate.trace" events --images=all
 check speedscope-insns speedscope "$work/workers.trace" instructions
-check speedscope-events speedscope "$work/iterate.trace" events
+check speedscope-events speedscope "$work/iterate.trace" events --images=all
 check chrome-filtered chrome "$work/workers.trace" instructions "--select=*:2-3" --depth=4 --images=main
 # the wall clock (--collect-time): each phase where the program's own
 # clock says, with costs (interpolation by instructions) and without (by
