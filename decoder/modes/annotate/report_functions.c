@@ -229,6 +229,7 @@ static long tree_edges(const report *r, uint32_t fn, int callers,
       e[i] = callers ? r->callers[lo + i] : &g->edges[lo + i];
    tree_other_is_caller = callers;
    tree_list = r->list;
+   report_sort_context(r->p);
    qsort(e, n, sizeof *e, tree_order);
    *out = e;
    return (long)n;

@@ -109,6 +109,7 @@ int report_rank_costs(const pl_program *p, const pl_ranks *r, rank_costs *c)
       if (rf->max > rf->min)
          c->nfns++;
    }
+   report_sort_context(p);          /* by_spread's ties go by name */
    qsort(c->fns, c->nfns, sizeof *c->fns, by_spread);
    c->have = 1;
    ret = 0;

@@ -37,6 +37,8 @@
 #     names the slow rank and function at the ratio of the program's own
 #     count of sweeps, and parlot-diff --within lists that function first
 #     and no MPI function;
+#   - ranks whose own functions differ by the same instructions
+#     (even_ranks.c): the tie in name order, no crash;
 #   - damage: a flipped byte in a COSTS chunk, a trace cut inside one, and
 #     (CRC made valid, rewrite_chunk.py) garbage coded bytes or a count
 #     the stream lacks give a one-line error and exit 1, not a crash.
@@ -539,6 +541,31 @@ PY
       fail "$impl: the imbalance's timeline" "$why" "$(head -2 "$imb.json.err")"
    fi
 done
+
+# Ranks whose own functions differ by the same instructions (even_ranks.c,
+# 3 "ranks" by PMI_RANK, no MPI: step_a and step_b sweep equally often):
+# parlot-annotate orders the tie by name (it crashed on ties once).
+ev=$work/even
+mkdir -p "$ev"
+if "$CC" -O1 -g -fno-inline -fno-ipa-icf -o "$ev/even_ranks" "$here/even_ranks.c"; then
+   for r in 0 1 2; do
+      PMI_RANK=$r PMI_SIZE=3 "$VALGRIND" --tool=parlot -q --collect-insns=yes \
+         --parlot-out-file="$ev/trace.$r" "$ev/even_ranks" 4 3 > /dev/null 2>&1
+   done
+   "$PARLOT_ANNOTATE" "$ev"/trace.* > "$ev/ann" 2> "$ev/ann.err"
+   rc=$?
+   rows=$(grep -E '^ *[0-9,]+ +[0-9,]+ +[0-9,]+  step_[ab] \[.*\]  \(rank 2\)$' "$ev/ann" |
+          sed -E 's/^ *([0-9,]+ +[0-9,]+ +[0-9,]+)  (step_.).*/\2 \1/')
+   if [ $rc -eq 0 ] && [ "$(echo "$rows" | cut -d' ' -f1 | tr '\n' ' ')" = "step_a step_b " ] &&
+      [ "$(echo "$rows" | cut -d' ' -f2- | sort -u | wc -l)" -eq 1 ] &&
+      grep -q '^Costliest rank: *rank 2, ' "$ev/ann"; then
+      pass "ranks tied in two functions: exit 0, rank 2 costliest, the tie in name order ($(echo "$rows" | tr '\n' ';'))"
+   else
+      fail "ranks tied in two functions" "exit $rc" "$(head -2 "$ev/ann.err")" "$rows"
+   fi
+else
+   fail "building even_ranks.c"
+fi
 
 echo "# $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
