@@ -192,7 +192,8 @@ enum { B_NO, B_OWN, B_CALLED, B_ENTRY };
    it calls (B_ENTRY, counted along the edges from its own code only).
    Libraries' internal calls differ from rank to rank (rank 0 does more in
    MPI_Init, progress engines poll as they please) and would drown the
-   program's behaviour.  A system library's functions are the program's
+   program's behaviour, as would its own calls of MPI's polls (MPI_Test,
+   MPI_Iprobe: as many as the timing has it), which count for nothing.  A system library's functions are the program's
    where its own code calls them.  If nothing is the program's, every
    function counts (B_OWN).  NULL if out of memory. */
 static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
@@ -216,6 +217,8 @@ static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
               ? PL_OBJECT_PROGRAM : (int)pl_object_kind(g->object);
       if (pl_runtime_calls_main(g->name))
          b[f] = B_OWN;            /* stands for a stripped main */
+      else if (pl_runtime_mpi_poll(g->name))
+         b[f] = B_NO;
       else if (k == PL_OBJECT_PROGRAM || k == PL_OBJECT_SYSTEM)
          b[f] = pl_runtime_function(g->name) ? B_NO
                 : k == PL_OBJECT_PROGRAM ? B_OWN : B_CALLED;

@@ -544,16 +544,21 @@ static uint64_t order_finish(order_sig *o, pl_thread *th)
 }
 
 /* [id]: whether trace function id is the MPI interface; NULL if out of
-   memory. */
-static uint8_t *mpi_functions(pl_trace *t)
+   memory.  MPI's polls leave the program's view (keep) of the order: how
+   many a rank makes is the timing's. */
+static uint8_t *mpi_functions(pl_trace *t, uint8_t *keep)
 {
    uint32_t id, n = pl_trace_nfunctions(t);
    uint8_t *mpi = malloc((size_t)n + 1);
    if (!mpi)
       return NULL;
    mpi[0] = 0;
-   for (id = 1; id <= n; id++)
-      mpi[id] = (uint8_t)pl_runtime_mpi_interface(pl_trace_function(t, id)->name.str);
+   for (id = 1; id <= n; id++) {
+      const char *name = pl_trace_function(t, id)->name.str;
+      mpi[id] = (uint8_t)pl_runtime_mpi_interface(name);
+      if (pl_runtime_mpi_poll(name))
+         keep[id] = 0;
+   }
    return mpi;
 }
 
@@ -593,7 +598,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
        || (filter && !(keep = pl_filter_functions(filter, t, p->demangle)))
        || (prog_view && !(prog_keep = pl_filter_functions(prog_view, t,
                                                            p->demangle)))
-       || (prog_view && !(mpi = mpi_functions(t)))
+       || (prog_view && !(mpi = mpi_functions(t, prog_keep)))
        || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
       oom(err);
       ret = -1;

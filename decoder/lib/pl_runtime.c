@@ -2,6 +2,7 @@
 /* Runtime objects and functions (pl_runtime.h). */
 
 #include <string.h>
+#include <strings.h>
 
 #include "pl_glob.h"
 #include "pl_runtime.h"
@@ -103,6 +104,35 @@ int pl_runtime_calls_main(const char *name)
    /* glibc 2.34 and later; older ones call main from __libc_start_main,
       which calls other things the program did not ask for */
    return pl_glob_match("__libc_start_call_main*", name);
+}
+
+int pl_runtime_mpi_poll(const char *name)
+{
+   static const char *const polls[] = {
+      "test", "testall", "testany", "testsome", "iprobe", "improbe",
+      "request_get_status"
+   };
+   size_t i, n;
+
+   if (*name == 'P' || *name == 'p')
+      name++;
+   if (strncasecmp(name, "mpi_", 4) != 0)
+      return 0;
+   name += 4;
+   for (i = 0; i < sizeof polls / sizeof polls[0]; i++) {
+      const char *rest = name + (n = strlen(polls[i]));
+      if (strncasecmp(name, polls[i], n) != 0)
+         continue;
+      /* the C name, or a Fortran binding's: trailing underscores, or
+         the F08 names (mpi_test_f08) */
+      if (strncasecmp(rest, "_f08", 4) == 0)
+         rest += 4;
+      while (*rest == '_')
+         rest++;
+      if (*rest == '\0')
+         return 1;
+   }
+   return 0;
 }
 
 int pl_runtime_mpi_interface(const char *name)

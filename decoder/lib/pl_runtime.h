@@ -60,6 +60,14 @@ int pl_runtime_calls_main(const char *name);
    Since 0.8. */
 int pl_runtime_mpi_interface(const char *name);
 
+/* Whether a function name is one of MPI's polls: the calls that ask
+   whether a request has completed or a message has come (MPI_Test,
+   MPI_Testall, MPI_Testany, MPI_Testsome, MPI_Iprobe, MPI_Improbe,
+   MPI_Request_get_status; their profiling and Fortran names).  How often
+   a program calls them in a loop is the timing's, not the program's
+   logic, so comparisons of calls leave them out.  Since 0.12. */
+int pl_runtime_mpi_poll(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

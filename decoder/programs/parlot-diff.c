@@ -204,8 +204,14 @@ static int open_trace(run *r, int side, size_t i, const options *o,
        || trace_labels_load(&r->nm, r->t, o->demangle) < 0)
       goto oom;
    r->ident[0] = 0;
-   for (id = 1; id <= n; id++)
+   for (id = 1; id <= n; id++) {
       r->ident[id] = identity(r->t, id, main_obj);
+      /* how often a rank polls is the timing's: in the program's view the
+         calls compared leave MPI's polls out (--images=all keeps them) */
+      if (pl_filter_program_view(o->filter)
+          && pl_runtime_mpi_poll(pl_trace_function(r->t, id)->name.str))
+         r->keep[id] = PL_KEEP_NO;
+   }
    return 0;
 oom:
    pl_error_set(err, 0, "out of memory");

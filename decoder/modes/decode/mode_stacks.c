@@ -59,6 +59,9 @@ typedef struct {
    progress_frame *pos;     /* its position: [0] the root, [1..npos] */
    size_t   npos;
    progress_frame mpi, mpi_caller;  /* its last MPI call (fn 0: none) */
+   progress_frame before_poll;      /* where the innermost frame is one of
+                                       MPI's polls: its caller's last
+                                       other call (fn 0: none) */
 } sthread;
 
 typedef struct {
@@ -286,19 +289,24 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
    memcpy(st->pos, pg->f, (pg->depth + 1) * sizeof *st->pos);
    st->mpi = pg->mpi;
    st->mpi_caller = pg->mpi_caller;
+   if (pg->depth && pg->f[pg->depth].poll) {
+      st->before_poll.fn = pg->f[pg->depth - 1].last_fn;
+      st->before_poll.num = pg->f[pg->depth - 1].last_num;
+   }
    for (d = 1; d <= pg->depth; d++)
       if (globalize(s, &st->pos[d], t, nm, map) < 0)
          return -1;
    if (globalize(s, &st->mpi, t, nm, map) < 0
-       || globalize(s, &st->mpi_caller, t, nm, map) < 0)
+       || globalize(s, &st->mpi_caller, t, nm, map) < 0
+       || globalize(s, &st->before_poll, t, nm, map) < 0)
       return -1;
    return 0;
 }
 
 /* Decode thread i of t to its end; its shown stack there into s.
-   is_mpi[fn]: whether function fn is one of MPI's interface. */
+   mpi_kind[fn]: progress_call's kind of function fn. */
 static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
-                       const trace_labels *nm, const uint8_t *is_mpi,
+                       const trace_labels *nm, const uint8_t *mpi_kind,
                        uint32_t *map, const pl_decode_opts *opts,
                        pl_error *err)
 {
@@ -327,7 +335,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    while ((r = pl_view_next(v, &ev, err)) > 0) {
       for (k = 0; k < r; k++)
          if (ev[k].kind == PL_EV_CALL)
-            progress_call(&pg, ev[k].depth, ev[k].fn, is_mpi[ev[k].fn]);
+            progress_call(&pg, ev[k].depth, ev[k].fn, mpi_kind[ev[k].fn]);
          else
             progress_return(&pg, ev[k].depth);
       done += (uint64_t)r;
@@ -401,29 +409,34 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    uint32_t *map = calloc((size_t)nfns + 1, sizeof *map);
    /* once per trace: the names' test costs two string comparisons, and
       the threads' calls would repeat it for every call */
-   uint8_t *is_mpi = malloc((size_t)nfns + 1);
+   uint8_t *mpi_kind = malloc((size_t)nfns + 1);
    trace_labels nm;
    int ret = 0;
 
    s->ntraces++;
    s->nselective += pl_trace_recording(t) != NULL;
-   if (add_process(s, t) < 0 || !keep || !map || !is_mpi
+   if (add_process(s, t) < 0 || !keep || !map || !mpi_kind
        || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       free(map);
-      free(is_mpi);
+      free(mpi_kind);
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
-   for (f = 0; f <= nfns; f++)
-      is_mpi[f] = (uint8_t)pl_runtime_mpi_interface(trace_label(&nm, f));
+   for (f = 0; f <= nfns; f++) {
+      const char *name = trace_label(&nm, f);
+      mpi_kind[f] = (uint8_t)(pl_runtime_mpi_interface(name)
+                            ? PROGRESS_MPI | (pl_runtime_mpi_poll(name)
+                                              ? PROGRESS_POLL : 0)
+                            : 0);
+   }
    for (i = 0; i < nthreads && ret == 0; i++)
       if (pl_select_match(&opts->select, pid, pl_trace_thread(t, i)->number))
-         ret = read_thread(s, t, i, keep, &nm, is_mpi, map, opts, err);
+         ret = read_thread(s, t, i, keep, &nm, mpi_kind, map, opts, err);
    trace_labels_free(&nm);
    free(keep);
    free(map);
-   free(is_mpi);
+   free(mpi_kind);
    return ret;
 }
 
@@ -463,6 +476,7 @@ static int merge_thread(stacks *s, stacks *part, size_t k,
       map_frame(&st->pos[d], map);
    map_frame(&st->mpi, map);
    map_frame(&st->mpi_caller, map);
+   map_frame(&st->before_poll, map);
    r = add_stack(s, th, fns, depth);
    free(fns);
    return r;
@@ -755,6 +769,10 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
    else if (leaf->started)
       outbuf_printf(o, ", after %llu call%s", (unsigned long long)leaf->started,
                     leaf->started == 1 ? "" : "s");
+   if (t->before_poll.fn) {     /* how far it got before it began polling */
+      outbuf_str(o, ", polling since ");
+      put_frame(o, s, &t->before_poll);
+   }
    if (t->mpi.fn && !(t->npos && pl_runtime_mpi_interface(
                          s->fns[leaf->fn].label))) {
       outbuf_str(o, "; last MPI call ");

@@ -6,7 +6,7 @@
 #include "pl_alloc.h"
 #include "progress.h"
 
-void progress_call(progress *p, uint32_t depth, uint32_t fn, int is_mpi)
+void progress_call(progress *p, uint32_t depth, uint32_t fn, int kind)
 {
    uint64_t num = call_numbers_call(&p->nums, depth, fn);
    size_t old = p->cap;
@@ -20,13 +20,19 @@ void progress_call(progress *p, uint32_t depth, uint32_t fn, int is_mpi)
    }
    if (p->cap > old)       /* the root and frames never opened start at 0 */
       memset(p->f + old, 0, (p->cap - old) * sizeof *p->f);
-   p->f[depth - 1].started++;
    x = &p->f[depth];
+   x->poll = (kind & PROGRESS_POLL) != 0;
+   if (!x->poll) {
+      p->f[depth - 1].started++;
+      p->f[depth - 1].last_fn = fn;
+      p->f[depth - 1].last_num = num;
+   }
    x->fn = fn;
    x->num = num;
    x->started = 0;
+   x->last_fn = 0;
    p->depth = depth;
-   if (is_mpi) {
+   if (kind & PROGRESS_MPI) {
       p->mpi = *x;
       p->mpi_caller = p->f[depth - 1];
    }
@@ -66,7 +72,7 @@ int progress_compare(const progress_frame *a, size_t na,
          return d > na && d > nb ? 0 : d > na ? 1 : -1;
       }
       if (a[d].fn == b[d].fn) {
-         if (a[d].num != b[d].num)
+         if (a[d].num != b[d].num && !a[d].poll)
             return cmp_u64(a[d].num, b[d].num);
          continue;                  /* the same call: one level in */
       }

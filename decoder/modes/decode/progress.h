@@ -13,7 +13,13 @@
    at the same level compare by the calls their caller had started.
    Positions that differ only in which function the caller called at the
    same point are not comparable (they ran different code), nor are
-   threads that start in different functions (main and a worker). */
+   threads that start in different functions (main and a worker).
+
+   MPI's polls (pl_runtime_mpi_poll: MPI_Test, MPI_Iprobe, ...) are made
+   as often as the timing has it: they are not counted among the calls a
+   frame has started, and two threads in the same poll at the same point
+   are at the same point whatever its number (a rank spinning on
+   MPI_Test has got no further than its last other call). */
 #ifndef PROGRESS_H
 #define PROGRESS_H
 
@@ -24,8 +30,12 @@
 
 typedef struct {
    uint32_t fn;          /* function ID (the caller's IDs); 0 the root */
+   int      poll;        /* fn is one of MPI's polls */
    uint64_t num;         /* number among the caller's calls of fn, 0 unknown */
-   uint64_t started;     /* calls this frame has made so far */
+   uint64_t started;     /* calls this frame has made so far, polls not
+                            counted */
+   uint32_t last_fn;     /* its last call that was no poll (0: none) */
+   uint64_t last_num;    /* that call's number */
 } progress_frame;
 
 typedef struct {
@@ -37,8 +47,11 @@ typedef struct {
    int             broken;       /* out of memory: nothing known */
 } progress;
 
-/* Zero-initialise to start; the events of one thread's view in order. */
-void progress_call(progress *p, uint32_t depth, uint32_t fn, int is_mpi);
+/* Zero-initialise to start; the events of one thread's view in order.
+   kind: PROGRESS_MPI for the MPI interface, with PROGRESS_POLL for its
+   polls; 0 for any other function. */
+enum { PROGRESS_MPI = 1, PROGRESS_POLL = 2 };
+void progress_call(progress *p, uint32_t depth, uint32_t fn, int kind);
 void progress_return(progress *p, uint32_t depth);
 void progress_free(progress *p);
 
