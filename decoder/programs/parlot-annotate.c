@@ -311,11 +311,26 @@ static int read_traces(pl_program *p, const report_opts *opt,
    return rs.status;
 }
 
+/* The text out holds, as a string into *dst (NULL if out is empty or in
+   error).  0, or -1 if out of memory. */
+static int take_text(const outbuf *out, char **dst)
+{
+   *dst = NULL;
+   if (out->err || out->len == 0)
+      return out->err ? -1 : 0;
+   if (!(*dst = malloc(out->len + 1)))
+      return -1;
+   memcpy(*dst, out->buf, out->len);
+   (*dst)[out->len] = 0;
+   return 0;
+}
+
 /* A run whose processes did not all finish (a hang ended by a signal, a
-   crash, a trace cut short): the least progressed threads and where they
-   are, in the program's view (parlot-decode --stacks' progress), into
-   ri->least_progressed; NULL there if every process finished or no
-   thread is behind.  0, or -1 if out of memory. */
+   crash, a trace cut short): where a process crashed, and the least
+   progressed threads and where they are, in the program's view
+   (parlot-decode --stacks' progress), into ri->crash_site and
+   ri->least_progressed; NULL there if no process crashed, if every
+   process finished or no thread is behind.  0, or -1 if out of memory. */
 static int find_least_progressed(const pl_program *p, const report_opts *opt,
                                  const pl_input *in, size_t n, read_info *ri)
 {
@@ -347,15 +362,16 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
       pl_filter_free(d.filter);
       return -1;
    }
-   r = pl_mode_progress_least(state, &text);
+   r = pl_mode_crash_site(state, &text) < 0 || take_text(&text, &ri->crash_site) < 0
+       ? -1 : 0;
+   text.len = 0;
+   if (r == 0 && (pl_mode_progress_least(state, &text) < 0
+                  || take_text(&text, &ri->least_progressed) < 0))
+      r = -1;
    pl_mode_progress.destroy(state);
    pl_filter_free(d.filter);
-   if (r > 0 && !text.err && (ri->least_progressed = malloc(text.len + 1))) {
-      memcpy(ri->least_progressed, text.buf, text.len);
-      ri->least_progressed[text.len] = 0;
-   }
    outbuf_free(&text);
-   return r < 0 || (r > 0 && !ri->least_progressed) ? -1 : 0;
+   return r;
 }
 
 /* The command line into *opt and *out_path: -1 to go on, else the exit
@@ -572,6 +588,7 @@ static int annotate(int argc, char **argv)
    }
    pl_program_free(&prog);
    free(ri.least_progressed);
+   free(ri.crash_site);
    free(names);
    pl_inputs_free(&inputs);
    free_options(&opt);

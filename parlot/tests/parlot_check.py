@@ -1124,6 +1124,31 @@ def check_ending(args, procs, matched, traces, syms):
                                   "innermost open frame is %s, not %s"
                                   % (f, thr, open_fns and
                                      syms.name(open_fns[-1]), args.signal_in))
+            if what in CRASH_SIGNALS:
+                check_crash_line(f, op.pid, thr, args.signal_in, what)
+
+
+CRASH_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT",
+                 "SIGTRAP", "SIGSYS")
+
+
+def check_crash_line(f, pid, thr, fn, sig):
+    """parlot-annotate's header names a crash (the program's own fault, not
+    a kill from outside) where it happened: the thread the signal went to
+    and a path ending in fn (then at most the one library call fn made,
+    as abort), and the signal."""
+    annotate = os.environ.get("PARLOT_ANNOTATE")
+    if not annotate:
+        raise SetupError("PARLOT_ANNOTATE is not set")
+    out, _ = run_tool([annotate, f], "parlot-annotate", allow_fail=True)
+    line = [l for l in out.decode("utf-8", "replace").splitlines()
+            if l.startswith("Crashed:")]
+    who = "p%d" % pid + (".%d" % thr if thr > 1 else "")
+    want = (r"^Crashed: +\[%s\]  .*\b%s( #\d+)?( x\d+)?( > [^ >]+( #\d+)?)?"
+            r"(, after \d+ calls?)?  \(%s\)$" % (re.escape(who), re.escape(fn), sig))
+    if len(line) != 1 or not re.match(want, line[0]):
+        raise CheckFailed("%s: parlot-annotate's crash line is %s, not "
+                          "[%s] ... %s (%s)" % (f, line, who, fn, sig))
 
 
 def cmd_oracle(args):

@@ -57,6 +57,8 @@ typedef struct {
    char    *least_progressed;   /* a run that did not finish: its least
                                    progressed threads and where they are
                                    (pl_mode_progress_least), or NULL */
+   char    *crash_site;         /* where a process crashed
+                                   (pl_mode_crash_site), or NULL */
 } read_info;
 
 /* ---- report_table.c ------------------------------------------------------ */

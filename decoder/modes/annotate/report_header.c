@@ -275,6 +275,11 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
    outbuf_str(o, "\n");
    if (put_endings(o, p, opt) < 0)
       return -1;
+   if (ri->crash_site) {
+      report_head_key(o, "Crashed:");
+      outbuf_str(o, ri->crash_site);
+      outbuf_str(o, "\n");
+   }
    if (ri->least_progressed) {
       report_head_key(o, "Least progressed:");
       outbuf_str(o, ri->least_progressed);

@@ -21,6 +21,7 @@
 
 #define _XOPEN_SOURCE 700     /* strdup */
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -599,7 +600,8 @@ oom:
    return -1;
 }
 
-/* "main > solve > exchange" for node x. */
+/* "main > solve > exchange" for node x; a recursion's frames of one
+   function as one ("descend x998"). */
 static int put_path(outbuf *o, const stacks *s, size_t x)
 {
    size_t n = 0, node, *path;
@@ -612,7 +614,15 @@ static int put_path(outbuf *o, const stacks *s, size_t x)
    for (node = x; node != 0; node = s->nodes[node].parent)
       path[n++] = node;
    while (n > 0) {
-      outbuf_str(o, s->fns[s->nodes[path[--n]].fn].label);
+      uint32_t fn = s->nodes[path[--n]].fn;
+      size_t same = 1;
+      while (n > 0 && s->nodes[path[n - 1]].fn == fn) {
+         n--;
+         same++;
+      }
+      outbuf_str(o, s->fns[fn].label);
+      if (same > 1)
+         outbuf_printf(o, " x%zu", same);
       if (n)
          outbuf_str(o, " > ");
    }
@@ -755,15 +765,50 @@ static void put_frame(outbuf *o, const stacks *s, const progress_frame *f)
 /* One position: "main > conj_grad #7 > MPI_Recv", where the thread runs a
    frame's own code the calls it has made there, and the last MPI call
    where the thread is not in one. */
-static void put_position(outbuf *o, const stacks *s, const sthread *t)
-{
-   size_t d;
-   const progress_frame *leaf = &t->pos[t->npos];
+/* A position's path on one line however deep: a recursion's frames of
+   one function with one number as one ("descend x998"), and of a path
+   still longer than PATH_SHOWN such steps the first PATH_HEAD and the
+   last PATH_SHOWN - PATH_HEAD - 1 with how many steps are left out
+   between them. */
+#define PATH_SHOWN 16u
+#define PATH_HEAD  4u
 
-   for (d = 1; d <= t->npos; d++) {
+/* The frames pos[d..] that repeat pos[d] (same function and number). */
+static size_t same_frames(const sthread *t, size_t d)
+{
+   size_t e = d + 1;
+   while (e <= t->npos && t->pos[e].fn == t->pos[d].fn
+          && t->pos[e].num == t->pos[d].num)
+      e++;
+   return e - d;
+}
+
+static void put_position_path(outbuf *o, const stacks *s, const sthread *t)
+{
+   size_t d, steps = 0, step = 0, tail_from;
+
+   for (d = 1; d <= t->npos; d += same_frames(t, d))
+      steps++;
+   tail_from = steps > PATH_SHOWN ? steps - (PATH_SHOWN - PATH_HEAD - 1) : 0;
+   for (d = 1; d <= t->npos; d += same_frames(t, d), step++) {
+      size_t n = same_frames(t, d);
+      if (tail_from && step >= PATH_HEAD && step < tail_from) {
+         if (step == PATH_HEAD)
+            outbuf_printf(o, " > ... (%zu more)", tail_from - PATH_HEAD);
+         continue;
+      }
       outbuf_str(o, d > 1 ? " > " : "");
       put_frame(o, s, &t->pos[d]);
+      if (n > 1)
+         outbuf_printf(o, " x%zu", n);
    }
+}
+
+static void put_position(outbuf *o, const stacks *s, const sthread *t)
+{
+   const progress_frame *leaf = &t->pos[t->npos];
+
+   put_position_path(o, s, t);
    if (t->npos == 0)
       outbuf_str(o, "(no call open)");
    else if (leaf->started)
@@ -866,10 +911,54 @@ static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
    return 0;
 }
 
+/* Whether a fatal signal is the program's own fault (a crash), not a kill
+   from outside. */
+static int crash_signal(int sig)
+{
+   return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE
+          || sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+}
+
+/* The process of s that crashed first (crash_signal), NULL if none. */
+static const sproc *first_crash(const stacks *s, size_t *crashed)
+{
+   const sproc *first = NULL;
+   size_t i, n = 0;
+   for (i = 0; i < s->nprocs; i++) {
+      const sproc *p = &s->procs[i];
+      if (p->ending.kind == PL_ENDING_SIGNAL && crash_signal(p->ending.signal)
+          && n++ == 0)
+         first = p;
+   }
+   if (crashed)
+      *crashed = n;
+   return first;
+}
+
+/* The signal's name if thread t took its process's crash, else NULL.
+   any: whether some process crashed at all (first_crash). */
+static const char *crash_of(const stacks *s, const sthread *t, int any)
+{
+   size_t i;
+   if (!any)
+      return NULL;
+   for (i = 0; i < s->nprocs; i++) {
+      const sproc *p = &s->procs[i];
+      if (p->ending.kind == PL_ENDING_SIGNAL && crash_signal(p->ending.signal)
+          && p->ending.signal_thread == t->number
+          && strcmp(p->pid, t->pid) == 0)
+         return p->ending.signal_name[0] ? p->ending.signal_name
+                                         : "a fatal signal";
+   }
+   return NULL;
+}
+
 static int put_progress(outbuf *o, stacks *s, int always, const char *of)
 {
    progress_classes pc;
    size_t c;
+
+   int any = first_crash(s, NULL) != NULL;
 
    if (classify_progress(s, &pc) < 0)
       return -1;
@@ -900,6 +989,13 @@ static int put_progress(outbuf *o, stacks *s, int always, const char *of)
       else if (c == 0 && pc.nclasses > 1 && !pc.comparable)
          outbuf_str(o, "  (not comparable with the next: other calls at "
                        "the same point)");
+      for (size_t j = pc.first[c]; any && j < pc.first[c + 1]; j++) {
+         const char *sig = crash_of(s, &s->threads[pc.order[j]], any);
+         if (sig) {
+            outbuf_printf(o, "  (crashed here: %s)", sig);
+            break;
+         }
+      }
       outbuf_str(o, "\n");
    }
    progress_classes_free(&pc);
@@ -999,6 +1095,39 @@ int pl_mode_progress_least(void *state, outbuf *o)
    }
    progress_classes_free(&pc);
    return ret;
+}
+
+int pl_mode_crash_site(void *state, outbuf *o)
+{
+   stacks *s = state;
+   const sthread *at = NULL;
+   size_t i, crashed;
+   const sproc *first = first_crash(s, &crashed);
+
+   if (!first)
+      return 0;
+   for (i = 0; i < s->nthreads && !at; i++)
+      if (strcmp(s->threads[i].pid, first->pid) == 0
+          && s->threads[i].number == first->ending.signal_thread)
+         at = &s->threads[i];
+   {
+      thread_key k;
+      thread_key_set(&k, first->pid, first->rank,
+                     first->ending.signal_thread ? first->ending.signal_thread : 1);
+      if (put_thread_set(o, &k, 1) < 0)
+         return -1;
+   }
+   outbuf_str(o, "  ");
+   if (at && at->pos)
+      put_position(o, s, at);
+   else
+      outbuf_str(o, "(in none of the program's calls)");
+   outbuf_printf(o, "  (%s)", first->ending.signal_name[0]
+                 ? first->ending.signal_name : "a fatal signal");
+   if (crashed > 1)
+      outbuf_printf(o, "; %zu more process%s crashed", crashed - 1,
+                    crashed == 2 ? "" : "es");
+   return 1;
 }
 
 const pl_collect_mode pl_mode_stacks = {

@@ -120,6 +120,13 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of);
    threads are behind the others (all at one point, or not comparable),
    -1 if out of memory. */
 int pl_mode_progress_least(void *state, outbuf *o);
+/* parlot-annotate's header: where a process crashed (killed by SIGSEGV,
+   SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP or SIGSYS: its own fault, not
+   a kill from outside), the first such in that view: the thread the
+   signal was delivered to and its position ("[2.4]  compute._omp_fn.0 #8
+   > fixup  (SIGSEGV); 1 more processes crashed").  1 if written, 0 if no
+   process crashed, -1 if out of memory. */
+int pl_mode_crash_site(void *state, outbuf *o);
 /* pl_mode_progress's state of inputs in[0..n-1], read by `jobs` threads
    (pl_run_ordered) and merged in order; a trace that cannot be read to
    its end counts what could be read.  NULL if out of memory. */

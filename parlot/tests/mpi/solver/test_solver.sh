@@ -157,6 +157,8 @@ hang_case() {
     want_head="^Least progressed: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv  \($((NP - 1)) threads further on\)\$"
     head -8 "$work/ann.out" | grep -Eq -- "$want_head" ||
         miss="$miss (parlot-annotate's header) '$want_head'"
+    ! grep -q '^Crashed:' "$work/ann.out" ||
+        miss="$miss (no 'Crashed:' line: a hang killed from outside is no crash)"
     if [ -n "$miss" ]; then
         fail "$label: $mode lacks$miss" "$(sed -n '/^== [0-9]* class/,$p;/^== where/,$p' "$work/stacks.out")"
     else
