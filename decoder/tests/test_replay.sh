@@ -493,8 +493,9 @@ else
 fi
 if grep -q '^1:\[p100\]  exit status 0$' "$tmp/out" &&
    grep -q '^1:\[p500\]  trace cut short$' "$tmp/out" &&
-   grep -Eq '^[0-9]+: 1:\[p500\]  main > exchange #31 > MPI_Recv( |$)' "$tmp/out"; then
-   pass "stacks: endings (exit status 0, cut short) and the killed thread's position (exchange #31)"
+   grep -Eq '^[0-9]+: 1:\[p500\]  main > exchange #31 > MPI_Recv  \(as of its last flush: trace cut short\)( |$)' "$tmp/out" &&
+   ! grep -Eq '^[0-9]+: [0-9]+:\[p100.*last flush' "$tmp/out"; then
+   pass "stacks: endings (exit status 0, cut short) and the killed thread's position (exchange #31), as of its last flush"
 else
    fail "stacks" "exit $rc" "$(cat "$tmp/out" "$tmp/err" | head -20)"
 fi

@@ -890,6 +890,23 @@ static int classify_progress(stacks *s, progress_classes *pc)
 }
 
 /* Class c's threads in range notation, two spaces, and their position. */
+/* Whether t's position may be older than where it stopped: its trace was
+   cut short (SIGKILL: what it did since its last flush is lost) while
+   other processes' traces end where they ended (a launcher killing the
+   other ranks after one crashed); where every trace was cut short, the
+   endings say so once. */
+static int stale_position(const stacks *s, const sthread *t)
+{
+   size_t i, cut = 0;
+   int mine = 0;
+   for (i = 0; i < s->nprocs; i++)
+      if (s->procs[i].ending.kind == PL_ENDING_CUT_SHORT) {
+         cut++;
+         mine |= strcmp(s->procs[i].pid, t->pid) == 0;
+      }
+   return mine && cut < s->nprocs;
+}
+
 static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
                               size_t c)
 {
@@ -908,6 +925,8 @@ static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
    free(k);
    outbuf_str(o, "  ");
    put_position(o, s, &s->threads[pc->order[lo]]);
+   if (stale_position(s, &s->threads[pc->order[lo]]))
+      outbuf_str(o, "  (as of its last flush: trace cut short)");
    return 0;
 }
 
