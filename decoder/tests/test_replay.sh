@@ -537,6 +537,29 @@ else
       "$(head -3 "$tmp/err")" "$(printf '%s\n' "$pos" | cut -c1-200)"
 fi
 
+# A mutual recursion 60 steps deep (ping > pong > ping ...), killed in
+# the deepest: no step repeats the one above it, so the position keeps
+# the first 4 and the last 11 of its 61 steps on one line
+{
+   echo "process pid=78 exe=/bin/pingpong"
+   echo "object /bin/pingpong"
+   for f in main ping pong; do echo "function $f /bin/pingpong"; done
+   echo "thread 1"
+   echo "call 1 main"
+   awk 'BEGIN { for (i = 0; i < 30; i++) print "call 1 ping\ncall 1 pong" }'
+   printf 'sync\nkill\n'
+} >"$tmp/pingpong.script"
+"$SCRIPT_TRACE" "$tmp/pingpong.script" "$tmp/pingpong.trace" ||
+   fail "script_trace pingpong.script"
+run "$PARLOT_DECODE" "$tmp/out" "$tmp/err" --progress "$tmp/pingpong.trace"
+pos=$(grep '^1: 1:\[p78\]  ' "$tmp/out")
+want="1: 1:[p78]  main > ping > pong > ping > ... (46 more) > pong > ping > pong > ping > pong > ping > pong > ping > pong > ping > pong"
+if [ $rc -eq 1 ] && [ "$pos" = "$want" ]; then
+   pass "progress: a mutual recursion 60 deep, its middle left out ($(printf '%s' "$pos" | wc -c) bytes)"
+else
+   fail "progress: a mutual recursion 60 deep" "exit $rc" "$pos"
+fi
+
 # ---- parlot-diff -------------------------------------------------------------
 
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/a.trace" "$tmp/a2.trace"

@@ -762,9 +762,6 @@ static void put_frame(outbuf *o, const stacks *s, const progress_frame *f)
       outbuf_printf(o, " #%llu", (unsigned long long)f->num);
 }
 
-/* One position: "main > conj_grad #7 > MPI_Recv", where the thread runs a
-   frame's own code the calls it has made there, and the last MPI call
-   where the thread is not in one. */
 /* A position's path on one line however deep: a recursion's frames of
    one function with one number as one ("descend x998"), and of a path
    still longer than PATH_SHOWN such steps the first PATH_HEAD and the
@@ -804,6 +801,9 @@ static void put_position_path(outbuf *o, const stacks *s, const sthread *t)
    }
 }
 
+/* One position: "main > conj_grad #7 > MPI_Recv", where the thread runs a
+   frame's own code the calls it has made there, where it polls the call
+   before, and the last MPI call where the thread is not in one. */
 static void put_position(outbuf *o, const stacks *s, const sthread *t)
 {
    const progress_frame *leaf = &t->pos[t->npos];
@@ -889,7 +889,6 @@ static int classify_progress(stacks *s, progress_classes *pc)
    return 0;
 }
 
-/* Class c's threads in range notation, two spaces, and their position. */
 /* Whether t's position may be older than where it stopped: its trace was
    cut short (SIGKILL: what it did since its last flush is lost) while
    other processes' traces end where they ended (a launcher killing the
@@ -907,6 +906,7 @@ static int stale_position(const stacks *s, const sthread *t)
    return mine && cut < s->nprocs;
 }
 
+/* Class c's threads in range notation, two spaces, and their position. */
 static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
                               size_t c)
 {
@@ -976,7 +976,6 @@ static int put_progress(outbuf *o, stacks *s, int always, const char *of)
 {
    progress_classes pc;
    size_t c;
-
    int any = first_crash(s, NULL) != NULL;
 
    if (classify_progress(s, &pc) < 0)
@@ -1122,6 +1121,7 @@ int pl_mode_crash_site(void *state, outbuf *o)
    const sthread *at = NULL;
    size_t i, crashed;
    const sproc *first = first_crash(s, &crashed);
+   thread_key k;
 
    if (!first)
       return 0;
@@ -1129,13 +1129,11 @@ int pl_mode_crash_site(void *state, outbuf *o)
       if (strcmp(s->threads[i].pid, first->pid) == 0
           && s->threads[i].number == first->ending.signal_thread)
          at = &s->threads[i];
-   {
-      thread_key k;
-      thread_key_set(&k, first->pid, first->rank,
-                     first->ending.signal_thread ? first->ending.signal_thread : 1);
-      if (put_thread_set(o, &k, 1) < 0)
-         return -1;
-   }
+   /* the thread the signal went to (not recorded: the process) */
+   thread_key_set(&k, first->pid, first->rank,
+                  first->ending.signal_thread ? first->ending.signal_thread : 1);
+   if (put_thread_set(o, &k, 1) < 0)
+      return -1;
    outbuf_str(o, "  ");
    if (at && at->pos)
       put_position(o, s, at);
