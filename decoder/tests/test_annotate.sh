@@ -34,6 +34,8 @@
 #    message parlot-decode gives, and the report of what was read (none
 #    when nothing could be); a process killed after a sync is reported
 #    exactly (oracle);
+#  - runs that did not finish: the Least progressed line names the rank
+#    behind, or where every rank stopped when all stopped at one point;
 #  - the command line: usage errors (exit 2, one line, no output), --help,
 #    --version, -o, -o naming an input, write errors;
 #  - the manual page renders without a warning (groff -ww), and documents
@@ -131,6 +133,48 @@ golden mpi-select 0 "$mpi" --select='*:1' --group-by=process
 golden forked 0 forked.trace --tree=both
 golden forked-raw 0 forked.trace --no-demangle --threshold=100
 golden killed 1 killed.trace
+
+# ---- where an unfinished run stopped -------------------------------------------
+# Three ranks of a ring killed in iteration 3's exchange: all in MPI_Send
+# (a deadlock of sends: nobody is behind, the header says where all are),
+# then rank 1 instead still in iteration 3's compute (it is behind).
+# stopped_rank R WHERE: rank R's script, killed in WHERE (send, compute)
+stopped_rank() {
+   echo "process pid=$((600 + $1)) ppid=1 exe=/opt/ring arg0=./ring mpi_rank=$1"
+   echo "object /opt/ring"
+   echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   for f in main compute exchange; do echo "function $f /opt/ring"; done
+   for f in MPI_Send MPI_Recv; do echo "function $f /usr/lib/x86_64-linux-gnu/libmpi.so.40"; done
+   echo "thread 1"
+   echo "call 1 main"
+   for it in 1 2 3; do
+      echo "call 1 compute"
+      [ $it = 3 ] && [ "$2" = compute ] && break
+      echo "return 1"
+      echo "call 1 exchange MPI_Send"
+      [ $it = 3 ] && break
+      echo "return 1"
+      echo "call 1 MPI_Recv"; echo "return 1 2"
+   done
+   echo "sync"; echo "kill"
+}
+mkdir -p "$tmp/deadlock" "$tmp/behind"
+for r in 0 1 2; do
+   stopped_rank $r send >"$tmp/st.script" &&
+   "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/deadlock/r$r.trace" || fail "script_trace (deadlock)"
+   w=send
+   [ $r = 1 ] && w=compute
+   stopped_rank $r $w >"$tmp/st.script" &&
+   "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/behind/r$r.trace" || fail "script_trace (behind)"
+done
+"$PARLOT_ANNOTATE" "$tmp/deadlock" >"$tmp/deadlock.ann" 2>/dev/null
+"$PARLOT_ANNOTATE" "$tmp/behind" >"$tmp/behind.ann" 2>/dev/null
+if grep -qxF "Least progressed: 3:[0-2]  main > exchange #3 > MPI_Send  (all at the same point)" "$tmp/deadlock.ann" &&
+   grep -qxF "Least progressed: 1:[1]  main > compute #3; last MPI call MPI_Recv in exchange #2  (2 threads further on)" "$tmp/behind.ann"; then
+   pass "stopped runs: all ranks in one MPI_Send (all at the same point); rank 1 behind in compute"
+else
+   fail "stopped runs' Least progressed" "$(grep '^Least' "$tmp/deadlock.ann" "$tmp/behind.ann")"
+fi
 
 # ---- script_trace itself ----------------------------------------------------
 

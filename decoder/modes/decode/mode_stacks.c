@@ -1110,6 +1110,13 @@ int pl_mode_progress_least(void *state, outbuf *o)
       if (ret > 0)
          outbuf_printf(o, "  (%zu thread%s further on)", pc.n - pc.first[1],
                        pc.n - pc.first[1] == 1 ? "" : "s");
+   } else if (pc.nclasses == 1 && pc.n > 1 && pc.open) {
+      /* nobody behind: every thread stopped at one point (a deadlock of
+         sends, a collective no rank left) */
+      outbuf_printf(o, "%zu:", pc.n);
+      ret = put_progress_class(o, state, &pc, 0) < 0 ? -1 : 1;
+      if (ret > 0)
+         outbuf_str(o, "  (all at the same point)");
    }
    progress_classes_free(&pc);
    return ret;

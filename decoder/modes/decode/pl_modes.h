@@ -116,9 +116,11 @@ extern const pl_collect_mode pl_mode_progress;   /* mode_stacks.c: its
 int pl_mode_progress_view(void *state, outbuf *o, const char *of);
 /* parlot-annotate's header: the least progressed threads of that view,
    in range notation, and their position ("1:[2]  main > conj_grad #8 >
-   ... > MPI_Recv  (3 others further on)"): 1 if written, 0 if no
-   threads are behind the others (all at one point, or not comparable),
-   -1 if out of memory. */
+   ... > MPI_Recv  (3 others further on)"), or every thread's where all
+   stopped at one point ("4:[0-3]  main > exchange #5 > MPI_Send  (all
+   at the same point)"): 1 if written, 0 if no threads are behind the
+   others and not all at one point (not comparable), -1 if out of
+   memory. */
 int pl_mode_progress_least(void *state, outbuf *o);
 /* parlot-annotate's header: where a process crashed (killed by SIGSEGV,
    SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP or SIGSYS: its own fault, not
