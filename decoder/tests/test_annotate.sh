@@ -136,15 +136,20 @@ golden killed 1 killed.trace
 
 # ---- where an unfinished run stopped -------------------------------------------
 # Three ranks of a ring killed in iteration 3's exchange: all in MPI_Send
-# (a deadlock of sends: nobody is behind, the header says where all are),
-# then rank 1 instead still in iteration 3's compute (it is behind).
-# stopped_rank R WHERE: rank R's script, killed in WHERE (send, compute)
+# (a deadlock of sends: nobody is behind, the header says where all are);
+# rank 1 instead still in iteration 3's compute (it is behind); rank 0
+# still there, after printing a line from main in each iteration (its
+# reports do not make it further on).
+# stopped_rank R WHERE [print]: rank R's script, killed in WHERE (send,
+# compute), printing after each exchange with print
 stopped_rank() {
    echo "process pid=$((600 + $1)) ppid=1 exe=/opt/ring arg0=./ring mpi_rank=$1"
    echo "object /opt/ring"
    echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   echo "object /usr/lib/x86_64-linux-gnu/libc.so.6"
    for f in main compute exchange; do echo "function $f /opt/ring"; done
    for f in MPI_Send MPI_Recv; do echo "function $f /usr/lib/x86_64-linux-gnu/libmpi.so.40"; done
+   echo "function printf /usr/lib/x86_64-linux-gnu/libc.so.6"
    echo "thread 1"
    echo "call 1 main"
    for it in 1 2 3; do
@@ -155,10 +160,11 @@ stopped_rank() {
       [ $it = 3 ] && break
       echo "return 1"
       echo "call 1 MPI_Recv"; echo "return 1 2"
+      [ "${3:-}" = print ] && { echo "call 1 printf"; echo "return 1"; }
    done
    echo "sync"; echo "kill"
 }
-mkdir -p "$tmp/deadlock" "$tmp/behind"
+mkdir -p "$tmp/deadlock" "$tmp/behind" "$tmp/root"
 for r in 0 1 2; do
    stopped_rank $r send >"$tmp/st.script" &&
    "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/deadlock/r$r.trace" || fail "script_trace (deadlock)"
@@ -166,14 +172,20 @@ for r in 0 1 2; do
    [ $r = 1 ] && w=compute
    stopped_rank $r $w >"$tmp/st.script" &&
    "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/behind/r$r.trace" || fail "script_trace (behind)"
+   w=send p=
+   [ $r = 0 ] && w=compute p=print
+   stopped_rank $r $w $p >"$tmp/st.script" &&
+   "$SCRIPT_TRACE" "$tmp/st.script" "$tmp/root/r$r.trace" || fail "script_trace (root)"
 done
-"$PARLOT_ANNOTATE" "$tmp/deadlock" >"$tmp/deadlock.ann" 2>/dev/null
-"$PARLOT_ANNOTATE" "$tmp/behind" >"$tmp/behind.ann" 2>/dev/null
+for run in deadlock behind root; do
+   "$PARLOT_ANNOTATE" "$tmp/$run" >"$tmp/$run.ann" 2>/dev/null
+done
 if grep -qxF "Least progressed: 3:[0-2]  main > exchange #3 > MPI_Send  (all at the same point)" "$tmp/deadlock.ann" &&
-   grep -qxF "Least progressed: 1:[1]  main > compute #3; last MPI call MPI_Recv in exchange #2  (2 threads further on)" "$tmp/behind.ann"; then
-   pass "stopped runs: all ranks in one MPI_Send (all at the same point); rank 1 behind in compute"
+   grep -qxF "Least progressed: 1:[1]  main > compute #3; last MPI call MPI_Recv in exchange #2  (2 threads further on)" "$tmp/behind.ann" &&
+   grep -qxF "Least progressed: 1:[0]  main > compute #3; last MPI call MPI_Recv in exchange #2  (2 threads further on)" "$tmp/root.ann"; then
+   pass "stopped runs: all ranks in one MPI_Send (all at the same point); rank 1 behind in compute; rank 0 too, its prints aside"
 else
-   fail "stopped runs' Least progressed" "$(grep '^Least' "$tmp/deadlock.ann" "$tmp/behind.ann")"
+   fail "stopped runs' Least progressed" "$(grep '^Least' "$tmp/deadlock.ann" "$tmp/behind.ann" "$tmp/root.ann")"
 fi
 
 # ---- script_trace itself ----------------------------------------------------

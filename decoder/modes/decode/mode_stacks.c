@@ -305,9 +305,9 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
 }
 
 /* Decode thread i of t to its end; its shown stack there into s.
-   mpi_kind[fn]: progress_call's kind of function fn. */
+   fn_kind[fn]: progress_call's kind of function fn. */
 static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
-                       const trace_labels *nm, const uint8_t *mpi_kind,
+                       const trace_labels *nm, const uint8_t *fn_kind,
                        uint32_t *map, const pl_decode_opts *opts,
                        pl_error *err)
 {
@@ -336,7 +336,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    while ((r = pl_view_next(v, &ev, err)) > 0) {
       for (k = 0; k < r; k++)
          if (ev[k].kind == PL_EV_CALL)
-            progress_call(&pg, ev[k].depth, ev[k].fn, mpi_kind[ev[k].fn]);
+            progress_call(&pg, ev[k].depth, ev[k].fn, fn_kind[ev[k].fn]);
          else
             progress_return(&pg, ev[k].depth);
       done += (uint64_t)r;
@@ -410,34 +410,34 @@ static int stacks_file(void *state, pl_trace *t, pl_error *err,
    uint32_t *map = calloc((size_t)nfns + 1, sizeof *map);
    /* once per trace: the names' test costs two string comparisons, and
       the threads' calls would repeat it for every call */
-   uint8_t *mpi_kind = malloc((size_t)nfns + 1);
+   uint8_t *fn_kind = malloc((size_t)nfns + 1);
    trace_labels nm;
    int ret = 0;
 
    s->ntraces++;
    s->nselective += pl_trace_recording(t) != NULL;
-   if (add_process(s, t) < 0 || !keep || !map || !mpi_kind
+   if (add_process(s, t) < 0 || !keep || !map || !fn_kind
        || trace_labels_load(&nm, t, opts->demangle) < 0) {
       free(keep);
       free(map);
-      free(mpi_kind);
+      free(fn_kind);
       pl_error_set(err, 0, "out of memory");
       return -1;
    }
    for (f = 0; f <= nfns; f++) {
       const char *name = trace_label(&nm, f);
-      mpi_kind[f] = (uint8_t)(pl_runtime_mpi_interface(name)
+      fn_kind[f] = (uint8_t)(pl_runtime_mpi_interface(name)
                             ? PROGRESS_MPI | (pl_runtime_mpi_poll(name)
                                               ? PROGRESS_POLL : 0)
-                            : 0);
+                            : keep[f] == PL_KEEP_YES ? PROGRESS_OWN : 0);
    }
    for (i = 0; i < nthreads && ret == 0; i++)
       if (pl_select_match(&opts->select, pid, pl_trace_thread(t, i)->number))
-         ret = read_thread(s, t, i, keep, &nm, mpi_kind, map, opts, err);
+         ret = read_thread(s, t, i, keep, &nm, fn_kind, map, opts, err);
    trace_labels_free(&nm);
    free(keep);
    free(map);
-   free(mpi_kind);
+   free(fn_kind);
    return ret;
 }
 

@@ -24,12 +24,14 @@ void progress_call(progress *p, uint32_t depth, uint32_t fn, int kind)
    x->poll = (kind & PROGRESS_POLL) != 0;
    if (!x->poll) {
       p->f[depth - 1].started++;
+      if (kind & (PROGRESS_OWN | PROGRESS_MPI))
+         p->f[depth - 1].started_own++;
       p->f[depth - 1].last_fn = fn;
       p->f[depth - 1].last_num = num;
    }
    x->fn = fn;
    x->num = num;
-   x->started = 0;
+   x->started = x->started_own = 0;
    x->last_fn = 0;
    p->depth = depth;
    if (kind & PROGRESS_MPI) {
@@ -56,6 +58,14 @@ static int cmp_u64(uint64_t a, uint64_t b)
    return a < b ? -1 : a > b;
 }
 
+/* Which of two frames at the same point has started more calls: of the
+   program's own functions and MPI's first, then of any. */
+static int cmp_started(const progress_frame *a, const progress_frame *b)
+{
+   int c = cmp_u64(a->started_own, b->started_own);
+   return c ? c : cmp_u64(a->started, b->started);
+}
+
 int progress_compare(const progress_frame *a, size_t na,
                      const progress_frame *b, size_t nb, int *comparable)
 {
@@ -67,8 +77,8 @@ int progress_compare(const progress_frame *a, size_t na,
       if (d > na || d > nb) {
          /* one (or both) runs frame d-1's own code: it has finished the
             calls the other has started, unless the other started more */
-         if (pa->started != pb->started)
-            return cmp_u64(pa->started, pb->started);
+         if (cmp_started(pa, pb))
+            return cmp_started(pa, pb);
          return d > na && d > nb ? 0 : d > na ? 1 : -1;
       }
       if (a[d].fn == b[d].fn) {
@@ -79,8 +89,8 @@ int progress_compare(const progress_frame *a, size_t na,
       /* other functions: the one whose caller has made more calls is
          further on; threads that start in other functions (a worker and
          main) have nothing in common to compare */
-      if (d > 1 && pa->started != pb->started)
-         return cmp_u64(pa->started, pb->started);
+      if (d > 1 && cmp_started(pa, pb))
+         return cmp_started(pa, pb);
       *comparable = 0;
       return a[d].fn < b[d].fn ? -1 : 1;
    }

@@ -11,6 +11,10 @@
    function and number) goes one level deeper; the same function with
    another number is further on with the larger number; other functions
    at the same level compare by the calls their caller had started.
+   Those calls are counted twice: the calls of the program's own
+   functions and of MPI first, then all, so that calls into other
+   libraries (the root's reports through the C library's I/O) decide only
+   where the program's own calls and MPI's are the same.
    Positions that differ only in which function the caller called at the
    same point are not comparable (they ran different code), nor are
    threads that start in different functions (main and a worker).
@@ -34,6 +38,8 @@ typedef struct {
    uint64_t num;         /* number among the caller's calls of fn, 0 unknown */
    uint64_t started;     /* calls this frame has made so far, polls not
                             counted */
+   uint64_t started_own; /* of them, the calls of the program's own
+                            functions and of MPI */
    uint32_t last_fn;     /* its last call that was no poll (0: none) */
    uint64_t last_num;    /* that call's number */
 } progress_frame;
@@ -49,8 +55,9 @@ typedef struct {
 
 /* Zero-initialise to start; the events of one thread's view in order.
    kind: PROGRESS_MPI for the MPI interface, with PROGRESS_POLL for its
-   polls; 0 for any other function. */
-enum { PROGRESS_MPI = 1, PROGRESS_POLL = 2 };
+   polls; PROGRESS_OWN for the program's own functions; 0 for any other
+   function. */
+enum { PROGRESS_MPI = 1, PROGRESS_POLL = 2, PROGRESS_OWN = 4 };
 void progress_call(progress *p, uint32_t depth, uint32_t fn, int kind);
 void progress_return(progress *p, uint32_t depth);
 void progress_free(progress *p);
