@@ -100,14 +100,16 @@ typedef struct {
 
 /* The identity of a function across runs: its name, and its object's
    file name unless it is the main executable (two builds of a program
-   have different names, their libraries the same). */
+   have different names, their libraries the same) or the function is
+   MPI's interface (one run under MPICH, the other under Open MPI: the
+   standard's names, in libmpich.so.12 and in libmpi.so.40). */
 static uint64_t identity(const pl_trace *t, uint32_t id, uint32_t main_obj)
 {
    const pl_function *f = pl_trace_function(t, id);
    const char *obj = "", *slash;
    uint64_t h;
 
-   if (f->obj != main_obj) {
+   if (f->obj != main_obj && !pl_runtime_mpi_interface(f->name.str)) {
       obj = pl_trace_object(t, f->obj)->str;
       slash = strrchr(obj, '/');
       obj = slash ? slash + 1 : obj;

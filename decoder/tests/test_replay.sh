@@ -562,6 +562,40 @@ fi
 
 # ---- parlot-diff -------------------------------------------------------------
 
+# one run under MPICH, one under Open MPI: the same MPI calls from other
+# libraries are the same calls (MPI's names are the standard's); the
+# libraries' own functions are not
+# mpi_run LIB [EXTRA]: a process calling MPI_Init, MPI_Send (opaque:
+# LIB's internal progress under it) and EXTRA (a function of LIB)
+mpi_run() {
+   echo "process pid=90 exe=/bin/app"
+   echo "object /bin/app"
+   echo "object $1"
+   echo "function main /bin/app"
+   for f in MPI_Init MPI_Send progress ${2:-}; do echo "function $f $1"; done
+   echo "thread 1"
+   echo "call 1 main MPI_Init"; echo "return 1"
+   echo "call 1 MPI_Send progress"; echo "return 1 2"
+   [ -n "${2:-}" ] && { echo "call 1 $2"; echo "return 1"; }
+   echo "return 1"
+   echo "end"
+}
+mpi_run /usr/lib/x86_64-linux-gnu/libmpich.so.12 >"$tmp/mpich.script"
+mpi_run /usr/lib/x86_64-linux-gnu/libmpi.so.40 >"$tmp/ompi.script"
+mpi_run /usr/lib/x86_64-linux-gnu/libmpi.so.40 MPIX_Query_cuda_support >"$tmp/ompi2.script"
+for r in mpich ompi ompi2; do
+   "$SCRIPT_TRACE" "$tmp/$r.script" "$tmp/$r.trace" || fail "script_trace $r.script"
+done
+run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/mpich.trace" "$tmp/ompi.trace"
+rc1=$rc
+run "$PARLOT_DIFF" "$tmp/out2" "$tmp/err" "$tmp/mpich.trace" "$tmp/ompi2.trace"
+if [ $rc1 -eq 0 ] && [ $rc -eq 1 ] && [ "$(grep -c '^[-+] ' "$tmp/out2")" = 1 ] &&
+   grep -q '^+ .* MPIX_Query_cuda_support$' "$tmp/out2"; then
+   pass "diff: MPICH's and Open MPI's MPI_Init and MPI_Send are the same calls (exit 0); another call is found"
+else
+   fail "diff: one run under each MPI" "exit $rc1 and $rc" "$(grep '^[-+@]' "$tmp/out" "$tmp/out2" | head -8)"
+fi
+
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/a.trace" "$tmp/a2.trace"
 if [ $rc -eq 0 ] && ! grep -q '^@@' "$tmp/out" &&
    grep -q '2 thread pairs compared, 2 identical, 0 different' "$tmp/out"; then
