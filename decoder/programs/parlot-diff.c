@@ -102,19 +102,24 @@ typedef struct {
    file name unless it is the main executable (two builds of a program
    have different names, their libraries the same) or the function is
    MPI's interface (one run under MPICH, the other under Open MPI: the
-   standard's names, in libmpich.so.12 and in libmpi.so.40). */
-static uint64_t identity(const pl_trace *t, uint32_t id, uint32_t main_obj)
+   standard's names, in libmpich.so.12 and in libmpi.so.40), known by its
+   label (nm: the Fortran bindings' aliases, MPI_COMM_SIZE in one library
+   and mpi_comm_size in another, are MPI_Comm_size). */
+static uint64_t identity(const pl_trace *t, uint32_t id, uint32_t main_obj,
+                         const trace_labels *nm)
 {
    const pl_function *f = pl_trace_function(t, id);
-   const char *obj = "", *slash;
+   const char *obj = "", *name = f->name.str, *slash;
    uint64_t h;
 
-   if (f->obj != main_obj && !pl_runtime_mpi_interface(f->name.str)) {
+   if (pl_runtime_mpi_interface(name))
+      name = trace_label(nm, id);
+   else if (f->obj != main_obj) {
       obj = pl_trace_object(t, f->obj)->str;
       slash = strrchr(obj, '/');
       obj = slash ? slash + 1 : obj;
    }
-   h = pl_fnv1a(PL_FNV1A_INIT, f->name.str, f->name.len + 1);
+   h = pl_fnv1a(PL_FNV1A_INIT, name, strlen(name) + 1);
    h = pl_fnv1a(h, obj, strlen(obj));
    return h ? h : 1;
 }
@@ -207,7 +212,7 @@ static int open_trace(run *r, int side, size_t i, const options *o,
       goto oom;
    r->ident[0] = 0;
    for (id = 1; id <= n; id++) {
-      r->ident[id] = identity(r->t, id, main_obj);
+      r->ident[id] = identity(r->t, id, main_obj, &r->nm);
       /* how often a rank polls is the timing's: in the program's view the
          calls compared leave MPI's polls out (--images=all keeps them) */
       if (pl_filter_program_view(o->filter)
@@ -922,7 +927,7 @@ static int open_side(pair_side *s, run *r, const run_thread *th,
       return -1;
    }
    for (id = 1; id <= s->nfns; id++)
-      s->ident[id] = identity(s->t, id, main_obj);
+      s->ident[id] = identity(s->t, id, main_obj, &s->nm);
    return 1;
 }
 

@@ -563,18 +563,24 @@ fi
 # ---- parlot-diff -------------------------------------------------------------
 
 # one run under MPICH, one under Open MPI: the same MPI calls from other
-# libraries are the same calls (MPI's names are the standard's); the
-# libraries' own functions are not
-# mpi_run LIB [EXTRA]: a process calling MPI_Init, MPI_Send (opaque:
-# LIB's internal progress under it) and EXTRA (a function of LIB)
+# libraries are the same calls (MPI's names are the standard's, and a
+# Fortran binding's aliases, MPI_COMM_SIZE or mpi_comm_size, are one
+# function); the libraries' own functions are not
+# mpi_run LIB [EXTRA]: a process calling MPI_Init, the Fortran binding of
+# MPI_Comm_size (as libmpich.so names it, else as libmpi.so does),
+# MPI_Send (opaque: LIB's internal progress under it) and EXTRA (a
+# function of LIB)
 mpi_run() {
+   size=MPI_COMM_SIZE
+   case $1 in *mpich*) size=mpi_comm_size ;; esac
    echo "process pid=90 exe=/bin/app"
    echo "object /bin/app"
    echo "object $1"
    echo "function main /bin/app"
-   for f in MPI_Init MPI_Send progress ${2:-}; do echo "function $f $1"; done
+   for f in MPI_Init $size MPI_Send progress ${2:-}; do echo "function $f $1"; done
    echo "thread 1"
    echo "call 1 main MPI_Init"; echo "return 1"
+   echo "call 1 $size"; echo "return 1"
    echo "call 1 MPI_Send progress"; echo "return 1 2"
    [ -n "${2:-}" ] && { echo "call 1 $2"; echo "return 1"; }
    echo "return 1"
@@ -591,7 +597,7 @@ rc1=$rc
 run "$PARLOT_DIFF" "$tmp/out2" "$tmp/err" "$tmp/mpich.trace" "$tmp/ompi2.trace"
 if [ $rc1 -eq 0 ] && [ $rc -eq 1 ] && [ "$(grep -c '^[-+] ' "$tmp/out2")" = 1 ] &&
    grep -q '^+ .* MPIX_Query_cuda_support$' "$tmp/out2"; then
-   pass "diff: MPICH's and Open MPI's MPI_Init and MPI_Send are the same calls (exit 0); another call is found"
+   pass "diff: MPICH's and Open MPI's MPI_Init, MPI_Send and Fortran MPI_Comm_size are the same calls (exit 0); another call is found"
 else
    fail "diff: one run under each MPI" "exit $rc1 and $rc" "$(grep '^[-+@]' "$tmp/out" "$tmp/out2" | head -8)"
 fi
