@@ -48,6 +48,12 @@ UInt  *pl_fn_trace_id;
 static UInt cap_flags, cap_trace_ids;
 static UInt n_defined;                     /* IDs with PL_FN_RECORD */
 
+/* The signal handlers the program installed (pl_fn_add_handler): a few
+   per program, searched at translation time only. */
+#define MAX_HANDLERS 64
+static Addr handlers[MAX_HANDLERS];
+static UInt n_handlers;
+
 /* Indexed by ID; index 0 unused (0 means exit in the stream). */
 static pl_object   *objs;
 static UInt         n_objs = 1, cap_objs;
@@ -544,6 +550,21 @@ static void set_names(pl_function *f, const HChar **others)
    f->aliases[k] = NULL;
 }
 
+void pl_fn_add_handler(Addr a)
+{
+   if (pl_fn_is_handler(a) || n_handlers == MAX_HANDLERS)
+      return;
+   handlers[n_handlers++] = a;
+}
+
+Bool pl_fn_is_handler(Addr a)
+{
+   for (UInt i = 0; i < n_handlers; i++)
+      if (handlers[i] == a)
+         return True;
+   return False;
+}
+
 UInt pl_fn_entry_id(Addr a)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
@@ -559,7 +580,9 @@ UInt pl_fn_entry_id(Addr a)
       di = VG_(find_DebugInfo)(ep, a);
    } else if (keep_plt && (di = plt_owner(a, plt_name, sizeof plt_name))) {
       name = VG_(strdup)("pl.fn.name", plt_name);
-   } else if ((di = unwind_entry(a)) != NULL) {
+   } else if ((di = unwind_entry(a)) != NULL
+              || (pl_fn_is_handler(a)
+                  && (di = VG_(find_DebugInfo)(ep, a)) != NULL)) {
       name = unwind_name(di, a);
    } else {
       return 0;
@@ -604,6 +627,8 @@ Bool pl_fn_is_entry(Addr a)
    const HChar *sym;
    HChar plt_name[48];
    Addr lo, hi;
+   if (pl_fn_is_handler(a))
+      return True;
    if (pl_fn_known_range(a, &lo, &hi))
       return False;
    return VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &sym)

@@ -42,6 +42,15 @@ UInt pl_fn_entry_id(Addr a);
    defining the function). */
 Bool pl_fn_is_entry(Addr a);
 
+/* a is a signal handler the program installed (sigaction): a function's
+   first instruction even where no symbol or read unwind table says so (a
+   library's static handler: an MPI library's backtrace printer), named
+   like a stripped function (libopen-pal.so.40+0x5b1c0) when it has no
+   symbol, so that what it calls is its own and not the interrupted
+   function's.  pl_fn_is_handler: whether a is one. */
+void pl_fn_add_handler(Addr a);
+Bool pl_fn_is_handler(Addr a);
+
 /* Where no function starts: no address strictly between *lo and *hi is a
    function's first instruction.  pl_fn_known_range answers only from the
    ranges found so far (a lies strictly between), without a debug-info

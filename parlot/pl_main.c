@@ -450,12 +450,30 @@ static Bool flush_before_wait(pl_thread *t, UInt sysno, const UWord *args)
    return False;
 }
 
+/* rt_sigaction's new action (act, a client pointer; 0: none): its
+   handler is a function, whatever the symbols say (pl_fn_add_handler).
+   The kernel's struct begins with the handler; SIG_DFL and SIG_IGN are
+   0 and 1. */
+static void note_handler(Addr act)
+{
+   Addr h;
+   if (!act || !VG_(am_is_valid_for_client)(act, sizeof h, VKI_PROT_READ))
+      return;
+   h = *(const Addr *)act;
+   if (h > 1)
+      pl_fn_add_handler(h);
+}
+
 /* Before a call that may block, put the thread's events in the file.
    Before exec, put every event so far in the file: if the exec succeeds,
    nothing of this process image runs again.  If it fails (execvp tries
    each directory of PATH), the streams simply go on. */
 static void pl_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nArgs)
 {
+   if (sysno == __NR_rt_sigaction) {
+      note_handler(args[1]);
+      return;
+   }
    if (pl_collect_time
        && (sysno == __NR_exit || sysno == __NR_exit_group)) {
       pl_thread *t = pl_thread_of(tid);   /* its own code ends here, what */
@@ -632,8 +650,10 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
          continue;
       Addr a = (Addr)st->Ist.IMark.addr;
       UInt fn = 0;
-      if (!(a > sym_lo && a < sym_hi)
-          && !pl_fn_known_range(a, &sym_lo, &sym_hi)) {
+      if (pl_fn_is_handler(a)) {          /* may lie in a symbol's gap */
+         fn = pl_fn_entry_id(a);
+      } else if (!(a > sym_lo && a < sym_hi)
+                 && !pl_fn_known_range(a, &sym_lo, &sym_hi)) {
          fn = pl_fn_entry_id(a);
          if (!pl_fn_range(a, &sym_lo, &sym_hi))
             sym_lo = sym_hi = 0;

@@ -12,6 +12,10 @@
 #     readelf(1) lists them;
 #   - the stripped copy traced with --unwind-names=no: --images=main
 #     leaves nothing, and parlot-decode says why (exit 1);
+#   - a signal handler no symbol names (handler.c stripped, with
+#     --unwind-names=no): a function since sigaction installed it, named
+#     at nm's address of on_usr1, entered once per signal, its getpid one
+#     level in;
 #   - a stripped distribution binary (sort, when nm finds no symbols in
 #     it) sorts as it does natively, and its own object shows calls, every
 #     one to an FDE start.
@@ -113,6 +117,35 @@ if build "$work/shapes" && build "$work/async_full" -fasynchronous-unwind-tables
    else
       fail "--unwind-names=no: exit $rc" "$(cat "$work/nonames.txt")"
    fi
+fi
+
+# A signal handler no symbol names (handler.c, stripped, traced with
+# --unwind-names=no): a function all the same, since the program installed
+# it with sigaction, named OBJECT+0xADDRESS at the address nm gives
+# on_usr1 in the unstripped build, entered once per signal, and the
+# getpid it calls is its own call, one level in
+if $CC -O1 -g -fno-inline -o "$work/handler" "$here/handler.c" 2> "$work/cc.err"; then
+   strip -o "$work/handler_strip" "$work/handler"
+   trace handler "$work/handler_strip" --unwind-names=no ||
+      fail "handler: traced run" "$(tail -3 "$work/handler.err")"
+   addr=$(nm "$work/handler" | awk '$3 == "on_usr1" { a = $1; sub(/^0+/, "", a); print a }')
+   "$PARLOT_DECODE" --events "$work/handler.trace" | awk -F'\t' '{print $3, $4, $6}' \
+      > "$work/handler.ev"
+   entries=$(grep -c "^call [0-9]* handler_strip+0x$addr\$" "$work/handler.ev")
+   inside=$(awk -v h="handler_strip+0x$addr" '
+      $1 == "call" && $3 == h { d = $2; next }
+      $1 == "return" && $3 == h { d = 0; next }
+      d && $1 == "call" && $2 == d + 1 && $3 == "getpid" { n++ }
+      END { print n + 0 }' "$work/handler.ev")
+   if [ -n "$addr" ] && [ "$entries" = 3 ] && [ "$inside" = 3 ] &&
+      grep -qx "3 signals handled" "$work/handler.out"; then
+      pass "a handler without a symbol: handler_strip+0x$addr entered 3 times, its getpid inside it"
+   else
+      fail "a handler without a symbol" "on_usr1 at '$addr': $entries entries, $inside getpid inside" \
+         "$(grep -m3 '+0x' "$work/handler.ev")"
+   fi
+else
+   fail "build handler.c" "$(head -3 "$work/cc.err")"
 fi
 
 # A distribution binary without symbols: its own calls appear
