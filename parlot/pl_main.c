@@ -451,16 +451,16 @@ static Bool flush_before_wait(pl_thread *t, UInt sysno, const UWord *args)
 }
 
 /* rt_sigaction's new action (act, a client pointer; 0: none): its
-   handler is a function, whatever the symbols say (pl_fn_add_handler).
-   The kernel's struct begins with the handler; SIG_DFL and SIG_IGN are
-   0 and 1. */
+   handler is a function, whatever the symbols say (pl_fn_add_handler),
+   unless it is SIG_DFL or SIG_IGN. */
 static void note_handler(Addr act)
 {
+   const vki_sigaction_toK_t *sa = (const vki_sigaction_toK_t *)act;
    Addr h;
-   if (!act || !VG_(am_is_valid_for_client)(act, sizeof h, VKI_PROT_READ))
+   if (!act || !VG_(am_is_valid_for_client)(act, sizeof *sa, VKI_PROT_READ))
       return;
-   h = *(const Addr *)act;
-   if (h > 1)
+   h = (Addr)sa->ksa_handler;
+   if (h != (Addr)VKI_SIG_DFL && h != (Addr)VKI_SIG_IGN)
       pl_fn_add_handler(h);
 }
 

@@ -193,8 +193,9 @@ enum { B_NO, B_OWN, B_CALLED, B_ENTRY };
    Libraries' internal calls differ from rank to rank (rank 0 does more in
    MPI_Init, progress engines poll as they please) and would drown the
    program's behaviour, as would its own calls of MPI's polls (MPI_Test,
-   MPI_Iprobe: as many as the timing has it), which count for nothing.  A system library's functions are the program's
-   where its own code calls them.  If nothing is the program's, every
+   MPI_Iprobe: as many as the timing has it), which count for nothing.
+   A system library's functions are the program's where its own code
+   calls them.  If nothing is the program's, every
    function counts (B_OWN).  NULL if out of memory. */
 static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
                                     size_t n)

@@ -311,17 +311,20 @@ static int read_traces(pl_program *p, const report_opts *opt,
    return rs.status;
 }
 
-/* The text out holds, as a string into *dst (NULL if out is empty or in
-   error).  0, or -1 if out of memory. */
-static int take_text(const outbuf *out, char **dst)
+/* The text the in-memory out holds, as a string into *dst (NULL if out
+   is empty), out emptied for the next.  0, or -1 if out of memory. */
+static int take_text(outbuf *out, char **dst)
 {
    *dst = NULL;
-   if (out->err || out->len == 0)
-      return out->err ? -1 : 0;
-   if (!(*dst = malloc(out->len + 1)))
+   if (out->err)
       return -1;
-   memcpy(*dst, out->buf, out->len);
-   (*dst)[out->len] = 0;
+   if (out->len && !(*dst = malloc(out->len + 1)))
+      return -1;
+   if (out->len) {
+      memcpy(*dst, out->buf, out->len);
+      (*dst)[out->len] = 0;
+      out->len = 0;
+   }
    return 0;
 }
 
@@ -362,12 +365,10 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
       pl_filter_free(d.filter);
       return -1;
    }
-   r = pl_mode_crash_site(state, &text) < 0 || take_text(&text, &ri->crash_site) < 0
-       ? -1 : 0;
-   text.len = 0;
-   if (r == 0 && (pl_mode_progress_least(state, &text) < 0
-                  || take_text(&text, &ri->least_progressed) < 0))
-      r = -1;
+   r = pl_mode_crash_site(state, &text) < 0
+       || take_text(&text, &ri->crash_site) < 0
+       || pl_mode_progress_least(state, &text) < 0
+       || take_text(&text, &ri->least_progressed) < 0 ? -1 : 0;
    pl_mode_progress.destroy(state);
    pl_filter_free(d.filter);
    outbuf_free(&text);

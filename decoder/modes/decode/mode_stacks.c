@@ -56,6 +56,7 @@ typedef struct {
    char    *pid;
    char    *rank;           /* NULL if none */
    uint32_t number;
+   size_t   proc;           /* its process, an index in procs */
    size_t   leaf;           /* node where its stack ends */
    progress_frame *pos;     /* its position: [0] the root, [1..npos] */
    size_t   npos;
@@ -366,6 +367,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    st = &s->threads[th];
    memset(st, 0, sizeof *st);
    st->number = pl_trace_thread(t, i)->number;
+   st->proc = s->nprocs - 1;          /* added by stacks_file */
    st->pid = strdup(pl_trace_process_get(t, "pid"));
    st->rank = rank ? strdup(rank) : NULL;
    if (!st->pid || (rank && !st->rank) || add_stack(s, th, shown, n) < 0
@@ -450,7 +452,7 @@ static void map_frame(progress_frame *x, const uint32_t *map)
 
 /* Part's thread k into s: its stack and position, functions mapped. */
 static int merge_thread(stacks *s, stacks *part, size_t k,
-                        const uint32_t *map)
+                        const uint32_t *map, size_t proc_base)
 {
    sthread *pt = &part->threads[k], *st;
    size_t depth = 0, node, d, th;
@@ -471,6 +473,7 @@ static int merge_thread(stacks *s, stacks *part, size_t k,
    th = s->nthreads++;
    st = &s->threads[th];
    *st = *pt;                     /* pid, rank and position move over */
+   st->proc += proc_base;
    pt->pid = pt->rank = NULL;
    pt->pos = NULL;
    for (d = 1; st->pos && d <= st->npos; d++)
@@ -487,7 +490,7 @@ static int stacks_merge(void *state, void *partv)
 {
    stacks *s = state, *part = partv;
    uint32_t *map = calloc((size_t)part->nfns + 1, sizeof *map), f;
-   size_t i;
+   size_t i, base;
    int ret = -1;
 
    if (!map)
@@ -506,10 +509,11 @@ static int stacks_merge(void *state, void *partv)
                sizeof *s->procs) < 0)
       goto out;
    memcpy(s->procs + s->nprocs, part->procs, part->nprocs * sizeof *s->procs);
+   base = s->nprocs;
    s->nprocs += part->nprocs;
    part->nprocs = 0;
    for (i = 0; i < part->nthreads; i++)
-      if (merge_thread(s, part, i, map) < 0)
+      if (merge_thread(s, part, i, map, base) < 0)
          goto out;
    s->ntraces += part->ntraces;
    s->nselective += part->nselective;
@@ -896,14 +900,13 @@ static int classify_progress(stacks *s, progress_classes *pc)
    endings say so once. */
 static int stale_position(const stacks *s, const sthread *t)
 {
-   size_t i, cut = 0;
-   int mine = 0;
+   size_t i;
+   if (s->procs[t->proc].ending.kind != PL_ENDING_CUT_SHORT)
+      return 0;
    for (i = 0; i < s->nprocs; i++)
-      if (s->procs[i].ending.kind == PL_ENDING_CUT_SHORT) {
-         cut++;
-         mine |= strcmp(s->procs[i].pid, t->pid) == 0;
-      }
-   return mine && cut < s->nprocs;
+      if (s->procs[i].ending.kind != PL_ENDING_CUT_SHORT)
+         return 1;
+   return 0;
 }
 
 /* Class c's threads in range notation, two spaces, and their position. */
@@ -930,53 +933,35 @@ static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
    return 0;
 }
 
-/* Whether a fatal signal is the program's own fault (a crash), not a kill
-   from outside. */
-static int crash_signal(int sig)
+/* Whether p died of its own fault (a crash), not of a kill from
+   outside. */
+static int crashed(const sproc *p)
 {
-   return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE
-          || sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+   int sig = p->ending.signal;
+   return p->ending.kind == PL_ENDING_SIGNAL
+          && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL
+              || sig == SIGFPE || sig == SIGABRT || sig == SIGTRAP
+              || sig == SIGSYS);
 }
 
-/* The process of s that crashed first (crash_signal), NULL if none. */
-static const sproc *first_crash(const stacks *s, size_t *crashed)
+static const char *signal_name(const sproc *p)
 {
-   const sproc *first = NULL;
-   size_t i, n = 0;
-   for (i = 0; i < s->nprocs; i++) {
-      const sproc *p = &s->procs[i];
-      if (p->ending.kind == PL_ENDING_SIGNAL && crash_signal(p->ending.signal)
-          && n++ == 0)
-         first = p;
-   }
-   if (crashed)
-      *crashed = n;
-   return first;
+   return p->ending.signal_name[0] ? p->ending.signal_name
+                                   : "a fatal signal";
 }
 
-/* The signal's name if thread t took its process's crash, else NULL.
-   any: whether some process crashed at all (first_crash). */
-static const char *crash_of(const stacks *s, const sthread *t, int any)
+/* The signal's name if thread t took its process's crash, else NULL. */
+static const char *crash_of(const stacks *s, const sthread *t)
 {
-   size_t i;
-   if (!any)
-      return NULL;
-   for (i = 0; i < s->nprocs; i++) {
-      const sproc *p = &s->procs[i];
-      if (p->ending.kind == PL_ENDING_SIGNAL && crash_signal(p->ending.signal)
-          && p->ending.signal_thread == t->number
-          && strcmp(p->pid, t->pid) == 0)
-         return p->ending.signal_name[0] ? p->ending.signal_name
-                                         : "a fatal signal";
-   }
-   return NULL;
+   const sproc *p = &s->procs[t->proc];
+   return crashed(p) && p->ending.signal_thread == t->number
+          ? signal_name(p) : NULL;
 }
 
 static int put_progress(outbuf *o, stacks *s, int always, const char *of)
 {
    progress_classes pc;
    size_t c;
-   int any = first_crash(s, NULL) != NULL;
 
    if (classify_progress(s, &pc) < 0)
       return -1;
@@ -1007,8 +992,8 @@ static int put_progress(outbuf *o, stacks *s, int always, const char *of)
       else if (c == 0 && pc.nclasses > 1 && !pc.comparable)
          outbuf_str(o, "  (not comparable with the next: other calls at "
                        "the same point)");
-      for (size_t j = pc.first[c]; any && j < pc.first[c + 1]; j++) {
-         const char *sig = crash_of(s, &s->threads[pc.order[j]], any);
+      for (size_t j = pc.first[c]; j < pc.first[c + 1]; j++) {
+         const char *sig = crash_of(s, &s->threads[pc.order[j]]);
          if (sig) {
             outbuf_printf(o, "  (crashed here: %s)", sig);
             break;
@@ -1126,14 +1111,17 @@ int pl_mode_crash_site(void *state, outbuf *o)
 {
    stacks *s = state;
    const sthread *at = NULL;
-   size_t i, crashed;
-   const sproc *first = first_crash(s, &crashed);
+   const sproc *first = NULL;
+   size_t i, ncrashed = 0;
    thread_key k;
 
+   for (i = 0; i < s->nprocs; i++)
+      if (crashed(&s->procs[i]) && ncrashed++ == 0)
+         first = &s->procs[i];
    if (!first)
       return 0;
    for (i = 0; i < s->nthreads && !at; i++)
-      if (strcmp(s->threads[i].pid, first->pid) == 0
+      if (&s->procs[s->threads[i].proc] == first
           && s->threads[i].number == first->ending.signal_thread)
          at = &s->threads[i];
    /* the thread the signal went to (not recorded: the process) */
@@ -1146,11 +1134,10 @@ int pl_mode_crash_site(void *state, outbuf *o)
       put_position(o, s, at);
    else
       outbuf_str(o, "(in none of the program's calls)");
-   outbuf_printf(o, "  (%s)", first->ending.signal_name[0]
-                 ? first->ending.signal_name : "a fatal signal");
-   if (crashed > 1)
-      outbuf_printf(o, "; %zu more process%s crashed", crashed - 1,
-                    crashed == 2 ? "" : "es");
+   outbuf_printf(o, "  (%s)", signal_name(first));
+   if (ncrashed > 1)
+      outbuf_printf(o, "; %zu more process%s crashed", ncrashed - 1,
+                    ncrashed == 2 ? "" : "es");
    return 1;
 }
 

@@ -70,6 +70,7 @@ int progress_compare(const progress_frame *a, size_t na,
                      const progress_frame *b, size_t nb, int *comparable)
 {
    size_t d;
+   int c;
 
    *comparable = 1;
    for (d = 1;; d++) {
@@ -77,8 +78,8 @@ int progress_compare(const progress_frame *a, size_t na,
       if (d > na || d > nb) {
          /* one (or both) runs frame d-1's own code: it has finished the
             calls the other has started, unless the other started more */
-         if (cmp_started(pa, pb))
-            return cmp_started(pa, pb);
+         if ((c = cmp_started(pa, pb)) != 0)
+            return c;
          return d > na && d > nb ? 0 : d > na ? 1 : -1;
       }
       if (a[d].fn == b[d].fn) {
@@ -89,8 +90,8 @@ int progress_compare(const progress_frame *a, size_t na,
       /* other functions: the one whose caller has made more calls is
          further on; threads that start in other functions (a worker and
          main) have nothing in common to compare */
-      if (d > 1 && cmp_started(pa, pb))
-         return cmp_started(pa, pb);
+      if (d > 1 && (c = cmp_started(pa, pb)) != 0)
+         return c;
       *comparable = 0;
       return a[d].fn < b[d].fn ? -1 : 1;
    }

@@ -55,6 +55,8 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
       pl_error err;
       pl_trace *t = pl_input_open(&in->v[i], &err);
       const char *pid, *rank, *start;
+      pl_ending e;
+      int stopped;
       size_t k;
 
       if (!t) {
@@ -101,17 +103,13 @@ int run_threads_read(run_threads *r, const char *prog, const pl_inputs *in,
             goto oom;
          thread_label(th->label, sizeof th->label, pid, rank, number);
       }
-      {
-         pl_ending e;
-         int stopped;
-         pl_trace_ending(t, &e);
-         stopped = e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
-         for (k = procs[nprocs].first; k < r->n; k++)
-            r->t[k].stopped = stopped;
-         if (pl_select_match_process(sel, pid)) {
-            r->processes++;
-            r->unfinished += stopped;
-         }
+      pl_trace_ending(t, &e);
+      stopped = e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
+      for (k = procs[nprocs].first; k < r->n; k++)
+         r->t[k].stopped = stopped;
+      if (pl_select_match_process(sel, pid)) {
+         r->processes++;
+         r->unfinished += stopped;
       }
       procs[nprocs].n = r->n - procs[nprocs].first;
       /* ranked processes are matched by rank: no order needed */
