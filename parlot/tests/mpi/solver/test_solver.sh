@@ -129,8 +129,10 @@ hang_case() {
     cg='main( > MAIN__)? > (cg_mod::)?conj_grad'
     [ "$how" = int ] && mode=--progress
     "$PARLOT_DECODE" $mode "$work/$run" > "$work/stacks.out" 2> "$work/stacks.err"
-    want_stuck="^1: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv  \(least progressed\)\$"
-    want_rest="^2: $((NP - 1)):\[[-0-9,]+\]  $cg #$ITER > (cg_mod::)?dot(_product)? #$((2 * HANG_INNER)) > MPI_Allreduce\$"
+    # (the mark where its trace was cut short and another's was not)
+    stale='(  \(as of its last flush: trace cut short\))?'
+    want_stuck="^1: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv$stale  \(least progressed\)\$"
+    want_rest="^2: $((NP - 1)):\[[-0-9,]+\]  $cg #$ITER > (cg_mod::)?dot(_product)? #$((2 * HANG_INNER)) > MPI_Allreduce$stale\$"
     [ "$how" = int ] || want_class="^[0-9]+: 1:\[$RANK\]  $cg > (cg_mod::)?matvec > (cg_mod::)?exchange(_halo)? > MPI_Recv\$"
     # every process ended by the signal, or was cut short: MPICH's
     # launcher SIGKILLs the ranks left once one has died, and so does Open
@@ -154,7 +156,7 @@ hang_case() {
     done
     # parlot-annotate's header says the same on its first screen
     "$PARLOT_ANNOTATE" "$work/$run" > "$work/ann.out" 2> /dev/null
-    want_head="^Least progressed: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv  \($((NP - 1)) threads further on\)\$"
+    want_head="^Least progressed: 1:\[$RANK\]  $cg #$ITER > (cg_mod::)?matvec #$HANG_INNER > (cg_mod::)?exchange(_halo)? > MPI_Recv$stale  \($((NP - 1)) threads further on\)\$"
     head -8 "$work/ann.out" | grep -Eq -- "$want_head" ||
         miss="$miss (parlot-annotate's header) '$want_head'"
     ! grep -q '^Crashed:' "$work/ann.out" ||
@@ -269,7 +271,7 @@ for impl in ${SOLVER_IMPLS:-mpich openmpi}; do
         # progressed
         grep -v '^parlot-diff: ' "$work/diff.out" > "$work/diff.report"
         head -6 "$work/diff.report" > "$work/diff.screen"
-        stuck="^1: 1:\[$RANK\]  main > conj_grad #$ITER > matvec #$HANG_INNER > exchange_halo > MPI_Recv  \(least progressed\)\$"
+        stuck="^1: 1:\[$RANK\]  main > conj_grad #$ITER > matvec #$HANG_INNER > exchange_halo > MPI_Recv(  \(as of its last flush: trace cut short\))?  \(least progressed\)\$"
         sigterm='killed by SIGTERM \(signal 15\)'
         if { [ $rc -eq 1 ] ||
              { [ $rc -eq 2 ] && grep -Eq "B (trace cut short|$sigterm, trace cut short while ending)\$" "$work/diff.out"; }; } &&
