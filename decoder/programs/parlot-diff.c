@@ -463,6 +463,8 @@ typedef struct {
    uint64_t all[2], outside[2];
    int      mpi;
    int      walked;           /* a pair or thread was */
+   size_t   cut;              /* pairs counted up to where one side
+                                 stopped (pair_side.stop) */
 } fn_rows;
 
 /* By identity, A's side first (a stable order for the join). */
@@ -668,6 +670,16 @@ typedef struct {
    fn_tally    *ft;
    uint64_t     all, outside;
    int          mpi;
+   uint64_t    *end;         /* after a walk: where its calls still open
+                                at its end were, outermost first */
+   size_t       nend;
+   /* The other side's end (its `end`), where that side was stopped (a
+      hang killed, a crash): the walk ends where it opens the innermost
+      of those calls, or else closes the innermost it opened, the count
+      following the calls open at depths 0 to matched - 1; cut: it did */
+   const uint64_t *stop;
+   size_t       nstop, matched;
+   int          cut;
 } pair_side;
 
 /* A walk of a thread's calls through the filters: the open frames, each
@@ -720,7 +732,7 @@ static int walk_calls(pair_side *s, size_t index, const options *o,
    const pl_vevent *ev;
    pl_error err;
    pl_view *v;
-   long n;
+   long n = 0;
    int ret = -1;
 
    if (!pl_trace_cost_events(s->t, index))
@@ -732,7 +744,10 @@ static int walk_calls(pair_side *s, size_t index, const options *o,
    }
    memset(s->ft, 0, ((size_t)s->nfns + 1) * sizeof *s->ft);
    s->all = s->outside = 0;
-   s->mpi = 0;
+   s->mpi = s->cut = 0;
+   free(s->end);
+   s->end = NULL;
+   s->nend = s->matched = 0;
    for (uint32_t id = 1; id <= s->nfns; id++) {
       const char *name = pl_trace_function(s->t, id)->name.str;
       kind[id] = (uint8_t)((own_code(s->t, id) ? FN_OWN : 0)
@@ -742,7 +757,7 @@ static int walk_calls(pair_side *s, size_t index, const options *o,
       free(kind);
       return strcmp(err.msg, "out of memory") == 0 ? -1 : 0;
    }
-   while ((n = pl_view_next(v, &ev, &err)) > 0) {
+   while (!s->cut && (n = pl_view_next(v, &ev, &err)) > 0) {
       const uint64_t *c = pl_view_costs(v);
       for (long i = 0; i < n; i++) {
          /* the event's cost is the frame's on top before it */
@@ -758,15 +773,25 @@ static int walk_calls(pair_side *s, size_t index, const options *o,
          }
          if (ev[i].kind == PL_EV_CALL) {
             uint64_t up = w.depth ? w.f[w.depth - 1].where : 0;
+            uint64_t num = call_numbers_call(&w.nums, ev[i].depth, ev[i].fn);
+            uint64_t where = pl_fnv1a_step(pl_fnv1a_step(up, s->ident[ev[i].fn]),
+                                           num);
             open_frame *f;
+            if (w.depth == s->matched && w.depth < s->nstop
+                && where == s->stop[w.depth]) {
+               if (++s->matched == s->nstop) {
+                  s->cut = 1;
+                  break;
+               }
+            }
             if (pl_grow(&w.f, &w.cap, w.depth + 1, sizeof *w.f) < 0)
                goto out;
             f = &w.f[w.depth++];
             f->fn = ev[i].fn;
             f->start = cum;
             f->start_out = cum_out;
-            f->num = call_numbers_call(&w.nums, ev[i].depth, ev[i].fn);
-            f->where = pl_fnv1a_step(pl_fnv1a_step(up, s->ident[f->fn]), f->num);
+            f->num = num;
+            f->where = where;
             s->ft[f->fn].open++;
             if (kind[f->fn] & FN_MPI) {
                w.in_mpi++;
@@ -776,8 +801,18 @@ static int walk_calls(pair_side *s, size_t index, const options *o,
             if (done && done(ctx, &w, cum - w.f[w.depth - 1].start) < 0)
                goto out;
             close_frame(&w, s->ft, kind, cum_out);
+            if (w.depth + 1 == s->matched) {   /* past the other's end */
+               s->cut = 1;
+               break;
+            }
          }
       }
+   }
+   if (!s->cut && w.depth) {
+      if (!(s->end = malloc(w.depth * sizeof *s->end)))
+         goto out;
+      for (s->nend = 0; s->nend < w.depth; s->nend++)
+         s->end[s->nend] = w.f[s->nend].where;
    }
    /* calls a run that did not finish left open count what they did */
    while (w.depth)
@@ -898,6 +933,7 @@ static int compare_call(void *ctx, const call_walk *w, uint64_t incl)
 
 static void free_side(pair_side *s)
 {
+   free(s->end);
    free_calls(s->fc, s->nfns);
    free(s->ft);
    free(s->keep);
@@ -962,8 +998,12 @@ static int map_functions(const pair_side *a, const pair_side *b,
 }
 
 /* A pair's calls, each of B's against A's call at the same place (the
-   same path of functions and call numbers), into cc.  0, or -1 if out of
-   memory. */
+   same path of functions and call numbers), into cc, and its functions'
+   instructions into fr.  Where one side's thread was stopped (a hang
+   killed, a crash), the other is counted only up to that side's last
+   call, if it got there: a run killed in iteration 8 against one that
+   ran 15 would otherwise show every function about half as dear.  0, or
+   -1 if out of memory. */
 static int pair_call_changes(run *ra, run *rb, const run_pair *p,
                              const options *o, call_changes *cc, fn_rows *fr)
 {
@@ -982,9 +1022,23 @@ static int pair_call_changes(run *ra, run *rb, const run_pair *p,
        || !(in_a = malloc(((size_t)b.nfns + 1) * sizeof *in_a))
        || map_functions(&a, &b, in_a) < 0)
       goto out;
+   if (tb->stopped) {
+      /* B's end first: where A's count ends */
+      if ((ok_b = walk_calls(&b, tb->index, o, NULL, NULL)) <= 0) {
+         ret = ok_b;
+         goto out;
+      }
+      a.stop = b.end;
+      a.nstop = b.nend;
+   }
    if ((ok_a = walk_calls(&a, ta->index, o, keep_call, a.fc)) <= 0) {
       ret = ok_a;
       goto out;
+   }
+   /* a stopped A that ended before B's end: B ends where A did */
+   if (ta->stopped && !a.cut) {
+      b.stop = a.end;
+      b.nstop = a.nend;
    }
    for (uint32_t f = 1; f <= a.nfns; f++)
       if (a.fc[f].v)
@@ -998,6 +1052,7 @@ static int pair_call_changes(run *ra, run *rb, const run_pair *p,
    ret = ok_b < 0 ? -1 : 0;
    if (ok_b > 0) {
       size_t first = fr->n, m;
+      fr->cut += a.cut || b.cut;
       /* --within: the pair's own largest changes; two runs: each
          function's over all threads */
       if (side_rows(&a, 0, fr, o->within ? tb->label : NULL,
@@ -1067,7 +1122,7 @@ static void report_costs(diff_report *rep, const fn_rows *fr,
 {
    size_t rows = fr->n < COST_ROWS ? fr->n : COST_ROWS, i;
    const fn_cost *v = fr->v;
-   rep->costs_head(rep, fr->all, fr->mpi ? fr->outside : NULL, rows);
+   rep->costs_head(rep, fr->all, fr->mpi ? fr->outside : NULL, rows, fr->cut);
    for (i = 0; i < rows; i++)
       rep->cost(rep, v[i].thread, v[i].ref, v[i].label, v[i].self,
                 v[i].incl);

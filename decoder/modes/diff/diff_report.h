@@ -112,9 +112,10 @@ struct diff_report {
       (outside MPI calls) changed most, most first: self[2] and incl[2],
       A's and B's.  --within compares each thread's functions with its
       reference's: ref is the reference's label and thread the thread's
-      (both NULL between two runs). */
+      (both NULL between two runs).  cut: how many pairs were counted
+      only up to where one side's thread was stopped (killed, crashed). */
    void (*costs_head)(diff_report *r, const uint64_t ir[2],
-                      const uint64_t *outside_mpi, size_t n);
+                      const uint64_t *outside_mpi, size_t n, size_t cut);
    void (*cost)(diff_report *r, const char *thread, const char *ref,
                 const char *label, const uint64_t self[2],
                 const uint64_t incl[2]);

@@ -263,7 +263,7 @@ static void put_change(outbuf *o, uint64_t a, uint64_t b)
 }
 
 static void t_costs_head(diff_report *r, const uint64_t ir[2],
-                         const uint64_t *outside_mpi, size_t n)
+                         const uint64_t *outside_mpi, size_t n, size_t cut)
 {
    const text_state *t = r->impl;
    const char *where = outside_mpi ? " outside MPI calls" : "";
@@ -280,6 +280,10 @@ static void t_costs_head(diff_report *r, const uint64_t ir[2],
                     (unsigned long long)outside_mpi[1]);
       put_change(r->o, outside_mpi[0], outside_mpi[1]);
    }
+   if (cut)
+      outbuf_printf(r->o, "); %zu thread pair%s counted only up to the last "
+                    "call of the side that was stopped (killed or crashed", cut,
+                    cut == 1 ? "" : "s");
    if (n == 0) {
       outbuf_printf(r->o, "); no function's inclusive instructions%s %s\n",
                     where, t->within ? "differ between a thread and its "

@@ -232,7 +232,7 @@ static void x_function(diff_report *r, const char *label, uint64_t a,
 }
 
 static void x_costs_head(diff_report *r, const uint64_t ir[2],
-                         const uint64_t *outside_mpi, size_t n)
+                         const uint64_t *outside_mpi, size_t n, size_t cut)
 {
    xml_out *x = X(r);
    (void)n;
@@ -243,6 +243,8 @@ static void x_costs_head(diff_report *r, const uint64_t ir[2],
       xml_attr_u64(x, "outside-mpi-a", outside_mpi[0]);
       xml_attr_u64(x, "outside-mpi-b", outside_mpi[1]);
    }
+   if (cut)
+      xml_attr_u64(x, "pairs-cut", cut);
 }
 
 static void x_cost(diff_report *r, const char *thread, const char *ref,

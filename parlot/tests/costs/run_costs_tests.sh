@@ -422,6 +422,38 @@ PY
    else
       fail "$impl: the run with an extra call" "$(tail -3 "$extra.run")"
    fi
+   # parlot-diff against a hang (rank 1 waits in its 4th conj_grad for a
+   # message nobody sends; SIGTERM): the good run's functions are counted
+   # only up to where each rank of the hang stopped, so the functions both
+   # runs called alike before it (axpy, dot_product: every iteration) did
+   # not change, nor is the good run's end (exit) a change; without the
+   # cut they were about a third lower in the hang
+   hang=$work/$impl-hang
+   # (a killed job's mpirun fails: what matters is in the traces)
+   PARLOT_OPTS=--collect-insns=yes RUN_TIMEOUT=600 END_WITH=term \
+      bash "$solver/run.sh" "$impl" "$work/$impl/cg_c" "$hang" 2 hang 1 4 6 \
+      > "$hang.run" 2>&1
+   if [ "$(ls "$hang"/parlot.out.* 2> /dev/null | wc -l)" -eq 2 ]; then
+      "${PARLOT_DIFF:-$(dirname "$PARLOT_DECODE")/parlot-diff}" "$work/$impl-cg_c" "$hang" \
+         > "$hang.diff" 2> "$hang.diff.err"
+      changed=$(sed -n '/^== instructions/,/^== the .* calls/p' "$hang.diff" |
+                awk 'NR > 2 && !/^==/ { print $NF }' | sort | tr '\n' ' ')
+      head_line=$(grep "^== instructions" "$hang.diff")
+      case " $changed" in
+         *" axpy "* | *" dot_product "* | *" exit "*)
+            fail "$impl: parlot-diff with costs against a hang compares whole runs" \
+               "changed: $changed" "$head_line" ;;
+         *)
+            if echo "$head_line" | grep -q "2 thread pairs counted only up to" &&
+               [ -n "$changed" ]; then
+               pass "$impl: parlot-diff with costs against a hang counts up to where each rank stopped (changed: $changed)"
+            else
+               fail "$impl: parlot-diff with costs against a hang" "changed: $changed" "$head_line"
+            fi ;;
+      esac
+   else
+      fail "$impl: the hung run" "$(tail -3 "$hang.run")"
+   fi
 done
 
 # A load imbalance (imbalance.c, 3 ranks of a periodic exchange, rank 0
