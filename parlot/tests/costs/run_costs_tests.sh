@@ -30,7 +30,10 @@
 #     beside the comparison), and the XML valid; the faulty run --within
 #     (a rank against its reference): rank 1's slower call first, what it
 #     did more there than in its other iterations one rescale_z call as
-#     Callgrind counts it, and that XML valid;
+#     Callgrind counts it, and that XML valid; of a CG run against its
+#     hang (rank 1 in its 4th iteration, SIGTERM): the good run counted
+#     only up to where each rank stopped, so that no function both called
+#     alike before the hang (axpy, dot_product), nor exit, changed;
 #   - a load imbalance (imbalance.c, 3 ranks, each MPI): its timeline
 #     (--chrome) of the program's view, each rank's time in relax in the
 #     ratio of its sweeps; parlot-annotate
