@@ -309,8 +309,7 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
                         fn_totals *tt, diff_report *rep, tally *ty)
 {
    thread_lines la, lb;
-   diff_side a = { &la, NULL, NULL, NULL, 0, 0 };
-   diff_side b = { &lb, NULL, NULL, NULL, 0, 0 };
+   diff_side a = { .src = &la }, b = { .src = &lb };
    diff_result res;
    pl_error err;
    char title[200];
@@ -352,9 +351,11 @@ static int compare_pair(run *ra, run *rb, const run_thread *ta,
    compare_endings(ra, rb, ta, tb, rep, ty);
    a.nm = &ra->nm;
    a.ident = ra->ident;
+   a.keep = ra->keep;
    a.marks = pl_trace_marks(ra->t, ta->index, &a.nmarks);
    b.nm = &rb->nm;
    b.ident = rb->ident;
+   b.keep = rb->keep;
    b.marks = pl_trace_marks(rb->t, tb->index, &b.nmarks);
    a.stopped = ta->stopped;
    b.stopped = tb->stopped;

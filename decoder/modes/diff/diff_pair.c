@@ -328,6 +328,34 @@ static void outer_calls(context *c, size_t k, size_t depth, diff_hunk *h)
    h->nouter = n;
 }
 
+/* h's step (diff_hunk.step): a loop written inline in its caller (a
+   main program's time steps) numbers none of the calls open, so the
+   calls it makes say which pass it is in.  The context's lines from the
+   last back to the call open at depth - 1, that is, in the same call. */
+static void step_before(size_t depth, const uint8_t *keep, diff_hunk *h)
+{
+   size_t i;
+   if (!h->ctx_num)
+      return;
+   for (i = 0; i < h->path_len; i++)
+      if (!h->path_num_a || h->path_num_a[i] > 1 || h->path_num_b[i] > 1)
+         return;
+   for (i = h->nctx; i-- > 0 && h->ctx[i].depth >= depth;) {
+      if (h->ctx[i].kind != PL_LINE_CALL || h->ctx[i].depth != depth
+          || h->ctx_num[i] < 2)
+         continue;
+      if (!h->step) {
+         h->step = &h->ctx[i];
+         h->step_num = h->ctx_num[i];
+      }
+      if (!keep || keep[h->ctx[i].fn] == PL_KEEP_YES) {
+         h->step = &h->ctx[i];
+         h->step_num = h->ctx_num[i];
+         return;
+      }
+   }
+}
+
 /* Give the report the hunk of the next na lines of a and nb of b, and
    pass them if passing (their call numbers are known once passed).  0, or
    -1 if out of memory. */
@@ -381,6 +409,7 @@ static int report_hunk(diff_report *rep, context *c, side_buf *a,
          h.path_num_b = num + h.path_len;
       }
    }
+   step_before(depth, a->s->keep, &h);
    h.nm_a = a->s->nm;
    h.nm_b = b->s->nm;
    h.a_stops = a->s->stopped && a->ended && na == avail(a);

@@ -37,6 +37,8 @@ typedef struct {
    thread_lines       *src;
    const trace_labels *nm;
    const uint64_t     *ident;   /* [fn]: the function's identity across runs */
+   const uint8_t      *keep;    /* [fn]: pl_filter_functions' (PL_KEEP_YES:
+                                   the program's own in its view), or NULL */
    const pl_mark      *marks;   /* the thread's marks, by position (for
                                    "after mark" in hunk headers) */
    size_t              nmarks;

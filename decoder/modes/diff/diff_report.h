@@ -37,6 +37,14 @@ typedef struct {
                                      (0: no call); NULL if not known */
    const pl_mark      *mark;      /* A's last mark before the hunk, NULL if
                                      none */
+   const pl_line      *step;      /* where no call of path has a number
+                                     above 1 (a loop written inline in
+                                     main): the last call before the
+                                     difference at its depth, in the
+                                     context, that has one ("sweep #7"),
+                                     the program's own preferred; NULL if
+                                     none */
+   uint64_t            step_num;  /* its number */
    int                 a_stops, b_stops;  /* the side's lines end in the
                                      hunk because its thread was stopped
                                      (diff_side.stopped): what the other

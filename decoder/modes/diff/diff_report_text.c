@@ -127,6 +127,9 @@ static void t_hunk(diff_report *r, const diff_hunk *h)
       outbuf_str_escaped(o, h->mark->label);
       outbuf_printf(o, " #%u)", h->mark->occurrence);
    }
+   if (h->step)
+      outbuf_printf(o, " (after %s #%llu)", trace_label(h->nm_a, h->step->fn),
+                    (unsigned long long)h->step_num);
    outbuf_str(o, " @@ ");
    put_where(o, "A", h->a, h->na, h->a_after);
    outbuf_str(o, ", ");

@@ -103,6 +103,10 @@ static void x_hunk(diff_report *r, const diff_hunk *h)
       xml_attr_text(x, "after-mark", h->mark->label);
       xml_attr_u64(x, "after-mark-occurrence", h->mark->occurrence);
    }
+   if (h->step) {
+      xml_attr_text(x, "after-call", trace_label(h->nm_a, h->step->fn));
+      xml_attr_u64(x, "after-call-number", h->step_num);
+   }
    for (i = 0; i < h->path_len; i++) {
       xml_start(x, "frame");
       xml_attr_text(x, "function", trace_label(h->nm_a, h->path[i].fn));

@@ -85,13 +85,15 @@ diff_case extra 1 --loops "$work/good.trace" "$work/extra.trace" &&
    pass "extra call: thread $th, iteration $((I + 1)), one extra call" ||
    fail "extra call" "$(grep -A8 '^@@' "$work/extra.out" | head -12)" "$(grep '^==' "$work/extra.out")"
 
-# swapped: A's compute exchange against B's exchange compute, one hunk
+# swapped: A's compute exchange against B's exchange compute, one hunk,
+# its header naming the iteration of worker's inline loop by the step
+# before it (exchange #I, then the swapped iteration I + 1)
 # (event numbers differ: the fault checks call strcmp, not shown)
 diff_case swap 1 "$work/good.trace" "$work/swap.trace" &&
    has "^== threads that differ: \[p$pid_good\.$th\]\$" "$work/swap.out" &&
    [ "$(grep -c '^@@' "$work/swap.out")" -eq 1 ] &&
    [ "$(grep -A20 '^@@' "$work/swap.out" | grep '^[-+] ' | awk '{print $1 $4}' | tr '\n' ' ')" = "-compute -exchange +exchange +compute " ] &&
-   has '^@@ worker( #[0-9]+)? @@ A event [0-9]+, B event [0-9]+$' "$work/swap.out" &&
+   has "^@@ worker( #[0-9]+)? \(after exchange #$I\) @@ A event [0-9]+, B event [0-9]+\$" "$work/swap.out" &&
    has '^== calls per function: the same in A and B$' "$work/swap.out" &&
    pass "swapped calls: thread $th, one hunk, same counts" ||
    fail "swapped calls" "$(grep -A8 '^@@' "$work/swap.out" | head -12)"
