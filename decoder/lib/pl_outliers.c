@@ -608,7 +608,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
    uint64_t *dist = NULL;
    uint8_t *is_out = NULL;
    size_t *gcls = NULL, *gsize = NULL, *grep = NULL;
-   size_t i, j, k, n = 0, nm = 0, best, root;
+   size_t i, j, k, n = 0, nm = 0, best, root, lone_root;
    int shape_majority;
    uint32_t f;
    int ret = -1;
@@ -778,8 +778,18 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          }
       }
    }
+   /* rank 0 alone in its class: the root's role (it gathers what the
+      others send, decides, writes) makes it unlike the others in a run
+      without a fault too, so it counts for nothing in whether the odd
+      ones can be told, and comes last */
+   lone_root = n;
+   for (i = 0; i < n && n >= 3; i++)
+      if (is_root(p, r, i) && is_out[i] && size[r->cls[i]] == 1)
+         lone_root = i;
    if (r->nclasses > 1
-       && (n < 3 || !shape_majority || 4 * r->noutliers > n + 3)) {
+       && (n < 3 || !shape_majority
+           || 4 * (r->noutliers - (lone_root < n))
+              > n - (lone_root < n) + 3)) {
       /* two processes, no largest class, or most of them unlike any
          other: no rule tells the odd ones; each is compared with the
          medoid */
@@ -794,8 +804,14 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
          if (r->cls[i] != r->cls[r->medoid])
             r->outliers[r->noutliers++].proc = i;
    }
-   /* in process order */
+   /* in process order, a lone root last */
    qsort(r->outliers, r->noutliers, sizeof *r->outliers, outlier_order);
+   if (lone_root < n && r->noutliers > 1 && r->outliers[0].proc == lone_root) {
+      pl_outlier first = r->outliers[0];
+      memmove(r->outliers, r->outliers + 1,
+              (r->noutliers - 1) * sizeof *r->outliers);
+      r->outliers[r->noutliers - 1] = first;
+   }
    /* each process's reference: the medoid, an outlier's nearest
       process that is no outlier, else the first of its class */
    memset(is_out, 0, n + 1);

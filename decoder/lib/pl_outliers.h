@@ -35,7 +35,11 @@
    is no outlier.  With two processes, or when more than a quarter of them
    (plus three) would be outliers, no rule tells the odd ones: the medoid
    (the process nearest to all others) is the reference and every process
-   of another class is listed against it (by_medoid).
+   of another class is listed against it (by_medoid).  Rank 0 alone in
+   its class, of three ranks or more, is the root's role (it gathers what
+   the others send, decides, writes), which makes it unlike the others in
+   a run without a fault too: it is an outlier, but not counted in that
+   quarter, and it comes last.
 
    Each outlier's reasons, ranked: functions it calls that the reference
    class does not (largest call count first), functions that class calls
@@ -122,7 +126,8 @@ typedef struct {
    int         has_majority;
    size_t      majority;        /* the majority class */
    size_t      majority_size;
-   pl_outlier *outliers;        /* in process order */
+   pl_outlier *outliers;        /* in process order, rank 0 last when
+                                   alone in its class */
    size_t      noutliers;
 } pl_ranks;
 

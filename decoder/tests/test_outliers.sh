@@ -23,6 +23,10 @@
 #    or skipping a call, or swapping two, that rank alone;
 #  - identical ranks: no outlier; a 2-2 tie: no majority, the ranks
 #    unlike the medoid (the first, here) listed against it;
+#  - the root's role: rank 0 gathering what the others send is a class
+#    of its own; with another rank's extra call that rank comes first,
+#    the root last as "the root", and no medoid (parlot-diff --within
+#    compares the odd rank first);
 #    processes without ranks (named by pid), a launcher (role=launcher)
 #    left out; one process: no Ranks section, no <ranks>, unless
 #    --ranks=yes; --ranks=no; a bad --ranks value (exit 2);
@@ -33,7 +37,7 @@
 # Exit status: 0 if all passed, 1 otherwise.
 
 . "$(dirname "$0")/testlib.sh"
-need_tool parlot-decode parlot-annotate script_trace make_trace
+need_tool parlot-decode parlot-annotate parlot-diff script_trace make_trace
 XMLLINT=${XMLLINT:-xmllint}
 RNG=$top/docs/parlot-callgraph.rng
 PY=python3
@@ -206,6 +210,58 @@ then
    pass "a 2-2 tie: no majority, the ranks unlike the medoid listed against it; the process without a rank left out"
 else
    fail "a 2-2 tie" "${why:-}" "$(grep -A3 '^Ranks' "$tmp/tie.ann")"
+fi
+
+# The root's role: rank 0 gathers a value from each rank every iteration
+# (MPI_Irecv and MPI_Waitany, three each), the others send it (MPI_Send),
+# so rank 0 is a class of its own in a run without a fault.  With rank 3
+# calling slow_path once, there are three classes and no class holds
+# more than half, yet the odd one can be told: rank 3 is named first, the
+# root last and as the root, and parlot-diff --within compares rank 3
+# first (before, both were listed against the medoid, rank 0 first, and
+# --within showed the root's gathers first)
+LIBMPI=/usr/lib/x86_64-linux-gnu/libmpi.so.40
+root_script() {   # root_script RANK FAULT
+   echo "process pid=$((700 + $1)) ppid=1 exe=/bin/app arg0=./app mpi_rank=$1"
+   echo "object /bin/app"
+   echo "object $LIBMPI"
+   for f in main compute gather slow_path; do echo "function $f /bin/app"; done
+   for f in MPI_Irecv MPI_Waitany MPI_Send; do echo "function $f $LIBMPI"; done
+   echo "thread 1"
+   echo "call 1 main"
+   for it in 1 2 3 4; do
+      echo "call 1 compute"; echo "return 1"
+      [ "$2" = slow ] && [ "$1" = 3 ] && [ $it = 2 ] && { echo "call 1 slow_path"; echo "return 1"; }
+      echo "call 1 gather"
+      if [ "$1" = 0 ]; then
+         for k in 1 2 3; do echo "call 1 MPI_Irecv"; echo "return 1"; done
+         for k in 1 2 3; do echo "call 1 MPI_Waitany"; echo "return 1"; done
+      else
+         echo "call 1 MPI_Send"; echo "return 1"
+      fi
+      echo "return 1"
+   done
+   echo "return 1"
+   echo "end"
+}
+for fault in none slow; do
+   mkdir "$tmp/root_$fault"
+   for r in 0 1 2 3; do
+      root_script $r $fault >"$tmp/root_$fault.$r.script"
+      "$SCRIPT_TRACE" "$tmp/root_$fault.$r.script" "$tmp/root_$fault/$r.trace"
+   done
+   "$PARLOT_ANNOTATE" "$tmp/root_$fault" >"$tmp/root_$fault.ann" 2>&1
+done
+"$PARLOT_DIFF" --within "$tmp/root_slow" >"$tmp/root_slow.within" 2>&1
+if grep -qx "Outlier ranks:    1 of 4: rank 0, the root (only here: MPI_Irecv, ...); more under Ranks below" "$tmp/root_none.ann" \
+   && grep -qx "Outlier ranks:    2 of 4: rank 3 (only here: slow_path), rank 0, the root (only here: MPI_Irecv, ...); more under Ranks below" "$tmp/root_slow.ann" \
+   && ! grep -q "^Medoid:" "$tmp/root_slow.ann" \
+   && [ "$(grep -m1 '^=== ' "$tmp/root_slow.within")" = "=== rank 3 against rank 1" ]
+then
+   pass "the root's role: rank 0 alone in its class comes last, as the root; rank 3's extra call first (annotate and --within)"
+else
+   fail "the root's role" "$(grep -h '^Outlier ranks\|^Medoid' "$tmp"/root_*.ann)" \
+      "$(grep -m1 '^=== ' "$tmp/root_slow.within")"
 fi
 
 # no ranks: processes by pid; a launcher left out

@@ -191,13 +191,14 @@ static size_t ranked_proc(const pl_program *p, const pl_ranks *rk,
    return SIZE_MAX;
 }
 
-/* Whether procs[i] of rk is one of its outliers. */
-static int is_outlier(const pl_ranks *rk, size_t i)
+/* Where procs[i] of rk is among its outliers (k + 1 for outliers[k]),
+   0 if it is none. */
+static size_t outlier_place(const pl_ranks *rk, size_t i)
 {
    size_t k;
    for (k = 0; k < rk->noutliers; k++)
       if (rk->outliers[k].proc == rk->procs[i])
-         return 1;
+         return k + 1;
    return 0;
 }
 
@@ -206,19 +207,20 @@ int run_threads_within(const run_threads *r, const pl_program *p,
                        size_t *npairs)
 {
    run_pair *v = malloc((r->n + 1) * sizeof *v);
-   size_t i, j, k, n = 0;
-   int outliers;
+   size_t i, j, k, n = 0, place;
 
    if (!v)
       return -1;
-   for (outliers = 1; outliers >= 0; outliers--)
+   /* the outliers in their order (a lone root last), then the others */
+   for (place = 1; place <= rk->noutliers + 1; place++)
       for (i = 0; i < r->n; i++) {
-         size_t me = ranked_proc(p, rk, r->t[i].pid), ref;
+         size_t me = ranked_proc(p, rk, r->t[i].pid), ref, at;
          const char *ref_pid;
          if (me == SIZE_MAX)
             continue;                     /* a launcher: not a rank */
          ref = rk->ref ? rk->ref[me] : me;
-         if (ref == me || is_outlier(rk, me) != outliers)
+         at = outlier_place(rk, me);
+         if (ref == me || (at ? at : rk->noutliers + 1) != place)
             continue;
          ref_pid = p->procs[rk->procs[ref]].pid;
          for (j = 0, k = (size_t)-1; j < r->n && k == (size_t)-1; j++)
