@@ -603,6 +603,11 @@ def match_process(op, trace_events, syms, prefix_ok=False):
 # Callgrind as a peer
 # --------------------------------------------------------------------------
 
+CG_NAME = re.compile(r"^(ob|cob|fl|fi|fe|cfi|cfl|fn|cfn)=(.*)$")
+CG_COMPRESSED = re.compile(r"^\((\d+)\)(?: (.*))?$")
+CG_CALLS = re.compile(r"^calls=(\d+)")
+
+
 def parse_callgrind(path):
     """Returns {(caller ob, caller fn, callee ob, callee fn): calls}."""
     tables = {"ob": {}, "fl": {}, "fn": {}}
@@ -614,11 +619,13 @@ def parse_callgrind(path):
     pending_calls = None
     with open(path, errors="replace") as f:
         for line in f:
+            if line[0] in "0123456789+-*":      # cost lines, most of them
+                continue
             line = line.rstrip("\n")
-            m = re.match(r"^(ob|cob|fl|fi|fe|cfi|cfl|fn|cfn)=(.*)$", line)
+            m = CG_NAME.match(line)
             if m:
                 key, val = m.group(1), m.group(2)
-                mm = re.match(r"^\((\d+)\)(?: (.*))?$", val)
+                mm = CG_COMPRESSED.match(val)
                 if mm:
                     tab = tables[kind_of[key]]
                     if mm.group(2) is not None:
@@ -634,7 +641,7 @@ def parse_callgrind(path):
                 elif key == "cfn":
                     call["fn"] = val
                 continue
-            m = re.match(r"^calls=(\d+)", line)
+            m = CG_CALLS.match(line)
             if m:
                 pending_calls = int(m.group(1))
                 callee_ob = call["ob"] if call["ob"] is not None else cur["ob"]
