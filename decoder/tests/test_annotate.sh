@@ -36,6 +36,8 @@
 #    exactly (oracle);
 #  - runs that did not finish: the Least progressed line names the rank
 #    behind, or where every rank stopped when all stopped at one point;
+#    where no rank is behind another (a master and its workers in their
+#    own loops), the Stopped at line lists the positions;
 #  - the command line: usage errors (exit 2, one line, no output), --help,
 #    --version, -o, -o naming an input, write errors;
 #  - the manual page renders without a warning (groff -ww), and documents
@@ -186,6 +188,45 @@ if grep -qxF "Least progressed: 3:[0-2]  main > exchange #3 > MPI_Send  (all at 
    pass "stopped runs: all ranks in one MPI_Send (all at the same point); rank 1 behind in compute; rank 0 too, its prints aside"
 else
    fail "stopped runs' Least progressed" "$(grep '^Least' "$tmp/deadlock.ann" "$tmp/behind.ann" "$tmp/root.ann")"
+fi
+
+# A master and its workers killed in a hang: rank 0 in master's receive
+# loop, rank 1 in worker's (a receive nobody answers), rank 2 done and in
+# MPI_Barrier.  Master and worker are other calls at the same point, so
+# no rank is behind another: the header lists the positions instead
+farm_rank() {
+   echo "process pid=$((650 + $1)) ppid=1 exe=/opt/farm arg0=./farm mpi_rank=$1"
+   echo "object /opt/farm"
+   echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   for f in main master worker compute; do echo "function $f /opt/farm"; done
+   for f in MPI_Send MPI_Recv MPI_Barrier; do echo "function $f /usr/lib/x86_64-linux-gnu/libmpi.so.40"; done
+   echo "thread 1"
+   echo "call 1 main"
+   case $1 in
+   0) echo "call 1 master"
+      for t in 1 2 3; do echo "call 1 MPI_Recv"; echo "return 1"; echo "call 1 MPI_Send"; echo "return 1"; done
+      echo "call 1 MPI_Recv" ;;
+   1) echo "call 1 worker"
+      for t in 1 2; do echo "call 1 MPI_Recv"; echo "return 1"; echo "call 1 compute"; echo "return 1"; done
+      echo "call 1 MPI_Recv" ;;
+   2) echo "call 1 worker"
+      echo "call 1 MPI_Recv"; echo "return 1"; echo "call 1 compute"; echo "return 1"
+      echo "call 1 MPI_Recv"; echo "return 1"; echo "return 1"
+      echo "call 1 MPI_Barrier" ;;
+   esac
+   echo "sync"; echo "kill"
+}
+mkdir -p "$tmp/farm"
+for r in 0 1 2; do
+   farm_rank $r >"$tmp/farm.script" &&
+   "$SCRIPT_TRACE" "$tmp/farm.script" "$tmp/farm/r$r.trace" || fail "script_trace (farm)"
+done
+"$PARLOT_ANNOTATE" "$tmp/farm" >"$tmp/farm.ann" 2>/dev/null
+if grep -qxF "Stopped at:       3 positions: 1:[0]  main > master > MPI_Recv #4; 1:[1]  main > worker > MPI_Recv #3; 1:[2]  main > MPI_Barrier" "$tmp/farm.ann" &&
+   ! grep -q "^Least progressed" "$tmp/farm.ann"; then
+   pass "stopped master and workers: no rank behind another, the header lists where they stopped"
+else
+   fail "stopped master and workers" "$(grep '^Least\|^Stopped' "$tmp/farm.ann")"
 fi
 
 # ---- script_trace itself ----------------------------------------------------

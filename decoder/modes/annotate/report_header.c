@@ -284,6 +284,10 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
       report_head_key(o, "Least progressed:");
       outbuf_str(o, ri->least_progressed);
       outbuf_str(o, "\n");
+   } else if (ri->stopped_at) {
+      report_head_key(o, "Stopped at:");
+      outbuf_str(o, ri->stopped_at);
+      outbuf_str(o, "\n");
    }
    if (ranks) {
       report_write_ranks_headline(o, p, ranks);

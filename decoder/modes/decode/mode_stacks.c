@@ -1107,6 +1107,31 @@ int pl_mode_progress_least(void *state, outbuf *o)
    return ret;
 }
 
+/* Positions named by pl_mode_progress_stopped; the --stacks and
+   --progress views list them all. */
+#define STOPPED_POSITIONS 3
+
+int pl_mode_progress_stopped(void *state, outbuf *o)
+{
+   progress_classes pc;
+   size_t c;
+   int ret = 0;
+
+   if (classify_progress(state, &pc) < 0)
+      return -1;
+   if (pc.nclasses > 1 && pc.open && !(pc.cmp < 0 && pc.comparable)) {
+      outbuf_printf(o, "%zu positions: ", pc.nclasses);
+      for (c = 0; c < pc.nclasses && c < STOPPED_POSITIONS && ret >= 0; c++) {
+         outbuf_printf(o, "%s%zu:", c ? "; " : "", pc.first[c + 1] - pc.first[c]);
+         ret = put_progress_class(o, state, &pc, c) < 0 ? -1 : 1;
+      }
+      if (ret > 0 && pc.nclasses > STOPPED_POSITIONS)
+         outbuf_str(o, "; ...");
+   }
+   progress_classes_free(&pc);
+   return ret;
+}
+
 int pl_mode_crash_site(void *state, outbuf *o)
 {
    stacks *s = state;

@@ -122,6 +122,14 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of);
    others and not all at one point (not comparable), -1 if out of
    memory. */
 int pl_mode_progress_least(void *state, outbuf *o);
+/* parlot-annotate's header where pl_mode_progress_least writes nothing
+   because the first positions are not comparable (other calls at the
+   same point: a master in its receive loop, a worker in its own): the
+   number of positions and the first three of them, as that view lists
+   them ("3 positions: 1:[0]  main > master > MPI_Recv #40; 1:[1]  main >
+   worker > MPI_Recv #8; 2:[2-3]  main > MPI_Barrier").  1 if written, 0
+   if not, -1 if out of memory. */
+int pl_mode_progress_stopped(void *state, outbuf *o);
 /* parlot-annotate's header: where a process crashed (killed by SIGSEGV,
    SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP or SIGSYS: its own fault, not
    a kill from outside), the first such in that view: the thread the
