@@ -1001,10 +1001,10 @@ static int map_functions(const pair_side *a, const pair_side *b,
 /* A pair's calls, each of B's against A's call at the same place (the
    same path of functions and call numbers), into cc, and its functions'
    instructions into fr.  Where one side's thread was stopped (a hang
-   killed, a crash), the other is counted only up to that side's last
-   call, if it got there: a run killed in iteration 8 against one that
-   ran 15 would otherwise show every function about half as dear.  0, or
-   -1 if out of memory. */
+   killed, a crash), the other is counted only as far as that one got
+   (pair_side.stop): a run killed in iteration 8 against one that ran 15
+   would otherwise show every function about half as dear.  0, or -1 if
+   out of memory. */
 static int pair_call_changes(run *ra, run *rb, const run_pair *p,
                              const options *o, call_changes *cc, fn_rows *fr)
 {
