@@ -195,12 +195,8 @@ fi
 # MPI_Barrier.  Master and worker are other calls at the same point, so
 # no rank is behind another: the header lists the positions instead
 farm_rank() {
-   echo "process pid=$((650 + $1)) ppid=1 exe=/opt/farm arg0=./farm mpi_rank=$1"
-   echo "object /opt/farm"
-   echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
-   for f in main master worker compute; do echo "function $f /opt/farm"; done
-   for f in MPI_Send MPI_Recv MPI_Barrier; do echo "function $f /usr/lib/x86_64-linux-gnu/libmpi.so.40"; done
-   echo "thread 1"
+   mpi_script_head $((650 + $1)) $1 /opt/farm "main master worker compute" \
+      "MPI_Send MPI_Recv MPI_Barrier"
    echo "call 1 main"
    case $1 in
    0) echo "call 1 master"

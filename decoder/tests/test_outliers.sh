@@ -220,14 +220,9 @@ fi
 # root last and as the root, and parlot-diff --within compares rank 3
 # first (before, both were listed against the medoid, rank 0 first, and
 # --within showed the root's gathers first)
-LIBMPI=/usr/lib/x86_64-linux-gnu/libmpi.so.40
 root_script() {   # root_script RANK FAULT
-   echo "process pid=$((700 + $1)) ppid=1 exe=/bin/app arg0=./app mpi_rank=$1"
-   echo "object /bin/app"
-   echo "object $LIBMPI"
-   for f in main compute gather slow_path; do echo "function $f /bin/app"; done
-   for f in MPI_Irecv MPI_Waitany MPI_Send; do echo "function $f $LIBMPI"; done
-   echo "thread 1"
+   mpi_script_head $((700 + $1)) $1 /bin/app "main compute gather slow_path" \
+      "MPI_Irecv MPI_Waitany MPI_Send"
    echo "call 1 main"
    for it in 1 2 3 4; do
       echo "call 1 compute"; echo "return 1"
