@@ -77,6 +77,9 @@ static size_t classify(pl_graph *g, size_t n, int counts, size_t *cls,
    return nc;
 }
 
+/* What behaviour_functions makes of a function. */
+enum { B_NO, B_OWN, B_CALLED, B_ENTRY };
+
 static int reason_order(const void *a, const void *b)
 {
    const pl_reason *x = a, *y = b;
@@ -118,9 +121,33 @@ static int add_reason(pl_outlier *o, size_t *cap, int kind, uint32_t fn,
 
 /* The reasons process graph g differs from the majority: members m
    (graphs gs[m[0..nm-1]]), rep their first (all have its shape). */
-static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
-                   const size_t *m, size_t nm, uint64_t *tmp)
+/* Reasons of one kind about the program's own functions before those
+   about library functions it calls (behaviour_functions' B_OWN), each
+   part in its order: a rank's own extra call tells more than the
+   strcmp that decided it. */
+static void own_first(pl_reason *v, size_t n, const uint8_t *kind,
+                      pl_reason *tmp)
 {
+   size_t i, j, k, w;
+   for (i = 0; i < n; i = j) {
+      for (j = i; j < n && v[j].kind == v[i].kind; j++)
+         ;
+      w = 0;
+      for (k = i; k < j; k++)
+         if (kind[v[k].fn] == B_OWN)
+            tmp[w++] = v[k];
+      for (k = i; k < j; k++)
+         if (kind[v[k].fn] != B_OWN)
+            tmp[w++] = v[k];
+      memcpy(v + i, tmp, (j - i) * sizeof *v);
+   }
+}
+
+static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
+                   const size_t *m, size_t nm, uint64_t *tmp,
+                   const uint8_t *kind)
+{
+   pl_reason *sorted;
    const pl_graph *rep = &gs[m[0]];
    size_t cap = 0, i, j;
 
@@ -180,12 +207,14 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
          return -1;
    }
    qsort(o->reasons, o->nreasons, sizeof *o->reasons, reason_order);
+   if (!(sorted = malloc((o->nreasons + 1) * sizeof *sorted)))
+      return -1;
+   own_first(o->reasons, o->nreasons, kind, sorted);
+   free(sorted);
    return 0;
 }
 
 /* ---- What processes are compared on ------------------------------------ */
-
-enum { B_NO, B_OWN, B_CALLED, B_ENTRY };
 
 /* Per program function, what outlier classes look at: the program's view
    (pl_runtime.h): its own functions (B_OWN), and the library functions
@@ -846,7 +875,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       r->outliers[k].proc = r->procs[me];
       r->outliers[k].cls = r->cls[me];
       r->outliers[k].ref = r->procs[near];
-      if (explain(&r->outliers[k], &gs[me], gs, members, nm, tmp) < 0)
+      if (explain(&r->outliers[k], &gs[me], gs, members, nm, tmp, keep) < 0)
          goto out;
    }
    ret = 0;

@@ -46,7 +46,9 @@
    that it does not (largest median first), edges between functions
    both call that only it takes, or that only the class takes, then the
    functions whose call counts differ from the class's median (largest
-   difference first).  Ties: by function ID.
+   difference first).  Within each kind, the program's own functions
+   come before the library functions it calls (a rank's own extra call
+   says more than the strcmp that decided it).  Ties: by function ID.
 
    Order.  MPI ranks read without a filter also carry the order of their
    calls in the program's view (pl_thread.order).  Inside a class of

@@ -130,15 +130,18 @@ TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout ${TEST_TIMEOUT:-120}"
 
 # run PROG OUT ERR ARGS...: sets $rc
-# mpi_script_head PID RANK EXE "FUNCTIONS" "MPI FUNCTIONS": the head of
-# a script_trace script of an MPI rank: its process, its program and
-# libmpi with their functions, and thread 1 (begun)
+# mpi_script_head PID RANK EXE "FUNCTIONS" "MPI FUNCTIONS" ["C LIBRARY
+# FUNCTIONS"]: the head of a script_trace script of an MPI rank: its
+# process, its program, libmpi and libc with their functions, and thread
+# 1 (begun)
 mpi_script_head() {
    echo "process pid=$1 ppid=1 exe=$3 arg0=./${3##*/} mpi_rank=$2"
    echo "object $3"
    echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+   echo "object /usr/lib/x86_64-linux-gnu/libc.so.6"
    for tl_f in $4; do echo "function $tl_f $3"; done
    for tl_f in $5; do echo "function $tl_f /usr/lib/x86_64-linux-gnu/libmpi.so.40"; done
+   for tl_f in ${6:-}; do echo "function $tl_f /usr/lib/x86_64-linux-gnu/libc.so.6"; done
    echo "thread 1"
 }
 
