@@ -812,8 +812,8 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       without a fault too, so it counts for nothing in whether the odd
       ones can be told, and comes last */
    lone_root = n;
-   for (i = 0; i < n && n >= 3; i++)
-      if (is_root(p, r, i) && is_out[i] && size[r->cls[i]] == 1)
+   for (i = 0; i < n; i++)
+      if (is_out[i] && pl_ranks_lone_root(p, r, r->procs[i]))
          lone_root = i;
    if (r->nclasses > 1
        && (n < 3 || !shape_majority
@@ -899,6 +899,19 @@ out:
    if (ret < 0)
       pl_ranks_free(r);
    return ret;
+}
+
+int pl_ranks_lone_root(const pl_program *p, const pl_ranks *r, size_t proc)
+{
+   size_t i, at = r->nprocs, members = 0;
+   for (i = 0; i < r->nprocs; i++)
+      if (r->procs[i] == proc)
+         at = i;
+   if (r->nprocs < 3 || at == r->nprocs || !is_root(p, r, at))
+      return 0;
+   for (i = 0; i < r->nprocs; i++)
+      members += r->cls[i] == r->cls[at];
+   return members == 1;
 }
 
 const char *pl_ranks_proc_name(const pl_program *p, const pl_ranks *r,

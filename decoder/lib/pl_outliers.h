@@ -137,6 +137,12 @@ typedef struct {
 int  pl_ranks_analyse(const pl_program *p, pl_ranks *out);
 void pl_ranks_free(pl_ranks *r);
 
+/* Whether process `proc` (an index in pl_program.procs) is rank 0 alone
+   in its class among three ranks or more: the root's role, which makes
+   it unlike the others in a run without a fault too (see above; since
+   0.13). */
+int  pl_ranks_lone_root(const pl_program *p, const pl_ranks *r, size_t proc);
+
 /* "rank 3", or "pid 1234" when processes are not chosen by rank, into
    buf. */
 const char *pl_ranks_proc_name(const pl_program *p, const pl_ranks *r,

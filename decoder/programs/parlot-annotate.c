@@ -332,10 +332,10 @@ static int take_text(outbuf *out, char **dst)
    crash, a trace cut short): where a process crashed, and the least
    progressed threads and where they are, in the program's view
    (parlot-decode --stacks' progress), into ri->crash_site and
-   ri->least_progressed, or where none is behind another because they ran
-   other calls, the positions, into ri->stopped_at; NULL there if no
-   process crashed, if every process finished or no thread is behind.
-   0, or -1 if out of memory. */
+   ri->least_progressed (or where none is behind another because they
+   ran other calls, the positions, and ri->stopped_at set); NULL there if
+   no process crashed, if every process finished or no thread is in a
+   call.  0, or -1 if out of memory. */
 static int find_least_progressed(const pl_program *p, const report_opts *opt,
                                  const pl_input *in, size_t n, read_info *ri)
 {
@@ -343,7 +343,7 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
    outbuf text;
    void *state;
    size_t k, unfinished = 0;
-   int r;
+   int r, least = 0;
 
    for (k = 0; k < p->nprocs; k++) {
       pl_ending e;
@@ -369,11 +369,9 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
    }
    r = pl_mode_crash_site(state, &text) < 0
        || take_text(&text, &ri->crash_site) < 0
-       || pl_mode_progress_least(state, &text) < 0
-       || take_text(&text, &ri->least_progressed) < 0
-       || (!ri->least_progressed
-           && (pl_mode_progress_stopped(state, &text) < 0
-               || take_text(&text, &ri->stopped_at) < 0)) ? -1 : 0;
+       || (least = pl_mode_progress_least(state, &text)) < 0
+       || take_text(&text, &ri->least_progressed) < 0 ? -1 : 0;
+   ri->stopped_at = least == 2;
    pl_mode_progress.destroy(state);
    pl_filter_free(d.filter);
    outbuf_free(&text);
@@ -594,7 +592,6 @@ static int annotate(int argc, char **argv)
    }
    pl_program_free(&prog);
    free(ri.least_progressed);
-   free(ri.stopped_at);
    free(ri.crash_site);
    free(names);
    pl_inputs_free(&inputs);

@@ -59,9 +59,9 @@ typedef struct {
                                    (pl_mode_progress_least), or NULL */
    char    *crash_site;         /* where a process crashed
                                    (pl_mode_crash_site), or NULL */
-   char    *stopped_at;         /* else the positions where no thread is
-                                   least progressed
-                                   (pl_mode_progress_stopped), or NULL */
+   int      stopped_at;         /* least_progressed lists the positions:
+                                   none is behind another (2 from
+                                   pl_mode_progress_least) */
 } read_info;
 
 /* ---- report_table.c ------------------------------------------------------ */

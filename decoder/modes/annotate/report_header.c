@@ -281,12 +281,8 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
       outbuf_str(o, "\n");
    }
    if (ri->least_progressed) {
-      report_head_key(o, "Least progressed:");
+      report_head_key(o, ri->stopped_at ? "Stopped at:" : "Least progressed:");
       outbuf_str(o, ri->least_progressed);
-      outbuf_str(o, "\n");
-   } else if (ri->stopped_at) {
-      report_head_key(o, "Stopped at:");
-      outbuf_str(o, ri->stopped_at);
       outbuf_str(o, "\n");
    }
    if (ranks) {

@@ -209,22 +209,6 @@ int report_write_ranks(outbuf *o, const pl_program *p, const report_opts *opt,
 /* Outliers named in the headline; the Ranks section lists them all. */
 #define HEADLINE_OUTLIERS 3
 
-/* Whether outlier ol is rank 0 alone in its class, of three ranks or
-   more: the root, whose role (gathering, deciding, writing) makes it
-   unlike the others in a run without a fault too (pl_outliers.h: it
-   comes last). */
-static int lone_root(const pl_program *p, const pl_ranks *r,
-                     const pl_outlier *ol)
-{
-   size_t j, members = 0;
-   if (r->nprocs < 3 || !p->procs[ol->proc].rank
-       || strcmp(p->procs[ol->proc].rank, "0") != 0)
-      return 0;
-   for (j = 0; j < r->nprocs; j++)
-      members += r->cls[j] == ol->cls;
-   return members == 1;
-}
-
 void report_write_ranks_headline(outbuf *o, const pl_program *p,
                                  const pl_ranks *r)
 {
@@ -251,7 +235,7 @@ void report_write_ranks_headline(outbuf *o, const pl_program *p,
       outbuf_str(o, k ? ", " : "");
       report_put_name(o, pl_ranks_proc_name(p, r, ol->proc, name,
                                             sizeof name));
-      if (lone_root(p, r, ol))
+      if (pl_ranks_lone_root(p, r, ol->proc))
          outbuf_str(o, ", the root");
       if (ol->nreasons) {
          outbuf_str(o, " (");

@@ -1082,9 +1082,14 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of)
    return put_progress(o, state, 1, of);
 }
 
+/* Positions the header names where none is least progressed; the
+   --stacks and --progress views list them all. */
+#define STOPPED_POSITIONS 3
+
 int pl_mode_progress_least(void *state, outbuf *o)
 {
    progress_classes pc;
+   size_t c;
    int ret = 0;
 
    if (classify_progress(state, &pc) < 0)
@@ -1102,28 +1107,13 @@ int pl_mode_progress_least(void *state, outbuf *o)
       ret = put_progress_class(o, state, &pc, 0) < 0 ? -1 : 1;
       if (ret > 0)
          outbuf_str(o, "  (all at the same point)");
-   }
-   progress_classes_free(&pc);
-   return ret;
-}
-
-/* Positions named by pl_mode_progress_stopped; the --stacks and
-   --progress views list them all. */
-#define STOPPED_POSITIONS 3
-
-int pl_mode_progress_stopped(void *state, outbuf *o)
-{
-   progress_classes pc;
-   size_t c;
-   int ret = 0;
-
-   if (classify_progress(state, &pc) < 0)
-      return -1;
-   if (pc.nclasses > 1 && pc.open && !(pc.cmp < 0 && pc.comparable)) {
+   } else if (pc.nclasses > 1 && pc.open) {
+      /* not comparable: other calls at one point (a master and a worker,
+         each in its own loop) */
       outbuf_printf(o, "%zu positions: ", pc.nclasses);
       for (c = 0; c < pc.nclasses && c < STOPPED_POSITIONS && ret >= 0; c++) {
          outbuf_printf(o, "%s%zu:", c ? "; " : "", pc.first[c + 1] - pc.first[c]);
-         ret = put_progress_class(o, state, &pc, c) < 0 ? -1 : 1;
+         ret = put_progress_class(o, state, &pc, c) < 0 ? -1 : 2;
       }
       if (ret > 0 && pc.nclasses > STOPPED_POSITIONS)
          outbuf_str(o, "; ...");

@@ -118,18 +118,14 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of);
    in range notation, and their position ("1:[2]  main > conj_grad #8 >
    ... > MPI_Recv  (3 others further on)"), or every thread's where all
    stopped at one point ("4:[0-3]  main > exchange #5 > MPI_Send  (all
-   at the same point)"): 1 if written, 0 if no threads are behind the
-   others and not all at one point (not comparable), -1 if out of
-   memory. */
+   at the same point)"): 1 if written; where the first positions are not
+   comparable (other calls at one point: a master in its receive loop, a
+   worker in its own), the number of positions and the first three, as
+   that view lists them ("3 positions: 1:[0]  main > master > MPI_Recv
+   #40; 1:[1]  main > worker > MPI_Recv #8; 2:[2-3]  main >
+   MPI_Barrier"): 2; 0 if no thread is inside a call or the view has one
+   position for one thread, -1 if out of memory. */
 int pl_mode_progress_least(void *state, outbuf *o);
-/* parlot-annotate's header where pl_mode_progress_least writes nothing
-   because the first positions are not comparable (other calls at the
-   same point: a master in its receive loop, a worker in its own): the
-   number of positions and the first three of them, as that view lists
-   them ("3 positions: 1:[0]  main > master > MPI_Recv #40; 1:[1]  main >
-   worker > MPI_Recv #8; 2:[2-3]  main > MPI_Barrier").  1 if written, 0
-   if not, -1 if out of memory. */
-int pl_mode_progress_stopped(void *state, outbuf *o);
 /* parlot-annotate's header: where a process crashed (killed by SIGSEGV,
    SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP or SIGSYS: its own fault, not
    a kill from outside), the first such in that view: the thread the

@@ -334,7 +334,7 @@ static void outer_calls(context *c, size_t k, size_t depth, diff_hunk *h)
    last back to the call open at depth - 1, that is, in the same call. */
 static void step_before(size_t depth, const uint8_t *keep, diff_hunk *h)
 {
-   size_t i;
+   size_t i, at = SIZE_MAX;
    if (!h->ctx_num)
       return;
    for (i = 0; i < h->path_len; i++)
@@ -344,15 +344,16 @@ static void step_before(size_t depth, const uint8_t *keep, diff_hunk *h)
       if (h->ctx[i].kind != PL_LINE_CALL || h->ctx[i].depth != depth
           || h->ctx_num[i] < 2)
          continue;
-      if (!h->step) {
-         h->step = &h->ctx[i];
-         h->step_num = h->ctx_num[i];
-      }
       if (!keep || keep[h->ctx[i].fn] == PL_KEEP_YES) {
-         h->step = &h->ctx[i];
-         h->step_num = h->ctx_num[i];
-         return;
+         at = i;
+         break;
       }
+      if (at == SIZE_MAX)
+         at = i;          /* a library call, unless an own one comes */
+   }
+   if (at != SIZE_MAX) {
+      h->step = &h->ctx[at];
+      h->step_num = h->ctx_num[at];
    }
 }
 

@@ -191,15 +191,19 @@ static size_t ranked_proc(const pl_program *p, const pl_ranks *rk,
    return SIZE_MAX;
 }
 
-/* Where procs[i] of rk is among its outliers (k + 1 for outliers[k]),
-   0 if it is none. */
-static size_t outlier_place(const pl_ranks *rk, size_t i)
+/* A pair and where it goes: the outliers' in their order (a lone root
+   last), then the others; within each, in thread order. */
+typedef struct {
+   run_pair pair;
+   size_t   place, i;
+} placed_pair;
+
+static int by_place(const void *x, const void *y)
 {
-   size_t k;
-   for (k = 0; k < rk->noutliers; k++)
-      if (rk->outliers[k].proc == rk->procs[i])
-         return k + 1;
-   return 0;
+   const placed_pair *a = x, *b = y;
+   if (a->place != b->place)
+      return a->place < b->place ? -1 : 1;
+   return a->i < b->i ? -1 : a->i > b->i;
 }
 
 int run_threads_within(const run_threads *r, const pl_program *p,
@@ -207,30 +211,47 @@ int run_threads_within(const run_threads *r, const pl_program *p,
                        size_t *npairs)
 {
    run_pair *v = malloc((r->n + 1) * sizeof *v);
-   size_t i, j, k, n = 0, place;
+   placed_pair *pp = malloc((r->n + 1) * sizeof *pp);
+   size_t *place = malloc((rk->nprocs + 1) * sizeof *place);
+   size_t i, j, k, n = 0;
 
-   if (!v)
+   if (!v || !pp || !place) {
+      free(v);
+      free(pp);
+      free(place);
       return -1;
-   /* the outliers in their order (a lone root last), then the others */
-   for (place = 1; place <= rk->noutliers + 1; place++)
-      for (i = 0; i < r->n; i++) {
-         size_t me = ranked_proc(p, rk, r->t[i].pid), ref, at;
-         const char *ref_pid;
-         if (me == SIZE_MAX)
-            continue;                     /* a launcher: not a rank */
-         ref = rk->ref ? rk->ref[me] : me;
-         at = outlier_place(rk, me);
-         if (ref == me || (at ? at : rk->noutliers + 1) != place)
-            continue;
-         ref_pid = p->procs[rk->procs[ref]].pid;
-         for (j = 0, k = (size_t)-1; j < r->n && k == (size_t)-1; j++)
-            if (r->t[j].number == r->t[i].number
-                && strcmp(r->t[j].pid, ref_pid) == 0)
-               k = j;
-         v[n].ia = k;
-         v[n].ib = i;
-         n++;
-      }
+   }
+   for (i = 0; i < rk->nprocs; i++)
+      place[i] = rk->noutliers;            /* no outlier: after them */
+   for (k = 0; k < rk->noutliers; k++)
+      for (i = 0; i < rk->nprocs; i++)
+         if (rk->outliers[k].proc == rk->procs[i])
+            place[i] = k;
+   for (i = 0; i < r->n; i++) {
+      size_t me = ranked_proc(p, rk, r->t[i].pid), ref;
+      const char *ref_pid;
+      if (me == SIZE_MAX)
+         continue;                        /* a launcher: not a rank */
+      ref = rk->ref ? rk->ref[me] : me;
+      if (ref == me)
+         continue;
+      ref_pid = p->procs[rk->procs[ref]].pid;
+      for (j = 0, k = (size_t)-1; j < r->n && k == (size_t)-1; j++)
+         if (r->t[j].number == r->t[i].number
+             && strcmp(r->t[j].pid, ref_pid) == 0)
+            k = j;
+      pp[n].pair.ia = k;
+      pp[n].pair.ib = i;
+      pp[n].place = place[me];
+      pp[n].i = i;
+      n++;
+   }
+   if (n)
+      qsort(pp, n, sizeof *pp, by_place);
+   for (i = 0; i < n; i++)
+      v[i] = pp[i].pair;
+   free(pp);
+   free(place);
    *pairs = v;
    *npairs = n;
    return 0;
