@@ -17,6 +17,7 @@
 #define _XOPEN_SOURCE 700
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1178,7 +1179,7 @@ static void usage(FILE *f)
 {
    fprintf(f,
       "usage: " PROG " [OPTION]... A B\n"
-      "       " PROG " --within [OPTION]... RUN\n"
+      "       " PROG " --within [OPTION]... RUN...\n"
       "Compare the ordered calls of two traced runs, thread by thread.\n"
       "A and B are each a trace file, an archive or a directory of traces.\n"
       "Threads are paired by MPI rank and thread number, else by process\n"
@@ -1222,7 +1223,8 @@ static void usage(FILE *f)
       "      --lookahead=N    lines read ahead to find where the runs agree\n"
       "                       again (10000)\n"
       "      --max-hunks=N    differences written per thread pair (10)\n"
-      "      --within         one run RUN: compare each rank's threads with\n"
+      "      --within         one run RUN (a directory, an archive, or its\n"
+      "                       trace files): compare each rank's threads with\n"
       "                       those of the first rank of the majority class\n"
       "                       (parlot-annotate's classes), in order\n"
       "      --xml            write XML (schema: parlot-diff.rng): every pair,\n"
@@ -1356,8 +1358,8 @@ static int parse_options(int argc, char **argv, options *o)
          return pl_option_error(PROG, c, argv);
       }
    }
-   if (o->within && argc - optind != 1)
-      return pl_usage_error(PROG, "--within takes one run", NULL);
+   if (o->within && argc - optind < 1)
+      return pl_usage_error(PROG, "--within needs a run to compare", NULL);
    if (!o->within && argc - optind != 2)
       return pl_usage_error(PROG, argc - optind < 2
                             ? "two runs to compare are needed"
@@ -1373,18 +1375,19 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* ---- Main ---------------------------------------------------------------- */
 
-/* Read run r's inputs and threads, saying what is wrong with them if
-   report.  0; 1 if some input is bad; -1 if out of memory. */
-static int read_run(run *r, const char *path, const options *o, int report)
+/* Read run r's inputs (npaths of them: one run's trace files, or a
+   directory or archive) and threads, saying what is wrong with them if
+   report; label names the run.  0; 1 if some input is bad; -1 if out of
+   memory. */
+static int read_run(run *r, char *const *paths, int npaths,
+                    const char *label, const options *o, int report)
 {
-   char *paths[1];
    int bad;
 
    memset(r, 0, sizeof *r);
-   r->path = path;
+   r->path = label;
    r->open_input = (size_t)-1;
-   paths[0] = (char *)path;
-   bad = pl_cli_inputs(report ? PROG : NULL, &r->in, paths, 1);
+   bad = pl_cli_inputs(report ? PROG : NULL, &r->in, paths, npaths);
    if (bad < 0 || run_threads_read(&r->threads, report ? PROG : NULL, &r->in,
                                    &o->select) < 0)
       return -1;
@@ -1571,7 +1574,8 @@ int main(int argc, char **argv)
    fn_rows fr;
    outbuf out;
    diff_report rep;
-   int status, ba, bb;
+   int status, ba, bb, nrun;
+   char label[PATH_MAX + 64];   /* the run's name, --within */
    size_t i;
 
    o.demangle = 1;
@@ -1596,8 +1600,15 @@ int main(int argc, char **argv)
    memset(&cc, 0, sizeof cc);
    memset(&fr, 0, sizeof fr);
    /* --within: the run on both sides, each with a trace open of its own */
-   ba = read_run(&ra, argv[optind], &o, 1);
-   bb = read_run(&rb, argv[o.within ? optind : optind + 1], &o, !o.within);
+   nrun = o.within ? argc - optind : 1;
+   if (nrun > 1)        /* a run given as its trace files */
+      snprintf(label, sizeof label, "%s and %d more trace files",
+               argv[optind], nrun - 1);
+   else
+      snprintf(label, sizeof label, "%s", argv[optind]);
+   ba = read_run(&ra, argv + optind, nrun, label, &o, 1);
+   bb = o.within ? read_run(&rb, argv + optind, nrun, label, &o, 0)
+                 : read_run(&rb, argv + optind + 1, 1, argv[optind + 1], &o, 1);
    if (ba < 0 || bb < 0) {
       fprintf(stderr, PROG ": out of memory\n");
       status = EXIT_TROUBLE;

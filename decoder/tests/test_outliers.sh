@@ -26,7 +26,8 @@
 #  - the root's role: rank 0 gathering what the others send is a class
 #    of its own; with another rank's extra call that rank comes first,
 #    the root last as "the root", and no medoid (parlot-diff --within
-#    compares the odd rank first);
+#    compares the odd rank first, the run given as its directory or as
+#    its trace files);
 #    processes without ranks (named by pid), a launcher (role=launcher)
 #    left out; one process: no Ranks section, no <ranks>, unless
 #    --ranks=yes; --ranks=no; a bad --ranks value (exit 2);
@@ -252,6 +253,16 @@ for fault in none slow; do
    "$PARLOT_ANNOTATE" "$tmp/root_$fault" >"$tmp/root_$fault.ann" 2>&1
 done
 "$PARLOT_DIFF" --within "$tmp/root_slow" >"$tmp/root_slow.within" 2>&1
+# the same run given as its trace files, as a shell's glob gives them
+"$PARLOT_DIFF" --within "$tmp"/root_slow/*.trace >"$tmp/root_slow.files" 2>&1
+if [ -s "$tmp/root_slow.within" ] \
+   && [ "$(sed 1,4d "$tmp/root_slow.within")" = "$(sed 1,4d "$tmp/root_slow.files")" ] \
+   && grep -qxF -- "--- A: the reference ranks of $tmp/root_slow/0.trace and 3 more trace files" "$tmp/root_slow.files"
+then
+   pass "parlot-diff --within takes a run as its trace files: the same comparison as of its directory"
+else
+   fail "parlot-diff --within of trace files" "$(diff "$tmp/root_slow.within" "$tmp/root_slow.files" | head -10)"
+fi
 if grep -qx "Outlier ranks:    1 of 4: rank 0, the root (only here: MPI_Irecv, ...); more under Ranks below" "$tmp/root_none.ann" \
    && grep -qx "Outlier ranks:    2 of 4: rank 3 (only here: slow_path, ...), rank 0, the root (only here: MPI_Irecv, ...); more under Ranks below" "$tmp/root_slow.ann" \
    && ! grep -q "^Medoid:" "$tmp/root_slow.ann" \
