@@ -106,25 +106,22 @@ int pl_runtime_calls_main(const char *name)
    return pl_glob_match("__libc_start_call_main*", name);
 }
 
-int pl_runtime_mpi_poll(const char *name)
+/* Whether name is the MPI call MPI_<one of names> (any case): the C
+   name, its profiling name, or a Fortran binding's (trailing
+   underscores, or the F08 names: mpi_test_f08). */
+static int mpi_call_in(const char *name, const char *const *names, size_t n)
 {
-   static const char *const polls[] = {
-      "test", "testall", "testany", "testsome", "iprobe", "improbe",
-      "request_get_status"
-   };
-   size_t i, n;
+   size_t i, len;
 
    if (*name == 'P' || *name == 'p')
       name++;
    if (strncasecmp(name, "mpi_", 4) != 0)
       return 0;
    name += 4;
-   for (i = 0; i < sizeof polls / sizeof polls[0]; i++) {
-      const char *rest = name + (n = strlen(polls[i]));
-      if (strncasecmp(name, polls[i], n) != 0)
+   for (i = 0; i < n; i++) {
+      const char *rest = name + (len = strlen(names[i]));
+      if (strncasecmp(name, names[i], len) != 0)
          continue;
-      /* the C name, or a Fortran binding's: trailing underscores, or
-         the F08 names (mpi_test_f08) */
       if (strncasecmp(rest, "_f08", 4) == 0)
          rest += 4;
       while (*rest == '_')
@@ -133,6 +130,21 @@ int pl_runtime_mpi_poll(const char *name)
          return 1;
    }
    return 0;
+}
+
+int pl_runtime_mpi_poll(const char *name)
+{
+   static const char *const polls[] = {
+      "test", "testall", "testany", "testsome", "iprobe", "improbe",
+      "request_get_status"
+   };
+   return mpi_call_in(name, polls, sizeof polls / sizeof polls[0]);
+}
+
+int pl_runtime_mpi_abort(const char *name)
+{
+   static const char *const abort_call[] = { "abort" };
+   return mpi_call_in(name, abort_call, 1);
 }
 
 int pl_runtime_mpi_interface(const char *name)

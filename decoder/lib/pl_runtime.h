@@ -68,6 +68,10 @@ int pl_runtime_mpi_interface(const char *name);
    logic, so comparisons of calls leave them out.  Since 0.12. */
 int pl_runtime_mpi_poll(const char *name);
 
+/* Whether a function name is MPI_Abort (its profiling and Fortran names
+   too): a rank that calls it ends the whole job.  Since 0.14. */
+int pl_runtime_mpi_abort(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

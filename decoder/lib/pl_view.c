@@ -16,6 +16,7 @@ struct pl_view {
    const uint8_t  *keep;
    pl_frames       frames;     /* which open frames are shown */
    uint32_t        depth;      /* shown frames open */
+   uint32_t        call_depth; /* shown frames open after the last call */
    uint64_t        number;     /* events read */
    pl_vevent      *out;
    size_t          out_cap;
@@ -114,6 +115,8 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
       v->out[i].kind = e[i].kind;
       v->out[i].number = ++v->number;
       v->out[i].flags = flags_of(v, v->number);
+      if (e[i].kind == PL_EV_CALL)
+         v->call_depth = e[i].depth;
    }
    v->out_n = (size_t)n;
    v->costs = pl_events_costs(v->it);
@@ -168,6 +171,7 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
             }
             if (show)
                v->depth++;
+            v->call_depth = v->depth;
          } else {
             /* a return ends the frame its call opened (d <= depth seen) */
             int was = pl_frames_return(&v->frames, d);
@@ -248,6 +252,11 @@ void pl_view_skip_costs(pl_view *v)
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth)
 {
    return pl_events_stack(v->it, depth);
+}
+
+uint32_t pl_view_last_call_depth(const pl_view *v)
+{
+   return v->call_depth;
 }
 
 uint64_t pl_view_events(const pl_view *v)

@@ -60,6 +60,12 @@ void pl_view_skip_costs(pl_view *v);
 /* The thread's whole call stack (trace function IDs, outermost first)
    after the events read so far, unfiltered. */
 const uint32_t *pl_view_stack(const pl_view *v, size_t *depth);
+/* The shown frames that were open right after the last call pl_view_next
+   has read (shown or not): where the thread was when it made its last call.  At
+   the end of a thread whose frames the tool closed when its process
+   exited, that is where it was when the process exited (the frames a
+   return has closed since keep their place in a position). */
+uint32_t pl_view_last_call_depth(const pl_view *v);
 /* Events of the thread read so far (shown or not). */
 uint64_t pl_view_events(const pl_view *v);
 /* Stream bytes decoded so far, as pl_events_position(). */

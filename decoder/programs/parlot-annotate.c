@@ -329,13 +329,17 @@ static int take_text(outbuf *out, char **dst)
 }
 
 /* A run whose processes did not all finish (a hang ended by a signal, a
-   crash, a trace cut short): where a process crashed, and the least
-   progressed threads and where they are, in the program's view
-   (parlot-decode --stacks' progress), into ri->crash_site and
-   ri->least_progressed (or where none is behind another because they
-   ran other calls, the positions, and ri->stopped_at set); NULL there if
-   no process crashed, if every process finished or no thread is in a
-   call.  0, or -1 if out of memory. */
+   crash, a trace cut short) or one of which exited with a status other
+   than 0: where a process crashed, a rank aborted or a process exited
+   early, and the least progressed threads and where they are, in the
+   program's view (parlot-decode --stacks' progress), into
+   ri->crash_site, ri->exit_site (ri->aborted) and ri->least_progressed
+   (or where none is behind another because they ran other calls, the
+   positions, and ri->stopped_at set); NULL there if no process crashed
+   or ended early, or no thread is in a call.  Where a rank aborted or a
+   process exited early, the others were ended because of it (its
+   launcher), and how far they got is no diagnosis: no least progressed.
+   0, or -1 if out of memory. */
 static int find_least_progressed(const pl_program *p, const report_opts *opt,
                                  const pl_input *in, size_t n, read_info *ri)
 {
@@ -343,12 +347,13 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
    outbuf text;
    void *state;
    size_t k, unfinished = 0;
-   int r, least = 0;
+   int r, least = 0, ended = 0;
 
    for (k = 0; k < p->nprocs; k++) {
       pl_ending e;
       pl_program_ending(p, k, &e);
-      unfinished += e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT;
+      unfinished += e.kind == PL_ENDING_SIGNAL || e.kind == PL_ENDING_CUT_SHORT
+                    || (e.kind == PL_ENDING_EXIT && e.status > 0);
    }
    if (!unfinished)
       return 0;
@@ -369,8 +374,11 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
    }
    r = pl_mode_crash_site(state, &text) < 0
        || take_text(&text, &ri->crash_site) < 0
-       || (least = pl_mode_progress_least(state, &text)) < 0
+       || (ended = pl_mode_exit_site(state, &text)) < 0
+       || take_text(&text, &ri->exit_site) < 0
+       || (!ended && (least = pl_mode_progress_least(state, &text)) < 0)
        || take_text(&text, &ri->least_progressed) < 0 ? -1 : 0;
+   ri->aborted = ended == 2;
    ri->stopped_at = least == 2;
    pl_mode_progress.destroy(state);
    pl_filter_free(d.filter);
@@ -593,6 +601,7 @@ static int annotate(int argc, char **argv)
    pl_program_free(&prog);
    free(ri.least_progressed);
    free(ri.crash_site);
+   free(ri.exit_site);
    free(names);
    pl_inputs_free(&inputs);
    free_options(&opt);

@@ -37,7 +37,12 @@
 #  - runs that did not finish: the Least progressed line names the rank
 #    behind, or where every rank stopped when all stopped at one point;
 #    where no rank is behind another (a master and its workers in their
-#    own loops), the Stopped at line lists the positions;
+#    own loops), the Stopped at line lists the positions; a rank that
+#    ended the job (an error stop exiting with status 1, MPI_Abort killed
+#    there or exiting with status 3) is named, with where it ended, by
+#    an Exited early or Aborted line, and the ranks its launcher then
+#    killed get no Least progressed line (one of them seemingly behind);
+#    parlot-decode --progress places the rank where it exited;
 #  - the command line: usage errors (exit 2, one line, no output), --help,
 #    --version, -o, -o naming an input, write errors;
 #  - the manual page renders without a warning (groff -ww), and documents
@@ -46,7 +51,7 @@
 
 . "$(dirname "$0")/testlib.sh"
 data=$here/annotate
-need_tool parlot-annotate script_trace make_trace
+need_tool parlot-annotate parlot-decode script_trace make_trace
 
 # The sanitized build, for golden reports again and damaged inputs.
 san_builds parlot-annotate || SAN_ANNOTATE=
@@ -223,6 +228,55 @@ if grep -qxF "Stopped at:       3 positions: 1:[0]  main > master > MPI_Recv #4;
    pass "stopped master and workers: no rank behind another, the header lists where they stopped"
 else
    fail "stopped master and workers" "$(grep '^Least\|^Stopped' "$tmp/farm.ann")"
+fi
+
+# A rank that ends the job in its 3rd iteration: a Fortran error stop
+# (the runtime's call exits, status 1, and the tool closes the frames
+# open then, the exiting thread's end first), or MPI_Abort, where its launcher kills it (trace cut short)
+# or which exits with status 3.  The launcher kills the other ranks
+# wherever they were: rank 0 in its 3rd iteration, rank 2 as of its last
+# flush in its 1st, behind the others.  The header names rank 1 and where
+# it ended, and no rank as least progressed.
+ending_rank() {    # RANK HOW: stop, abort-killed or abort-exit
+   mpi_script_head $((670 + $1)) $1 /opt/mg "main solve vcycle" \
+      "MPI_Sendrecv MPI_Abort" "_gfortran_error_stop_string exit"
+   echo "call 1 main"
+   iters=3
+   [ $1 = 2 ] && iters=1
+   for it in $(seq $iters); do
+      echo "call 1 solve vcycle vcycle MPI_Sendrecv"
+      [ $it = $iters ] && break      # waits in MPI_Sendrecv
+      echo "return 1 4"
+   done
+   if [ $1 = 1 ]; then
+      echo "return 1"
+      case $2 in
+      stop) echo "call 1 _gfortran_error_stop_string exit"
+            echo "exit 1"; echo "end 1" ;;    # the thread that exits first
+      abort-killed) echo "call 1 MPI_Abort"; echo "sync"; echo "kill" ;;
+      abort-exit) echo "call 1 MPI_Abort exit"; echo "end 3" ;;
+      esac
+      return
+   fi
+   echo "sync"; echo "kill"
+}
+for how in stop abort-killed abort-exit; do
+   mkdir -p "$tmp/$how"
+   for r in 0 1 2; do
+      ending_rank $r $how >"$tmp/$how.script" &&
+      "$SCRIPT_TRACE" "$tmp/$how.script" "$tmp/$how/r$r.trace" || fail "script_trace ($how)"
+   done
+   "$PARLOT_ANNOTATE" "$tmp/$how" >"$tmp/$how.ann" 2>/dev/null
+done
+"$PARLOT_DECODE" --progress "$tmp/stop" >"$tmp/stop.progress" 2>/dev/null
+if grep -qxF "Exited early:     [1]  main > solve #3 > vcycle x2 > _gfortran_error_stop_string; last MPI call MPI_Sendrecv in vcycle  (exit status 1)" "$tmp/stop.ann" &&
+   grep -qxF "Aborted:          [1]  main > solve #3 > vcycle x2 > MPI_Abort" "$tmp/abort-killed.ann" &&
+   grep -qxF "Aborted:          [1]  main > solve #3 > vcycle x2 > MPI_Abort  (exit status 3)" "$tmp/abort-exit.ann" &&
+   ! grep -q "^Least progressed\|^Stopped at" "$tmp/stop.ann" "$tmp/abort-killed.ann" "$tmp/abort-exit.ann" &&
+   grep -qF "1:[1]  main > solve #3 > vcycle x2 > _gfortran_error_stop_string; last MPI call MPI_Sendrecv in vcycle  (exited here: exit status 1)" "$tmp/stop.progress"; then
+   pass "a rank that ended the job (error stop, MPI_Abort killed or exiting): named with where it ended, no least progressed among the ranks killed after it"
+else
+   fail "runs a rank ended" "$(grep -h '^Exited\|^Aborted\|^Least\|^Stopped' "$tmp"/stop.ann "$tmp"/abort-*.ann)" "$(tail -4 "$tmp/stop.progress")"
 fi
 
 # ---- script_trace itself ----------------------------------------------------

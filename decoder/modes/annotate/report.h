@@ -59,6 +59,10 @@ typedef struct {
                                    (pl_mode_progress_least), or NULL */
    char    *crash_site;         /* where a process crashed
                                    (pl_mode_crash_site), or NULL */
+   char    *exit_site;          /* a rank in MPI_Abort, else a process
+                                   that exited early, and where
+                                   (pl_mode_exit_site), or NULL */
+   int      aborted;            /* exit_site is an MPI_Abort */
    int      stopped_at;         /* least_progressed lists the positions:
                                    none is behind another (2 from
                                    pl_mode_progress_least) */

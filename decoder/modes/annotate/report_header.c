@@ -280,6 +280,11 @@ int report_write_header(outbuf *o, const pl_program *p, const report_opts *opt,
       outbuf_str(o, ri->crash_site);
       outbuf_str(o, "\n");
    }
+   if (ri->exit_site) {
+      report_head_key(o, ri->aborted ? "Aborted:" : "Exited early:");
+      outbuf_str(o, ri->exit_site);
+      outbuf_str(o, "\n");
+   }
    if (ri->least_progressed) {
       report_head_key(o, ri->stopped_at ? "Stopped at:" : "Least progressed:");
       outbuf_str(o, ri->least_progressed);

@@ -64,6 +64,11 @@ typedef struct {
    progress_frame before_poll;      /* where the innermost frame is one of
                                        MPI's polls: its caller's last
                                        other call (fn 0: none) */
+   size_t   exit_npos;      /* frames open when its process exited, which
+                               the tool closed (pos[npos + 1..exit_npos]
+                               kept), 0 if none or not so */
+   int      exited;         /* its position is where its process exited
+                               early (early_exits): npos is exit_npos */
 } sthread;
 
 typedef struct {
@@ -277,25 +282,29 @@ static int globalize(stacks *s, progress_frame *x, const pl_trace *t,
 /* Thread st's position where its trace ended (none if the view never
    showed a call: a thread that runs no code of the program's). */
 static int keep_position(stacks *s, sthread *st, const progress *pg,
-                         const pl_trace *t, const trace_labels *nm,
-                         uint32_t *map)
+                         size_t at_exit, const pl_trace *t,
+                         const trace_labels *nm, uint32_t *map)
 {
-   size_t d;
+   size_t d, kept;
 
    if (pg->broken || !pg->f || pg->f[0].started == 0)
       return pg->broken ? -1 : 0;
    st->npos = pg->depth;
-   st->pos = malloc((pg->depth + 1) * sizeof *st->pos);
+   /* the frames the tool closed at the exit: no call came after them, so
+      they are still in place above the depth */
+   st->exit_npos = at_exit > pg->depth && at_exit < pg->cap ? at_exit : 0;
+   kept = st->exit_npos > pg->depth ? st->exit_npos : pg->depth;
+   st->pos = malloc((kept + 1) * sizeof *st->pos);
    if (!st->pos)
       return -1;
-   memcpy(st->pos, pg->f, (pg->depth + 1) * sizeof *st->pos);
+   memcpy(st->pos, pg->f, (kept + 1) * sizeof *st->pos);
    st->mpi = pg->mpi;
    st->mpi_caller = pg->mpi_caller;
    if (pg->depth && pg->f[pg->depth].poll) {
       st->before_poll.fn = pg->f[pg->depth - 1].last_fn;
       st->before_poll.num = pg->f[pg->depth - 1].last_num;
    }
-   for (d = 1; d <= pg->depth; d++)
+   for (d = 1; d <= kept; d++)
       if (globalize(s, &st->pos[d], t, nm, map) < 0)
          return -1;
    if (globalize(s, &st->mpi, t, nm, map) < 0
@@ -304,6 +313,12 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
       return -1;
    return 0;
 }
+
+/* pl_thread_info's end_reasons of a thread whose frames the tool closed
+   when it ended: it exited (the one that ended its process too), or was
+   still running when its process exited */
+#define END_THREAD_EXIT  1
+#define END_PROCESS_EXIT 2
 
 /* Decode thread i of t to its end; its shown stack there into s.
    fn_kind[fn]: progress_call's kind of function fn. */
@@ -321,6 +336,8 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    int caller_own = 0;
    const char *rank = pl_trace_process_get(t, "mpi_rank");
    progress pg = { 0 };
+   const pl_thread_info *info;
+   size_t at_exit = 0;           /* frames open when the process exited */
    sthread *st;
    long r, k;
    int ret = -1;
@@ -346,6 +363,10 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    }
    if (r < 0)
       goto out;
+   info = pl_trace_thread(t, i);
+   if (info->ended && (info->end_reason == END_THREAD_EXIT
+                       || info->end_reason == END_PROCESS_EXIT))
+      at_exit = pl_view_last_call_depth(v);
    stack = pl_view_stack(v, &depth);
    shown = malloc((depth + 1) * sizeof *shown);
    if (!shown)
@@ -371,7 +392,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    st->pid = strdup(pl_trace_process_get(t, "pid"));
    st->rank = rank ? strdup(rank) : NULL;
    if (!st->pid || (rank && !st->rank) || add_stack(s, th, shown, n) < 0
-       || keep_position(s, st, &pg, t, nm, map) < 0)
+       || keep_position(s, st, &pg, at_exit, t, nm, map) < 0)
       goto oom;
    ret = 0;
    goto out;
@@ -455,7 +476,7 @@ static int merge_thread(stacks *s, stacks *part, size_t k,
                         const uint32_t *map, size_t proc_base)
 {
    sthread *pt = &part->threads[k], *st;
-   size_t depth = 0, node, d, th;
+   size_t depth = 0, node, d, th, kept;
    uint32_t *fns;
    int r;
 
@@ -476,7 +497,8 @@ static int merge_thread(stacks *s, stacks *part, size_t k,
    st->proc += proc_base;
    pt->pid = pt->rank = NULL;
    pt->pos = NULL;
-   for (d = 1; st->pos && d <= st->npos; d++)
+   kept = st->exit_npos > st->npos ? st->exit_npos : st->npos;
+   for (d = 1; st->pos && d <= kept; d++)
       map_frame(&st->pos[d], map);
    map_frame(&st->mpi, map);
    map_frame(&st->mpi_caller, map);
@@ -852,11 +874,61 @@ static void progress_classes_free(progress_classes *pc)
    free(pc->first);
 }
 
+/* How p ended, in words ("exit status 1"). */
+static void put_ending(outbuf *o, const sproc *p)
+{
+   char text[128];
+   pl_ending e = p->ending;
+   e.signal_thread = 0;
+   pl_ending_text(&e, text, sizeof text);
+   outbuf_str_escaped(o, text);
+}
+
+/* Whether process p exited early: by an exit of its own (not a signal),
+   with a status other than 0 or while other processes of the run did not
+   finish (a rank's error stop, with the launcher ending the others). */
+static int exited_early(const stacks *s, const sproc *p)
+{
+   size_t i;
+   if (p->ending.kind != PL_ENDING_EXIT)
+      return 0;
+   if (p->ending.status > 0)
+      return 1;
+   for (i = 0; i < s->nprocs; i++)
+      if (s->procs[i].ending.kind == PL_ENDING_SIGNAL
+          || s->procs[i].ending.kind == PL_ENDING_CUT_SHORT)
+         return 1;
+   return 0;
+}
+
+/* The threads of processes that exited early are where their process
+   exited (the calls the tool closed then) instead of nowhere. */
+static void early_exits(stacks *s)
+{
+   size_t i;
+   for (i = 0; i < s->nthreads; i++) {
+      sthread *t = &s->threads[i];
+      if (!t->exited && t->exit_npos > t->npos
+          && exited_early(s, &s->procs[t->proc])) {
+         t->npos = t->exit_npos;
+         t->exited = 1;
+      }
+   }
+}
+
+/* Whether t is in MPI_Abort. */
+static int aborting(const stacks *s, const sthread *t)
+{
+   return t->pos && t->npos
+          && pl_runtime_mpi_abort(s->fns[t->pos[t->npos].fn].label);
+}
+
 /* 0, or -1 if out of memory. */
 static int classify_progress(stacks *s, progress_classes *pc)
 {
    size_t i, j;
 
+   early_exits(s);
    memset(pc, 0, sizeof *pc);
    pc->comparable = 1;
    pc->order = malloc((s->nthreads + 1) * sizeof *pc->order);
@@ -993,9 +1065,20 @@ static int put_progress(outbuf *o, stacks *s, int always, const char *of)
          outbuf_str(o, "  (not comparable with the next: other calls at "
                        "the same point)");
       for (size_t j = pc.first[c]; j < pc.first[c + 1]; j++) {
-         const char *sig = crash_of(s, &s->threads[pc.order[j]]);
+         const sthread *t = &s->threads[pc.order[j]];
+         const char *sig = crash_of(s, t);
          if (sig) {
             outbuf_printf(o, "  (crashed here: %s)", sig);
+            break;
+         }
+         if (aborting(s, t)) {
+            outbuf_str(o, "  (aborted here)");
+            break;
+         }
+         if (t->exited) {
+            outbuf_str(o, "  (exited here: ");
+            put_ending(o, &s->procs[t->proc]);
+            outbuf_str(o, ")");
             break;
          }
       }
@@ -1154,6 +1237,51 @@ int pl_mode_crash_site(void *state, outbuf *o)
       outbuf_printf(o, "; %zu more process%s crashed", ncrashed - 1,
                     ncrashed == 2 ? "" : "es");
    return 1;
+}
+
+int pl_mode_exit_site(void *state, outbuf *o)
+{
+   stacks *s = state;
+   const sthread *at = NULL;
+   size_t i, nprocs = 0, last = (size_t)-1;
+   thread_key k;
+   int abort = 0;
+
+   early_exits(s);
+   /* a rank in MPI_Abort first (however its trace ended: its launcher
+      may kill it there), else a process that exited early; of each
+      process, its first thread with a position there */
+   for (i = 0; i < s->nthreads; i++) {
+      const sthread *t = &s->threads[i];
+      int a = aborting(s, t);
+      if (!a && !t->exited)
+         continue;
+      if (t->proc != last) {
+         nprocs++;
+         last = t->proc;
+      }
+      if (!at || (a && !abort)) {
+         at = t;
+         abort = a;
+      }
+   }
+   if (!at)
+      return 0;
+   thread_key_set(&k, at->pid, at->rank, at->number);
+   if (put_thread_set(o, &k, 1) < 0)
+      return -1;
+   outbuf_str(o, "  ");
+   put_position(o, s, at);
+   if (s->procs[at->proc].ending.kind == PL_ENDING_EXIT) {
+      outbuf_str(o, "  (");
+      put_ending(o, &s->procs[at->proc]);
+      outbuf_str(o, ")");
+   }
+   if (nprocs > 1)
+      outbuf_printf(o, "; %zu more process%s %s", nprocs - 1,
+                    nprocs == 2 ? "" : "es",
+                    abort ? "aborted or exited early" : "exited early");
+   return abort ? 2 : 1;
 }
 
 const pl_collect_mode pl_mode_stacks = {

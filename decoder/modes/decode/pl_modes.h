@@ -133,6 +133,18 @@ int pl_mode_progress_least(void *state, outbuf *o);
    > fixup  (SIGSEGV); 1 more processes crashed").  1 if written, 0 if no
    process crashed, -1 if out of memory. */
 int pl_mode_crash_site(void *state, outbuf *o);
+
+/* parlot-annotate's header: a rank in MPI_Abort, however its trace ended
+   ("[1]  main > solve #17 > MPI_Abort  (exit status 3)"), else a process
+   that exited early (with a status other than 0, or while other
+   processes did not finish: a Fortran error stop, an exit(1) deep in the
+   program) and where it was when it exited ("[1]  main > MAIN__ >
+   vcycle #17 > _gfortran_error_stop_string  (exit status 1)"); "; N more
+   processes ..." if there are others.  2 if an abort was written, 1 an
+   early exit, 0 if neither, -1 if out of memory.  The progress views
+   then place such threads where their process exited, marked "(aborted
+   here)" or "(exited here: exit status 1)". */
+int pl_mode_exit_site(void *state, outbuf *o);
 /* pl_mode_progress's state of inputs in[0..n-1], read by `jobs` threads
    (pl_run_ordered) and merged in order; a trace that cannot be read to
    its end counts what could be read.  NULL if out of memory. */
