@@ -679,6 +679,40 @@ else
    fail "script_trace: the inline loop"
 fi
 
+# a loop of one call (a parallel region's cells), B checking and fixing
+# one cell after the 7th: one hunk of B's two calls, nothing of A's (as
+# two cells replaced, the diff then had two cells more at the loop's end)
+cell_loop() {   # OUT PID EXTRA
+   {
+      echo "process pid=$2 exe=/opt/app/z arg0=z"
+      echo "object /opt/app/z"
+      for f in main region cell check fixup; do echo "function $f /opt/app/z"; done
+      echo "thread 1"
+      echo "call 1 main region"
+      for i in $(seq 40); do
+         echo "call 1 cell"; echo "return 1"
+         [ "$i" = 7 ] && [ "$3" = 1 ] &&
+            printf 'call 1 check\nreturn 1\ncall 1 fixup\nreturn 1\n'
+      done
+      echo "return 1 2"
+      echo end
+   } >"$tmp/$1.script"
+   "$SCRIPT_TRACE" "$tmp/$1.script" "$tmp/$1.trace"
+}
+if cell_loop cla 920 0 && cell_loop clb 921 1; then
+   run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/cla.trace" "$tmp/clb.trace"
+   if [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&
+      [ "$(grep -c '^- ' "$tmp/out")" -eq 0 ] &&
+      [ "$(grep '^+ ' "$tmp/out" | awk '{ print $4 }' | tr '\n' ' ')" = "check fixup " ] &&
+      grep -B1 '^+ .* check$' "$tmp/out" | grep -Eq '^ +[0-9]+ +3 +cell #7$'; then
+      pass "diff: a call inserted in a loop of one call is an insertion after its 7th pass"
+   else
+      fail "diff: an insertion in a loop of one call" "$(grep -A8 '^@@' "$tmp/out" | head -20)"
+   fi
+else
+   fail "script_trace: the loop of one call"
+fi
+
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/b.trace"
 if [ $rc -eq 1 ] && [ "$(grep -c '^@@' "$tmp/out")" -eq 1 ] &&
    grep -Eq '^\+ +[0-9]+ +2      iteration 57 instead: \{$' "$tmp/out"; then

@@ -98,6 +98,17 @@ static int agree(const side_buf *a, size_t i, const side_buf *b, size_t j)
           || (i + k == na && j + k == nb && a->ended && b->ended);
 }
 
+/* How many lines A from i and B from j agree for, up to the end of the
+   shorter look-ahead; SIZE_MAX if they agree to the end of both runs. */
+static size_t agree_len(const side_buf *a, size_t i, const side_buf *b,
+                        size_t j)
+{
+   size_t na = avail(a), nb = avail(b), k;
+   for (k = 0; i + k < na && j + k < nb && same(a, i + k, b, j + k); k++)
+      ;
+   return i + k == na && j + k == nb && a->ended && b->ended ? SIZE_MAX : k;
+}
+
 /* The first mark of A's look-ahead that B's holds too: 1 with their
    positions in *ma and *mb, else 0. */
 static int common_mark(const side_buf *a, const side_buf *b, size_t *ma,
@@ -119,9 +130,13 @@ static int common_mark(const side_buf *a, const side_buf *b, size_t *ma,
 
 /* The nearest re-synchronisation point: *ri lines of A and *rj of B to
    skip.  Nearest: the fewest lines skipped on the side that skips more
-   (max(i, j)); then the two sides skipping alike (|i - j| least: a call
-   replaced, or two swapped, stays one hunk instead of an insertion here
-   and a deletion further on); then the fewest in all.  Only points with
+   (max(i, j)); then the point from which the sides agree longest (in a
+   loop of one call, a call inserted after its 7th pass agrees to the
+   loop's end as an insertion, but as two passes replaced only up to
+   the two passes the other side then has more); then the two sides
+   skipping alike (|i - j| least: a call replaced, or two swapped, stays
+   one hunk instead of an insertion here and a deletion further on);
+   then the fewest in all.  Only points with
    i <= lim_a and j <= lim_b count.  Found: 1; none within the
    look-ahead: 0; -1 if out of memory.  B's positions are
    chained by key, so each line of A visits only the lines of B that equal
@@ -131,6 +146,8 @@ static int resync(const side_buf *a, const side_buf *b, size_t lim_a,
 {
    size_t na = avail(a), nb = avail(b), i, j, mask;
    size_t best = SIZE_MAX, best_d = SIZE_MAX, best_sum = SIZE_MAX;
+   size_t best_len = 0;
+   int len_known = 0;        /* best_len is the best point's agree_len */
    size_t *slot, *next;
    unsigned bits = 4;
 
@@ -160,17 +177,27 @@ static int resync(const side_buf *a, const side_buf *b, size_t lim_a,
          s = (s + 1) & mask;
       for (j = slot[s]; j != SIZE_MAX && j <= best && j <= lim_b;
            j = next[j]) {
-         size_t mx = i > j ? i : j, d = i > j ? i - j : j - i;
-         if ((mx < best || (mx == best && (d < best_d
-                                           || (d == best_d
-                                               && i + j < best_sum))))
-             && agree(a, i, b, j)) {
-            best = mx;
-            best_d = d;
-            best_sum = i + j;
-            *ri = i;
-            *rj = j;
+         size_t mx = i > j ? i : j, d = i > j ? i - j : j - i, len = 0;
+         if (mx > best || !agree(a, i, b, j))
+            continue;
+         if (mx == best) {         /* a tie: the longer agreement first */
+            if (!len_known) {
+               best_len = agree_len(a, *ri, b, *rj);
+               len_known = 1;
+            }
+            len = agree_len(a, i, b, j);
+            if (len < best_len
+                || (len == best_len
+                    && (d > best_d || (d == best_d && i + j >= best_sum))))
+               continue;
          }
+         len_known = mx == best;
+         best_len = len;
+         best = mx;
+         best_d = d;
+         best_sum = i + j;
+         *ri = i;
+         *rj = j;
       }
    }
    free(slot);
