@@ -18,11 +18,11 @@
 #define PL_MAGIC          "\x89PARLOT\n"
 #define PL_MAGIC_LEN      8
 #define PL_VERSION_MAJOR  2     /* what the tool writes, and the newest read */
-#define PL_VERSION_MINOR  11
+#define PL_VERSION_MINOR  12
 /* What the tool writes with --pack-tables=no: the newest version without
    PACKED_TABLE chunks, which 1.x readers read. */
 #define PL_VERSION_PLAIN_MAJOR 1
-#define PL_VERSION_PLAIN_MINOR 12
+#define PL_VERSION_PLAIN_MINOR 13
 #define PL_FILE_HEADER_SIZE 16
 
 /* Chunk header: 16 bytes, little-endian, followed by payload_len bytes.
@@ -116,10 +116,16 @@ enum pl_chunk_type {
     36  4  end reason (enum pl_thread_end_reason)
     40  8  max call depth
     48  4  2.4: the fatal signal's number for end reason PL_END_SIGNAL, else
-           0 (so that a trace cut short while ending still says it) */
+           0 (so that a trace cut short while ending still says it)
+    52  4  1.13, 2.12: for end reason PL_END_SIGNAL, 1 + the stream's depth
+           when the innermost signal handler still running was entered
+           (the frames above it are the handler's: a runtime's that
+           prints a backtrace and raises the signal again); 0 if none
+           ran */
 #define PL_THREAD_END_SIZE 48          /* the least a reader accepts */
 #define PL_THREAD_END_SIGNAL 48        /* offset of the 2.4 field */
-#define PL_THREAD_END_WRITTEN 52       /* what the tool writes */
+#define PL_THREAD_END_HANDLER 52       /* offset of the 2.12 field */
+#define PL_THREAD_END_WRITTEN 56       /* what the tool writes */
 
 enum pl_thread_end_reason {
    PL_END_THREAD_EXIT  = 1, /* the thread exited */

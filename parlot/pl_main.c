@@ -124,7 +124,7 @@ static void pl_print_usage(void)
 "                              elimination, or raw 16-bit words [ccm]\n"
 "    --compress=yes|no         same as --codec=ccm or --codec=raw [yes]\n"
 "    --pack-tables=yes|no      compress the object and function tables\n"
-"                              (trace format 2.11); no writes format 1.12,\n"
+"                              (trace format 2.12); no writes format 1.13,\n"
 "                              which older decoders read [yes]\n"
 "    --keep-plt=no|yes         trace PLT stubs as functions of their own [no]\n"
 "    --unwind-names=main|all|no  name functions no symbol names (stripped\n"

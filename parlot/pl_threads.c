@@ -543,6 +543,7 @@ void pl_thread_signal_enter(pl_thread *t, Addr lo, Addr hi)
                                  t->cap_barriers * sizeof *t->barriers);
    }
    t->barriers[t->n_barriers].floor = t->depth;
+   t->barriers[t->n_barriers].rec_floor = pl_thread_recorded_depth(t);
    t->barriers[t->n_barriers].lo = lo;
    t->barriers[t->n_barriers].hi = hi;
    t->n_barriers++;
@@ -621,6 +622,7 @@ pl_thread *pl_thread_new(ThreadId tid, UInt parent_number)
 
 void pl_thread_end(pl_thread *t, UInt reason)
 {
+   UInt handlers = t->n_barriers;   /* the end record says where one ran */
    t->n_barriers = 0;
    set_floor(t);
    while (t->depth > 0 && reason != PL_END_SIGNAL)
@@ -641,6 +643,11 @@ void pl_thread_end(pl_thread *t, UInt reason)
    pl_put64(p + 40, t->max_depth);
    pl_put32(p + PL_THREAD_END_SIGNAL,
             reason == PL_END_SIGNAL ? (UInt)pl_fatal_signal() : 0);
+   /* where the handler still running was entered: the frames above it
+      are the handler's, the crash site is below */
+   pl_put32(p + PL_THREAD_END_HANDLER,
+            reason == PL_END_SIGNAL && handlers
+            ? (UInt)t->barriers[handlers - 1].rec_floor + 1 : 0);
    pl_out_chunk(PL_CHUNK_THREAD_END, t->number, p, sizeof p);
 
    pl_total.threads++;

@@ -22,6 +22,7 @@ typedef struct {
    longjmp, so the barrier goes. */
 typedef struct {
    UWord floor;
+   UWord rec_floor;   /* the stream's depth when the handler was entered */
    Addr  lo, hi;
 } pl_barrier;
 

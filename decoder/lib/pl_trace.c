@@ -533,8 +533,10 @@ static int on_thread_end(pl_trace *t, uint64_t off, uint32_t thr,
    ti->lwp = pl_get32(p + 32);
    ti->end_reason = pl_get32(p + 36);
    ti->max_depth = pl_get64(p + 40);
-   if (len >= PL_THREAD_END_WRITTEN)
+   if (len >= PL_THREAD_END_SIGNAL + 4)
       ti->end_signal = pl_get32(p + PL_THREAD_END_SIGNAL);
+   if (len >= PL_THREAD_END_HANDLER + 4)
+      ti->handler_depth = pl_get32(p + PL_THREAD_END_HANDLER);
    if (ti->encoded_bytes != th->stream_bytes)
       return pl_trace_set_damage(t, off, "THREAD_END of thread %u records %llu stream bytes, "
                                  "its STREAM chunks hold %llu",

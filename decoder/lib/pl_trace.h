@@ -75,6 +75,11 @@ typedef struct {
    uint64_t max_depth;       /* deepest call depth reached */
    uint32_t end_signal;      /* end reason 3 (format 2.4): the fatal
                                 signal's number; 0 if not recorded */
+   uint32_t handler_depth;   /* end reason 3 (format 1.13, 2.12): 1 + the
+                                stream's depth when the signal handler
+                                still running was entered (the frames
+                                above it are the handler's); 0 if none
+                                ran or not recorded.  Since 0.14. */
 } pl_thread_info;
 
 typedef struct pl_trace pl_trace;

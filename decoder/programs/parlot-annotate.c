@@ -336,9 +336,11 @@ static int take_text(outbuf *out, char **dst)
    ri->crash_site, ri->exit_site (ri->aborted) and ri->least_progressed
    (or where none is behind another because they ran other calls, the
    positions, and ri->stopped_at set); NULL there if no process crashed
-   or ended early, or no thread is in a call.  Where a rank aborted or a
-   process exited early, the others were ended because of it (its
-   launcher), and how far they got is no diagnosis: no least progressed.
+   or ended early, or no thread is in a call.  Where a process crashed, a
+   rank aborted or a process exited early, the others were ended because
+   of it (its launcher, often by SIGKILL: where they were is then as of
+   their last flush, up to a second before), and how far they got is no
+   diagnosis: no least progressed.
    0, or -1 if out of memory. */
 static int find_least_progressed(const pl_program *p, const report_opts *opt,
                                  const pl_input *in, size_t n, read_info *ri)
@@ -347,7 +349,7 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
    outbuf text;
    void *state;
    size_t k, unfinished = 0;
-   int r, least = 0, ended = 0;
+   int r, least = 0, ended = 0, crashed = 0;
 
    for (k = 0; k < p->nprocs; k++) {
       pl_ending e;
@@ -372,11 +374,12 @@ static int find_least_progressed(const pl_program *p, const report_opts *opt,
       pl_filter_free(d.filter);
       return -1;
    }
-   r = pl_mode_crash_site(state, &text) < 0
+   r = (crashed = pl_mode_crash_site(state, &text)) < 0
        || take_text(&text, &ri->crash_site) < 0
        || (ended = pl_mode_exit_site(state, &text)) < 0
        || take_text(&text, &ri->exit_site) < 0
-       || (!ended && (least = pl_mode_progress_least(state, &text)) < 0)
+       || (!crashed && !ended
+           && (least = pl_mode_progress_least(state, &text)) < 0)
        || take_text(&text, &ri->least_progressed) < 0 ? -1 : 0;
    ri->aborted = ended == 2;
    ri->stopped_at = least == 2;

@@ -67,8 +67,15 @@
          The process is killed: the file ends here, without THREAD_END or
          PROCESS_END, and what no STREAM chunk holds yet (after the last
          sync) is lost.  Nothing may follow.
+     crash SIGNAL NAME N [handler=D]
+         A fatal signal (its number, its name) delivered to thread N kills
+         the process, as the tool records it: every running thread's
+         THREAD_END (reason: a fatal signal), its frames left open, and
+         thread N's saying that a signal handler was entered at stream
+         depth D and still ran, if given; then PROCESS_END.  Nothing may
+         follow.
 
-   A script must end with end, exec or kill.  Errors go to stderr as
+   A script must end with end, exec, kill or crash.  Errors go to stderr as
    "script_trace: SCRIPT:LINE: message"; the exit status is then 2. */
 
 #define _POSIX_C_SOURCE 200809L    /* getline */
@@ -387,17 +394,24 @@ static void do_return(sthread *t)
    after_event(t);
 }
 
-/* Close the open frames, sync, THREAD_END. */
-static void end_thread(sthread *t, uint32_t reason)
+/* Close the open frames (unless a fatal signal ends the thread), sync,
+   THREAD_END: of the 2.4 and 2.12 size with a signal's number and where
+   a handler was entered (1 + its depth, 0 none). */
+static void end_thread_as(sthread *t, uint32_t reason, uint32_t signo,
+                          uint32_t handler)
 {
-   uint8_t p[PL_THREAD_END_SIZE];
+   uint8_t p[PL_THREAD_END_WRITTEN];
+   uint32_t len = reason == PL_END_SIGNAL ? PL_THREAD_END_WRITTEN
+                                          : PL_THREAD_END_SIZE;
    if (t->inherited)
       die("thread %" PRIu32 " ends before its %" PRIu32 " inherited calls "
           "are made", t->number, t->inherited);
-   while (t->depth > 0)
+   while (t->depth > 0 && reason != PL_END_SIGNAL)
       do_return(t);
    sync_thread(t);
    memset(p, 0, sizeof p);
+   pl_put32(p + PL_THREAD_END_SIGNAL, signo);
+   pl_put32(p + PL_THREAD_END_HANDLER, handler);
    pl_put64(p, t->enc.events);
    pl_put64(p + 8, t->enc.words);
    pl_put64(p + 16, t->enc.raw_bytes);
@@ -405,10 +419,15 @@ static void end_thread(sthread *t, uint32_t reason)
    pl_put32(p + 32, t->lwp);
    pl_put32(p + 36, reason);
    pl_put64(p + 40, t->max_depth);
-   put_chunk(PL_CHUNK_THREAD_END, t->number, p, sizeof p);
+   put_chunk(PL_CHUNK_THREAD_END, t->number, p, len);
    t->ended = 1;
    S.threads_ended++;
    S.events += t->enc.events;
+}
+
+static void end_thread(sthread *t, uint32_t reason)
+{
+   end_thread_as(t, reason, 0, 0);
 }
 
 /* ---- Commands ----------------------------------------------------------- */
@@ -567,10 +586,25 @@ static void sync_all(void)
          sync_thread(S.threads[i]);
 }
 
+/* PROCESS_END: how the process ended (the pairs in kv, freed), then the
+   totals. */
+static void process_end(kvbuf *kv)
+{
+   char num[24];
+   snprintf(num, sizeof num, "%" PRIu32, S.threads_ended);
+   kv_add(kv, "threads", num);
+   snprintf(num, sizeof num, "%" PRIu32, S.nfns);
+   kv_add(kv, "functions", num);
+   snprintf(num, sizeof num, "%" PRIu64, S.events);
+   kv_add(kv, "events", num);
+   put_chunk(PL_CHUNK_PROCESS_END, 0, kv->p, kv->len);
+   free(kv->p);
+   S.finished = 1;
+}
+
 static void cmd_end(char **w, int n)
 {
    kvbuf kv = { NULL, 0, 0 };
-   char num[24];
    uint32_t i;
 
    if (n > 2)
@@ -580,15 +614,32 @@ static void cmd_end(char **w, int n)
          end_thread(S.threads[i], PL_END_PROCESS_EXIT);
    kv_add(&kv, "ending", "exit");       /* as the tool writes since 2.3 */
    kv_add(&kv, "exit_status", n == 2 ? w[1] : "0");
-   snprintf(num, sizeof num, "%" PRIu32, S.threads_ended);
-   kv_add(&kv, "threads", num);
-   snprintf(num, sizeof num, "%" PRIu32, S.nfns);
-   kv_add(&kv, "functions", num);
-   snprintf(num, sizeof num, "%" PRIu64, S.events);
-   kv_add(&kv, "events", num);
-   put_chunk(PL_CHUNK_PROCESS_END, 0, kv.p, kv.len);
-   free(kv.p);
-   S.finished = 1;
+   process_end(&kv);
+}
+
+static void cmd_crash(char **w, int n)
+{
+   kvbuf kv = { NULL, 0, 0 };
+   char num[24];
+   uint32_t i, signo, thr, handler = 0;
+
+   if (n < 4 || n > 5 || (n == 5 && strncmp(w[4], "handler=", 8) != 0))
+      die("usage: crash SIGNAL NAME N [handler=D]");
+   signo = (uint32_t)number(w[1], "signal");
+   thr = (uint32_t)number(w[3], "thread");
+   if (n == 5)
+      handler = (uint32_t)number(w[4] + 8, "handler depth") + 1;
+   for (i = 0; i < S.nthreads; i++)
+      if (!S.threads[i]->ended)
+         end_thread_as(S.threads[i], PL_END_SIGNAL, signo,
+                       S.threads[i]->number == thr ? handler : 0);
+   kv_add(&kv, "ending", "signal");
+   snprintf(num, sizeof num, "%" PRIu32, signo);
+   kv_add(&kv, "signal", num);
+   kv_add(&kv, "signal_name", w[2]);
+   snprintf(num, sizeof num, "%" PRIu32, thr);
+   kv_add(&kv, "signal_thread", num);
+   process_end(&kv);
 }
 
 static void command(char **w, int n)
@@ -655,6 +706,8 @@ static void command(char **w, int n)
       S.finished = S.exec_last = 1;
    } else if (strcmp(c, "end") == 0) {
       cmd_end(w, n);
+   } else if (strcmp(c, "crash") == 0) {
+      cmd_crash(w, n);
    } else if (strcmp(c, "kill") == 0) {
       if (n != 1)
          die("usage: kill");
@@ -696,7 +749,7 @@ int main(int argc, char **argv)
    if (ferror(in))
       die("cannot read the script");
    if (!S.finished)
-      die("the script must end with end, exec or kill");
+      die("the script must end with end, exec, kill or crash");
    S.line = 0;
    if (fclose(S.f) != 0)
       die("cannot write %s", argv[2]);

@@ -37,12 +37,19 @@
 #  - runs that did not finish: the Least progressed line names the rank
 #    behind, or where every rank stopped when all stopped at one point;
 #    where no rank is behind another (a master and its workers in their
-#    own loops), the Stopped at line lists the positions; a rank that
+#    own loops), the Stopped at line lists the positions; the least
+#    progressed rank's other threads in the program's code (an OpenMP
+#    worker waiting for a lock, its main thread at the region's end)
+#    are named with it; ranks at one
+#    point as one (a rank that skipped a reduction the others wait in,
+#    the root with more prints among those); a rank that
 #    ended the job (an error stop exiting with status 1, MPI_Abort killed
 #    there or exiting with status 3) is named, with where it ended, by
 #    an Exited early or Aborted line, and the ranks its launcher then
 #    killed get no Least progressed line (one of them seemingly behind);
-#    parlot-decode --progress places the rank where it exited;
+#    parlot-decode --progress places the rank where it exited; a crash
+#    that a signal handler took (and died in) is named where the signal
+#    came, the handler beside it, with no least progressed line;
 #  - the command line: usage errors (exit 2, one line, no output), --help,
 #    --version, -o, -o naming an input, write errors;
 #  - the manual page renders without a warning (groff -ww), and documents
@@ -217,17 +224,83 @@ farm_rank() {
    esac
    echo "sync"; echo "kill"
 }
-mkdir -p "$tmp/farm"
-for r in 0 1 2; do
-   farm_rank $r >"$tmp/farm.script" &&
-   "$SCRIPT_TRACE" "$tmp/farm.script" "$tmp/farm/r$r.trace" || fail "script_trace (farm)"
-done
-"$PARLOT_ANNOTATE" "$tmp/farm" >"$tmp/farm.ann" 2>/dev/null
+# script_run NAME NRANKS FUNC [ARGS...]: an MPI run's traces in $tmp/NAME,
+# rank R's from the script FUNC R ARGS... writes, and their report in
+# $tmp/NAME.ann
+script_run() {
+   sr_name=$1 sr_n=$2 sr_f=$3
+   shift 3
+   mkdir -p "$tmp/$sr_name"
+   for sr_r in $(seq 0 $((sr_n - 1))); do
+      $sr_f $sr_r "$@" >"$tmp/$sr_name.script" &&
+      "$SCRIPT_TRACE" "$tmp/$sr_name.script" "$tmp/$sr_name/r$sr_r.trace" ||
+         fail "script_trace ($sr_name)"
+   done
+   "$PARLOT_ANNOTATE" "$tmp/$sr_name" >"$tmp/$sr_name.ann" 2>/dev/null
+}
+script_run farm 3 farm_rank
 if grep -qxF "Stopped at:       3 positions: 1:[0]  main > master > MPI_Recv #4; 1:[1]  main > worker > MPI_Recv #3; 1:[2]  main > MPI_Barrier" "$tmp/farm.ann" &&
    ! grep -q "^Least progressed" "$tmp/farm.ann"; then
    pass "stopped master and workers: no rank behind another, the header lists where they stopped"
 else
    fail "stopped master and workers" "$(grep '^Least\|^Stopped' "$tmp/farm.ann")"
+fi
+
+# OpenMP in each rank: rank 2's worker thread waits for a lock nobody
+# frees in its share of the 2nd parallel region; rank 2's main thread
+# waits at the region's end (in GOMP_parallel), the others in the halo
+# exchange after it.  The header names rank 2, and its worker where it
+# waits.
+omp_rank() {
+   mpi_script_head $((680 + $1)) $1 /opt/hy "main sweep exchange sweep._omp_fn.0" \
+      "MPI_Waitall" "GOMP_parallel omp_set_lock"
+   echo "call 1 main"
+   echo "thread 2"
+   for it in 1 2; do
+      echo "call 1 sweep GOMP_parallel sweep._omp_fn.0"; echo "return 1"
+      echo "call 2 sweep._omp_fn.0"
+      if [ $1 = 2 ] && [ $it = 2 ]; then echo "call 2 omp_set_lock"; break; fi
+      echo "return 2"
+      echo "return 1 2"
+      echo "call 1 exchange MPI_Waitall"
+      [ $it = 2 ] && break
+      echo "return 1 2"
+   done
+   echo "sync"; echo "kill"
+}
+script_run omp 3 omp_rank
+if grep -qxF "Least progressed: 1:[2]  main > sweep #2 > GOMP_parallel, after 1 call; last MPI call MPI_Waitall in exchange; its thread [2.2]  sweep._omp_fn.0 #2 > omp_set_lock  (5 threads further on)" "$tmp/omp.ann"; then
+   pass "a rank waiting at a parallel region's end: its worker thread where it waits is named too"
+else
+   fail "the least progressed rank's worker thread" "$(grep '^Least\|^Stopped' "$tmp/omp.ann")"
+fi
+
+# Rank 1 skips its 3rd reduction (norm) and waits in the 4th iteration's
+# exchange; the others wait in the 3rd reduction, rank 0 with a print per
+# iteration more.  Ranks 0, 2 and 3 are at one point, whatever order the
+# comparison of the others' (other calls at one point: by the calls
+# their caller made, the root's prints among them) sorts them in.
+skip_rank() {
+   mpi_script_head $((660 + $1)) $1 /opt/mg "main norm vcycle" \
+      "MPI_Sendrecv MPI_Wait" "printf"
+   echo "call 1 main"
+   for it in 1 2 3 4; do
+      echo "call 1 vcycle MPI_Sendrecv"
+      [ $it = 4 ] && break
+      echo "return 1 2"
+      [ $1 = 0 ] && { echo "call 1 printf"; echo "return 1"; }
+      [ $1 = 1 ] && [ $it = 3 ] && continue
+      echo "call 1 norm MPI_Wait"
+      [ $it = 3 ] && break
+      echo "return 1 2"
+   done
+   echo "sync"; echo "kill"
+}
+script_run skip 4 skip_rank
+if grep -qxF "Stopped at:       2 positions: 3:[0,2-3]  main > norm #3 > MPI_Wait; 1:[1]  main > vcycle #4 > MPI_Sendrecv" "$tmp/skip.ann"; then
+   pass "a rank that skipped a reduction: the three waiting in it are one position, the skipper another"
+else
+   fail "a skipped reduction's positions" "$(grep '^Least\|^Stopped' "$tmp/skip.ann")"
 fi
 
 # A rank that ends the job in its 3rd iteration: a Fortran error stop
@@ -261,12 +334,7 @@ ending_rank() {    # RANK HOW: stop, abort-killed or abort-exit
    echo "sync"; echo "kill"
 }
 for how in stop abort-killed abort-exit; do
-   mkdir -p "$tmp/$how"
-   for r in 0 1 2; do
-      ending_rank $r $how >"$tmp/$how.script" &&
-      "$SCRIPT_TRACE" "$tmp/$how.script" "$tmp/$how/r$r.trace" || fail "script_trace ($how)"
-   done
-   "$PARLOT_ANNOTATE" "$tmp/$how" >"$tmp/$how.ann" 2>/dev/null
+   script_run $how 3 ending_rank $how
 done
 "$PARLOT_DECODE" --progress "$tmp/stop" >"$tmp/stop.progress" 2>/dev/null
 if grep -qxF "Exited early:     [1]  main > solve #3 > vcycle x2 > _gfortran_error_stop_string; last MPI call MPI_Sendrecv in vcycle  (exit status 1)" "$tmp/stop.ann" &&
@@ -277,6 +345,38 @@ if grep -qxF "Exited early:     [1]  main > solve #3 > vcycle x2 > _gfortran_err
    pass "a rank that ended the job (error stop, MPI_Abort killed or exiting): named with where it ended, no least progressed among the ranks killed after it"
 else
    fail "runs a rank ended" "$(grep -h '^Exited\|^Aborted\|^Least\|^Stopped' "$tmp"/stop.ann "$tmp"/abort-*.ann)" "$(tail -4 "$tmp/stop.progress")"
+fi
+
+# Rank 1 crashes in smooth in its 3rd iteration, and a signal handler (as
+# gfortran's runtime and UCX install one) takes the signal and dies in it;
+# the launcher kills the others (rank 2 as of its last flush, in its 1st
+# iteration).  The crash line names smooth, the handler beside it, and no
+# rank is least progressed.
+crash_rank() {
+   mpi_script_head $((690 + $1)) $1 /opt/mg "main solve vcycle smooth on_fault report" \
+      "MPI_Sendrecv"
+   echo "call 1 main"
+   iters=3
+   [ $1 = 2 ] && iters=1
+   for it in $(seq $iters); do
+      if [ $1 = 1 ] && [ $it = 3 ]; then
+         echo "call 1 solve vcycle vcycle smooth"
+         echo "call 1 on_fault report"
+         echo "crash 11 SIGSEGV 1 handler=5"
+         return
+      fi
+      echo "call 1 solve vcycle vcycle MPI_Sendrecv"
+      [ $it = $iters ] && break
+      echo "return 1 4"
+   done
+   echo "sync"; echo "kill"
+}
+script_run crash 3 crash_rank
+if grep -qxF "Crashed:          [1]  main > solve #3 > vcycle x2 > smooth, after 1 call; in a signal handler: on_fault; last MPI call MPI_Sendrecv in vcycle  (SIGSEGV)" "$tmp/crash.ann" &&
+   ! grep -q "^Least progressed\|^Stopped at" "$tmp/crash.ann"; then
+   pass "a crash a signal handler took: the crash line names where the signal came, the handler beside it; no least progressed among the ranks killed after it"
+else
+   fail "a crash in a signal handler" "$(grep '^Crashed\|^Least\|^Stopped' "$tmp/crash.ann")"
 fi
 
 # ---- script_trace itself ----------------------------------------------------
@@ -337,7 +437,7 @@ bad_script "a function of an undefined object" "no object '/x'" \
    "$hdr" "function f /x" "end"
 bad_script "returning into inherited frames" "before its 1 inherited" \
    "$hdr" "function f" "thread 1 inherited=2" "call 1 f" "return 1" "end"
-bad_script "a script without an end" "must end with end, exec or kill" \
+bad_script "a script without an end" "must end with end, exec, kill or crash" \
    "$hdr" "thread 1"
 bad_script "commands after end" "nothing may follow" "$hdr" "end" "thread 1"
 

@@ -1126,24 +1126,36 @@ def check_ending(args, procs, matched, traces, syms):
                     open_fns.append(k)
                 else:
                     open_fns.pop()
-            if not open_fns or syms.name(open_fns[-1]) != args.signal_in:
+            # with --handler, the handler's frame is innermost, entered
+            # from FN's
+            inner = open_fns[:-1] if args.handler else open_fns
+            if args.handler and (not open_fns or
+                                 syms.name(open_fns[-1]) != args.handler):
+                raise CheckFailed("%s: the signal went to thread %d, whose "
+                                  "innermost open frame is %s, not the "
+                                  "handler %s" % (f, thr, open_fns and
+                                                  syms.name(open_fns[-1]),
+                                                  args.handler))
+            if not inner or syms.name(inner[-1]) != args.signal_in:
                 raise CheckFailed("%s: the signal went to thread %d, whose "
                                   "innermost open frame is %s, not %s"
-                                  % (f, thr, open_fns and
-                                     syms.name(open_fns[-1]), args.signal_in))
+                                  % (f, thr, inner and
+                                     syms.name(inner[-1]), args.signal_in))
             if what in CRASH_SIGNALS:
-                check_crash_line(f, op.pid, thr, args.signal_in, what)
+                check_crash_line(f, op.pid, thr, args.signal_in, what,
+                                 args.handler)
 
 
 CRASH_SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT",
                  "SIGTRAP", "SIGSYS")
 
 
-def check_crash_line(f, pid, thr, fn, sig):
+def check_crash_line(f, pid, thr, fn, sig, handler=None):
     """parlot-annotate's header names a crash (the program's own fault, not
     a kill from outside) where it happened: the thread the signal went to
     and a path ending in fn (then at most the one library call fn made,
-    as abort), and the signal."""
+    as abort), the signal handler still running if handler (the frames
+    above fn are its), and the signal."""
     annotate = os.environ.get("PARLOT_ANNOTATE")
     if not annotate:
         raise SetupError("PARLOT_ANNOTATE is not set")
@@ -1151,8 +1163,10 @@ def check_crash_line(f, pid, thr, fn, sig):
     line = [l for l in out.decode("utf-8", "replace").splitlines()
             if l.startswith("Crashed:")]
     who = "p%d" % pid + (".%d" % thr if thr > 1 else "")
+    tail = ("; in a signal handler: %s" % re.escape(handler)) if handler else ""
     want = (r"^Crashed: +\[%s\]  .*\b%s( #\d+)?( x\d+)?( > [^ >]+( #\d+)?)?"
-            r"(, after \d+ calls?)?  \(%s\)$" % (re.escape(who), re.escape(fn), sig))
+            r"(, after \d+ calls?)?%s  \(%s\)$"
+            % (re.escape(who), re.escape(fn), tail, sig))
     if len(line) != 1 or not re.match(want, line[0]):
         raise CheckFailed("%s: parlot-annotate's crash line is %s, not "
                           "[%s] ... %s (%s)" % (f, line, who, fn, sig))
@@ -1762,6 +1776,9 @@ def main():
                    "after a signal, open frames stay open)")
     o.add_argument("--signal-in", metavar="FN",
                    help="the fatal signal went to a thread inside FN")
+    o.add_argument("--handler", metavar="FN",
+                   help="with --signal-in: the signal's handler FN was "
+                   "running, entered from the --signal-in function")
     o.add_argument("--dlreload", action="store_true",
                    help="check the events of dlreload's libraries")
     o.add_argument("--damage", action="store_true",

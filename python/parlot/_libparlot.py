@@ -36,7 +36,8 @@ class ThreadInfo(ctypes.Structure):     # pl_thread_info
                 ("ended", ctypes.c_int), ("end_reason", c_u32),
                 ("lwp", c_u32), ("events", c_u64), ("words", c_u64),
                 ("raw_bytes", c_u64), ("encoded_bytes", c_u64),
-                ("max_depth", c_u64), ("end_signal", c_u32)]
+                ("max_depth", c_u64), ("end_signal", c_u32),
+                ("handler_depth", c_u32)]
 
 
 class VEvent(ctypes.Structure):         # pl_vevent

@@ -69,6 +69,11 @@ typedef struct {
                                kept), 0 if none or not so */
    int      exited;         /* its position is where its process exited
                                early (early_exits): npos is exit_npos */
+   progress_frame handler;  /* a signal handler still running when a
+                               fatal signal ended the thread (a runtime's
+                               that prints a backtrace and raises the
+                               signal again): its first shown frame,
+                               above the position (fn 0: none) */
 } sthread;
 
 typedef struct {
@@ -282,14 +287,20 @@ static int globalize(stacks *s, progress_frame *x, const pl_trace *t,
 /* Thread st's position where its trace ended (none if the view never
    showed a call: a thread that runs no code of the program's). */
 static int keep_position(stacks *s, sthread *st, const progress *pg,
-                         size_t at_exit, const pl_trace *t,
-                         const trace_labels *nm, uint32_t *map)
+                         size_t at_exit, size_t below_handler,
+                         const pl_trace *t, const trace_labels *nm,
+                         uint32_t *map)
 {
    size_t d, kept;
 
    if (pg->broken || !pg->f || pg->f[0].started == 0)
       return pg->broken ? -1 : 0;
    st->npos = pg->depth;
+   /* the position is the interrupted code's; the handler is noted */
+   if (below_handler && below_handler - 1 < pg->depth) {
+      st->npos = below_handler - 1;
+      st->handler = pg->f[below_handler];
+   }
    /* the frames the tool closed at the exit: no call came after them, so
       they are still in place above the depth */
    st->exit_npos = at_exit > pg->depth && at_exit < pg->cap ? at_exit : 0;
@@ -307,7 +318,8 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
    for (d = 1; d <= kept; d++)
       if (globalize(s, &st->pos[d], t, nm, map) < 0)
          return -1;
-   if (globalize(s, &st->mpi, t, nm, map) < 0
+   if (globalize(s, &st->handler, t, nm, map) < 0
+       || globalize(s, &st->mpi, t, nm, map) < 0
        || globalize(s, &st->mpi_caller, t, nm, map) < 0
        || globalize(s, &st->before_poll, t, nm, map) < 0)
       return -1;
@@ -338,6 +350,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    progress pg = { 0 };
    const pl_thread_info *info;
    size_t at_exit = 0;           /* frames open when the process exited */
+   size_t below_handler = 0;     /* 1 + shown frames below a handler */
    sthread *st;
    long r, k;
    int ret = -1;
@@ -373,6 +386,8 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
       goto oom;
    for (d = 0; d < depth; d++) {
       uint32_t id = stack[d];
+      if (info->ended && info->handler_depth == d + 1)
+         below_handler = n + 1;        /* the handler's frames begin */
       if (!pl_keep_frame(keep, id, caller_own, &caller_own))
          continue;
       if (pl_filter_max_depth(f) && n == pl_filter_max_depth(f))
@@ -392,7 +407,7 @@ static int read_thread(stacks *s, pl_trace *t, size_t i, const uint8_t *keep,
    st->pid = strdup(pl_trace_process_get(t, "pid"));
    st->rank = rank ? strdup(rank) : NULL;
    if (!st->pid || (rank && !st->rank) || add_stack(s, th, shown, n) < 0
-       || keep_position(s, st, &pg, at_exit, t, nm, map) < 0)
+       || keep_position(s, st, &pg, at_exit, below_handler, t, nm, map) < 0)
       goto oom;
    ret = 0;
    goto out;
@@ -500,6 +515,7 @@ static int merge_thread(stacks *s, stacks *part, size_t k,
    kept = st->exit_npos > st->npos ? st->exit_npos : st->npos;
    for (d = 1; st->pos && d <= kept; d++)
       map_frame(&st->pos[d], map);
+   map_frame(&st->handler, map);
    map_frame(&st->mpi, map);
    map_frame(&st->mpi_caller, map);
    map_frame(&st->before_poll, map);
@@ -840,6 +856,10 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
    else if (leaf->started)
       outbuf_printf(o, ", after %llu call%s", (unsigned long long)leaf->started,
                     leaf->started == 1 ? "" : "s");
+   if (t->handler.fn) {         /* the interrupted code's position */
+      outbuf_str(o, "; in a signal handler: ");
+      put_frame(o, s, &t->handler);
+   }
    if (t->before_poll.fn) {     /* how far it got before it began polling */
       outbuf_str(o, ", polling since ");
       put_frame(o, s, &t->before_poll);
@@ -923,10 +943,25 @@ static int aborting(const stacks *s, const sthread *t)
           && pl_runtime_mpi_abort(s->fns[t->pos[t->npos].fn].label);
 }
 
+/* A hash of t's position that positions at one point share (as
+   progress_compare has it: the same calls, a poll's number aside, and
+   the same calls started in the innermost). */
+static uint64_t point_hash(const sthread *t)
+{
+   uint64_t h = pl_fnv1a_step(PL_FNV1A_INIT, t->npos);
+   size_t d;
+   for (d = 1; d <= t->npos; d++)
+      h = pl_fnv1a_step(pl_fnv1a_step(h, t->pos[d].fn),
+                        t->pos[d].poll ? 0 : t->pos[d].num);
+   h = pl_fnv1a_step(h, t->pos[t->npos].started_own);
+   return pl_fnv1a_step(h, t->pos[t->npos].started);
+}
+
 /* 0, or -1 if out of memory. */
 static int classify_progress(stacks *s, progress_classes *pc)
 {
-   size_t i, j;
+   size_t i, j, c, *cls, *rep, *size, *slot;
+   unsigned bits = 4;
 
    early_exits(s);
    memset(pc, 0, sizeof *pc);
@@ -945,23 +980,62 @@ static int classify_progress(stacks *s, progress_classes *pc)
    sort_ctx = s;
    if (pc->n > 1)
       qsort(pc->order, pc->n, sizeof *pc->order, by_progress);
-   for (i = 0; i < pc->n; i = j) {
-      const sthread *a = &s->threads[pc->order[i]];
+   /* Classes of the threads at one point, in the order of their first
+      threads.  The comparison is no total order (threads that ran other
+      calls at one point compare by the calls their caller made, or not
+      at all), so threads at one point need not be neighbours after the
+      sort: ranks waiting in one reduction, and a rank that skipped it
+      sorted between them by the root's extra prints. */
+   while (((size_t)1 << bits) < 2 * pc->n + 2)
+      bits++;
+   cls = malloc((pc->n + 1) * sizeof *cls);
+   rep = malloc((pc->n + 1) * sizeof *rep);
+   size = calloc(pc->n + 1, sizeof *size);
+   slot = malloc(((size_t)1 << bits) * sizeof *slot);
+   if (!cls || !rep || !size || !slot) {
+      free(cls);
+      free(rep);
+      free(size);
+      free(slot);
+      progress_classes_free(pc);
+      return -1;
+   }
+   memset(slot, 0xff, ((size_t)1 << bits) * sizeof *slot);
+   for (i = 0; i < pc->n; i++) {     /* a table of the classes by point */
+      const sthread *b = &s->threads[pc->order[i]];
+      size_t h = (size_t)pl_golden_slot(point_hash(b), bits);
       int cm;
-      pc->first[pc->nclasses++] = i;
-      for (j = i + 1; j < pc->n; j++) {
-         const sthread *b = &s->threads[pc->order[j]];
-         int r = progress_compare(a->pos, a->npos, b->pos, b->npos, &cm);
-         if (r != 0) {
-            if (i == 0) {
-               pc->cmp = r;
-               pc->comparable = cm;
-            }
-            break;
-         }
+      while ((c = slot[h]) != SIZE_MAX
+             && progress_compare(s->threads[rep[c]].pos,
+                                 s->threads[rep[c]].npos, b->pos, b->npos,
+                                 &cm) != 0)
+         h = (h + 1) & (((size_t)1 << bits) - 1);
+      if (c == SIZE_MAX) {
+         c = slot[h] = pc->nclasses++;
+         rep[c] = pc->order[i];
       }
+      cls[i] = c;
+      size[c]++;
+   }
+   for (c = 0, j = 0; c < pc->nclasses; c++) {   /* where each starts */
+      pc->first[c] = j;
+      j += size[c];
+      size[c] = pc->first[c];                     /* its next place */
    }
    pc->first[pc->nclasses] = pc->n;
+   for (i = 0; i < pc->n; i++)                     /* rep: the new order */
+      rep[size[cls[i]]++] = pc->order[i];
+   memcpy(pc->order, rep, pc->n * sizeof *pc->order);
+   if (pc->nclasses > 1) {
+      const sthread *a = &s->threads[pc->order[0]];
+      const sthread *b = &s->threads[pc->order[pc->first[1]]];
+      pc->cmp = progress_compare(a->pos, a->npos, b->pos, b->npos,
+                                 &pc->comparable);
+   }
+   free(cls);
+   free(rep);
+   free(size);
+   free(slot);
    return 0;
 }
 
@@ -1165,6 +1239,48 @@ int pl_mode_progress_view(void *state, outbuf *o, const char *of)
    return put_progress(o, state, 1, of);
 }
 
+/* Threads of class c's processes that it does not show: the others of
+   those processes inside the program's code that began elsewhere (an
+   OpenMP worker in its share of a parallel region, a pthread in its
+   routine), where the class's thread may wait for them (at the region's
+   end, in pthread_join), at most INNER_SHOWN, as "; its thread [2.4]  f
+   #6 > omp_set_lock".  0, or -1 if out of memory. */
+#define INNER_SHOWN 2
+
+static int put_inner_threads(outbuf *o, const stacks *s,
+                             const progress_classes *pc, size_t c)
+{
+   size_t lo = pc->first[c], hi = pc->first[c + 1], i, j, n = 0, more = 0;
+
+   for (i = 0; i < s->nthreads; i++) {
+      const sthread *u = &s->threads[i];
+      int mine = 0;
+      thread_key k;
+      if (!u->pos || u->npos == 0)
+         continue;
+      for (j = lo; j < hi && &s->threads[pc->order[j]] != u; j++) {
+         const sthread *t = &s->threads[pc->order[j]];
+         mine |= t->proc == u->proc && t->npos
+                 && t->pos[1].fn != u->pos[1].fn;
+      }
+      if (j < hi || !mine)          /* in the class, or not its process's */
+         continue;
+      if (n == INNER_SHOWN) {
+         more++;
+         continue;
+      }
+      outbuf_str(o, n++ ? "; " : "; its thread ");
+      thread_key_set(&k, u->pid, u->rank, u->number);
+      if (put_thread_set(o, &k, 1) < 0)
+         return -1;
+      outbuf_str(o, "  ");
+      put_position(o, s, u);
+   }
+   if (more)
+      outbuf_printf(o, "; %zu more of its threads", more);
+   return 0;
+}
+
 /* Positions the header names where none is least progressed; the
    --stacks and --progress views list them all. */
 #define STOPPED_POSITIONS 3
@@ -1179,7 +1295,8 @@ int pl_mode_progress_least(void *state, outbuf *o)
       return -1;
    if (pc.nclasses > 1 && pc.cmp < 0 && pc.comparable) {
       outbuf_printf(o, "%zu:", pc.first[1]);
-      ret = put_progress_class(o, state, &pc, 0) < 0 ? -1 : 1;
+      ret = put_progress_class(o, state, &pc, 0) < 0
+            || put_inner_threads(o, state, &pc, 0) < 0 ? -1 : 1;
       if (ret > 0)
          outbuf_printf(o, "  (%zu thread%s further on)", pc.n - pc.first[1],
                        pc.n - pc.first[1] == 1 ? "" : "s");
