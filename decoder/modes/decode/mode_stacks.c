@@ -904,32 +904,23 @@ static void put_ending(outbuf *o, const sproc *p)
    outbuf_str_escaped(o, text);
 }
 
-/* Whether process p exited early: by an exit of its own (not a signal),
-   with a status other than 0 or while other processes of the run did not
-   finish (a rank's error stop, with the launcher ending the others). */
-static int exited_early(const stacks *s, const sproc *p)
-{
-   size_t i;
-   if (p->ending.kind != PL_ENDING_EXIT)
-      return 0;
-   if (p->ending.status > 0)
-      return 1;
-   for (i = 0; i < s->nprocs; i++)
-      if (s->procs[i].ending.kind == PL_ENDING_SIGNAL
-          || s->procs[i].ending.kind == PL_ENDING_CUT_SHORT)
-         return 1;
-   return 0;
-}
-
 /* The threads of processes that exited early are where their process
-   exited (the calls the tool closed then) instead of nowhere. */
+   exited (the calls the tool closed then) instead of nowhere.  A process
+   exited early if it exited (not by a signal) with a status other than
+   0, or while other processes of the run did not finish (a rank's error
+   stop, with the launcher ending the others). */
 static void early_exits(stacks *s)
 {
    size_t i;
+   int unfinished = 0;
+   for (i = 0; i < s->nprocs; i++)
+      unfinished |= s->procs[i].ending.kind == PL_ENDING_SIGNAL
+                    || s->procs[i].ending.kind == PL_ENDING_CUT_SHORT;
    for (i = 0; i < s->nthreads; i++) {
       sthread *t = &s->threads[i];
-      if (!t->exited && t->exit_npos > t->npos
-          && exited_early(s, &s->procs[t->proc])) {
+      const pl_ending *e = &s->procs[t->proc].ending;
+      if (!t->exited && t->exit_npos > t->npos && e->kind == PL_ENDING_EXIT
+          && (e->status > 0 || unfinished)) {
          t->npos = t->exit_npos;
          t->exited = 1;
       }
