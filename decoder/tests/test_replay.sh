@@ -33,7 +33,10 @@
 #    numbers, with the call path, and the summary's call counts; with
 #    --loops the hunk is the variant; a loop that ran once less is one
 #    line with both counts, and --ignore-loop-counts drops it; threads
-#    only one run has are reported; bad input exits 2;
+#    only one run has are reported; bad input exits 2; a call inserted
+#    into a loop of one call is one insertion; an inline loop's pass is
+#    named by the program's call before the difference, also one the
+#    context begins inside of;
 #  - parlot-diff --xml validates against docs/parlot-diff.rng (xmllint) and
 #    holds the same facts (read back with Python's XML parser).
 # Exit status: 0 if all passed, 1 otherwise.
@@ -711,6 +714,45 @@ if cell_loop cla 920 0 && cell_loop clb 921 1; then
    fi
 else
    fail "script_trace: the loop of one call"
+fi
+
+# main's inline loop calls step (which sends and waits inside) and then
+# MPI_Allreduce; B prints after the 5th reduction.  The context is
+# step's MPI calls and the reduction: the pass is named by step #5, the
+# program's own call the context begins inside of, not the library's
+# MPI_Allreduce #5
+pass_loop() {   # OUT PID EXTRA
+   {
+      echo "process pid=$2 exe=/opt/app/w arg0=w"
+      echo "object /opt/app/w"
+      echo "object /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+      echo "object /usr/lib/x86_64-linux-gnu/libc.so.6"
+      for f in main step; do echo "function $f /opt/app/w"; done
+      for f in MPI_Isend MPI_Waitall MPI_Allreduce; do
+         echo "function $f /usr/lib/x86_64-linux-gnu/libmpi.so.40"
+      done
+      echo "function printf /usr/lib/x86_64-linux-gnu/libc.so.6"
+      echo "thread 1"
+      echo "call 1 main"
+      for i in 1 2 3 4 5 6 7; do
+         printf 'call 1 step MPI_Isend\nreturn 1\ncall 1 MPI_Waitall\nreturn 1 2\n'
+         printf 'call 1 MPI_Allreduce\nreturn 1\n'
+         [ "$i" = "$3" ] && printf 'call 1 printf\nreturn 1\n'
+      done
+      echo "return 1"
+      echo end
+   } >"$tmp/$1.script"
+   "$SCRIPT_TRACE" "$tmp/$1.script" "$tmp/$1.trace"
+}
+if pass_loop pla 930 0 && pass_loop plb 931 5; then
+   run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" "$tmp/pla.trace" "$tmp/plb.trace"
+   if grep -q '^@@ main (after step #5) @@' "$tmp/out"; then
+      pass "diff: an inline loop's pass named by the program's call the context begins inside of (step #5)"
+   else
+      fail "diff: the pass by the enclosing call" "$(grep -A5 '^@@' "$tmp/out" | head -8)"
+   fi
+else
+   fail "script_trace: the loop of passes"
 fi
 
 run "$PARLOT_DIFF" "$tmp/out" "$tmp/err" --loops "$tmp/a.trace" "$tmp/b.trace"

@@ -355,32 +355,53 @@ static void outer_calls(context *c, size_t k, size_t depth, diff_hunk *h)
    h->nouter = n;
 }
 
+/* Whether line l, numbered num, can name the pass at depth: a call made
+   there that is not its caller's first of that function. */
+static int names_pass(const pl_line *l, uint64_t num, size_t depth)
+{
+   return l->kind == PL_LINE_CALL && l->depth == depth && num >= 2;
+}
+
 /* h's step (diff_hunk.step): a loop written inline in its caller (a
    main program's time steps) numbers none of the calls open, so the
    calls it makes say which pass it is in.  The context's lines from the
-   last back to the call open at depth - 1, that is, in the same call. */
+   last back to the call open at depth - 1, that is, in the same call;
+   the program's own call first, also one the context begins inside of
+   (h->outer: `exchange #5` around the context's MPI calls), then a
+   library call. */
 static void step_before(size_t depth, const uint8_t *keep, diff_hunk *h)
 {
-   size_t i, at = SIZE_MAX;
+   size_t i;
+   const pl_line *lib = NULL;
+   uint64_t lib_num = 0;
    if (!h->ctx_num)
       return;
    for (i = 0; i < h->path_len; i++)
       if (!h->path_num_a || h->path_num_a[i] > 1 || h->path_num_b[i] > 1)
          return;
    for (i = h->nctx; i-- > 0 && h->ctx[i].depth >= depth;) {
-      if (h->ctx[i].kind != PL_LINE_CALL || h->ctx[i].depth != depth
-          || h->ctx_num[i] < 2)
+      if (!names_pass(&h->ctx[i], h->ctx_num[i], depth))
          continue;
       if (!keep || keep[h->ctx[i].fn] == PL_KEEP_YES) {
-         at = i;
-         break;
+         h->step = &h->ctx[i];
+         h->step_num = h->ctx_num[i];
+         return;
       }
-      if (at == SIZE_MAX)
-         at = i;          /* a library call, unless an own one comes */
+      if (!lib) {          /* a library call, unless an own one comes */
+         lib = &h->ctx[i];
+         lib_num = h->ctx_num[i];
+      }
    }
-   if (at != SIZE_MAX) {
-      h->step = &h->ctx[at];
-      h->step_num = h->ctx_num[at];
+   for (i = h->nouter; i-- > 0;)
+      if (names_pass(&h->outer[i], h->outer_num[i], depth)
+          && (!keep || keep[h->outer[i].fn] == PL_KEEP_YES)) {
+         h->step = &h->outer[i];
+         h->step_num = h->outer_num[i];
+         return;
+      }
+   if (lib) {
+      h->step = lib;
+      h->step_num = lib_num;
    }
 }
 
