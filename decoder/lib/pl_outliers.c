@@ -119,8 +119,6 @@ static int add_reason(pl_outlier *o, size_t *cap, int kind, uint32_t fn,
    return 0;
 }
 
-/* The reasons process graph g differs from the majority: members m
-   (graphs gs[m[0..nm-1]]), rep their first (all have its shape). */
 /* Reasons of one kind about the program's own functions before those
    about library functions it calls (behaviour_functions' B_OWN), each
    part in its order: a rank's own extra call tells more than the
@@ -143,6 +141,9 @@ static void own_first(pl_reason *v, size_t n, const uint8_t *kind,
    }
 }
 
+/* The reasons process graph g differs from the majority: members m
+   (graphs gs[m[0..nm-1]]), rep their first (all have its shape); kind:
+   behaviour_functions' of each function. */
 static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
                    const size_t *m, size_t nm, uint64_t *tmp,
                    const uint8_t *kind)

@@ -1575,7 +1575,8 @@ int main(int argc, char **argv)
    outbuf out;
    diff_report rep;
    int status, ba, bb, nrun;
-   char label[PATH_MAX + 64];   /* the run's name, --within */
+   char label[PATH_MAX + 64];   /* --within's run given as files: its name */
+   const char *name;
    size_t i;
 
    o.demangle = 1;
@@ -1601,13 +1602,14 @@ int main(int argc, char **argv)
    memset(&fr, 0, sizeof fr);
    /* --within: the run on both sides, each with a trace open of its own */
    nrun = o.within ? argc - optind : 1;
-   if (nrun > 1)        /* a run given as its trace files */
-      snprintf(label, sizeof label, "%s and %d more trace files",
-               argv[optind], nrun - 1);
-   else
-      snprintf(label, sizeof label, "%s", argv[optind]);
-   ba = read_run(&ra, argv + optind, nrun, label, &o, 1);
-   bb = o.within ? read_run(&rb, argv + optind, nrun, label, &o, 0)
+   name = argv[optind];
+   if (nrun > 1) {      /* a run given as its trace files */
+      snprintf(label, sizeof label, "%.*s and %d more trace files",
+               PATH_MAX, argv[optind], nrun - 1);
+      name = label;
+   }
+   ba = read_run(&ra, argv + optind, nrun, name, &o, 1);
+   bb = o.within ? read_run(&rb, argv + optind, nrun, name, &o, 0)
                  : read_run(&rb, argv + optind + 1, 1, argv[optind + 1], &o, 1);
    if (ba < 0 || bb < 0) {
       fprintf(stderr, PROG ": out of memory\n");

@@ -735,6 +735,17 @@ oom:
 
 /* ---- How the processes ended --------------------------------------------- */
 
+/* How p ended, in words ("exit status 1"), the thread a signal was
+   delivered to aside. */
+static void put_ending(outbuf *o, const sproc *p)
+{
+   char text[128];
+   pl_ending e = p->ending;
+   e.signal_thread = 0;
+   pl_ending_text(&e, text, sizeof text);
+   outbuf_str_escaped(o, text);
+}
+
 /* Processes with one ending (the thread a signal was delivered to aside),
    each group's processes and, for a signal, those threads. */
 static int put_endings(outbuf *o, const stacks *s)
@@ -742,7 +753,6 @@ static int put_endings(outbuf *o, const stacks *s)
    thread_key *procs = malloc((s->nprocs + 1) * sizeof *procs);
    thread_key *took = malloc((s->nprocs + 1) * sizeof *took);
    char *done = calloc(s->nprocs + 1, 1);
-   char text[128];
    size_t i, j, np, nt;
    int ret = -1;
 
@@ -751,14 +761,11 @@ static int put_endings(outbuf *o, const stacks *s)
    outbuf_printf(o, "\n== how %zu process%s ended\n", s->nprocs,
                  s->nprocs == 1 ? "" : "es");
    for (i = 0; i < s->nprocs && !o->err; i++) {
-      pl_ending e = s->procs[i].ending;
       if (done[i])
          continue;
-      e.signal_thread = 0;          /* the threads are listed after it */
-      pl_ending_text(&e, text, sizeof text);
       for (np = nt = 0, j = i; j < s->nprocs; j++) {
          const sproc *p = &s->procs[j];
-         if (done[j] || !pl_ending_same(&e, &p->ending))
+         if (done[j] || !pl_ending_same(&s->procs[i].ending, &p->ending))
             continue;
          done[j] = 1;
          thread_key_set(&procs[np++], p->pid, p->rank, 1);
@@ -770,7 +777,7 @@ static int put_endings(outbuf *o, const stacks *s)
       if (put_thread_set(o, procs, np) < 0)
          goto out;
       outbuf_str(o, "  ");
-      outbuf_str_escaped(o, text);
+      put_ending(o, &s->procs[i]);     /* the threads are listed after it */
       if (nt) {
          outbuf_str(o, ", delivered to ");
          if (put_thread_set(o, took, nt) < 0)
@@ -875,6 +882,19 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
    }
 }
 
+/* Thread t and its position: "[2.4]  sweep._omp_fn.0 #6 > omp_set_lock".
+   0, or -1 if out of memory. */
+static int put_thread_position(outbuf *o, const stacks *s, const sthread *t)
+{
+   thread_key k;
+   thread_key_set(&k, t->pid, t->rank, t->number);
+   if (put_thread_set(o, &k, 1) < 0)
+      return -1;
+   outbuf_str(o, "  ");
+   put_position(o, s, t);
+   return 0;
+}
+
 /* The threads that ran the program's code, in classes of one position,
    least progressed first; unless always, only where there is something
    to compare (two such threads, one of them inside a call).  of names
@@ -892,16 +912,6 @@ static void progress_classes_free(progress_classes *pc)
 {
    free(pc->order);
    free(pc->first);
-}
-
-/* How p ended, in words ("exit status 1"). */
-static void put_ending(outbuf *o, const sproc *p)
-{
-   char text[128];
-   pl_ending e = p->ending;
-   e.signal_thread = 0;
-   pl_ending_text(&e, text, sizeof text);
-   outbuf_str_escaped(o, text);
 }
 
 /* The threads of processes that exited early are where their process
@@ -1246,7 +1256,6 @@ static int put_inner_threads(outbuf *o, const stacks *s,
    for (i = 0; i < s->nthreads; i++) {
       const sthread *u = &s->threads[i];
       int mine = 0;
-      thread_key k;
       if (!u->pos || u->npos == 0)
          continue;
       for (j = lo; j < hi && &s->threads[pc->order[j]] != u; j++) {
@@ -1261,11 +1270,8 @@ static int put_inner_threads(outbuf *o, const stacks *s,
          continue;
       }
       outbuf_str(o, n++ ? "; " : "; its thread ");
-      thread_key_set(&k, u->pid, u->rank, u->number);
-      if (put_thread_set(o, &k, 1) < 0)
+      if (put_thread_position(o, s, u) < 0)
          return -1;
-      outbuf_str(o, "  ");
-      put_position(o, s, u);
    }
    if (more)
       outbuf_printf(o, "; %zu more of its threads", more);
@@ -1352,7 +1358,6 @@ int pl_mode_exit_site(void *state, outbuf *o)
    stacks *s = state;
    const sthread *at = NULL;
    size_t i, nprocs = 0, last = (size_t)-1;
-   thread_key k;
    int abort = 0;
 
    early_exits(s);
@@ -1375,11 +1380,8 @@ int pl_mode_exit_site(void *state, outbuf *o)
    }
    if (!at)
       return 0;
-   thread_key_set(&k, at->pid, at->rank, at->number);
-   if (put_thread_set(o, &k, 1) < 0)
+   if (put_thread_position(o, s, at) < 0)
       return -1;
-   outbuf_str(o, "  ");
-   put_position(o, s, at);
    if (s->procs[at->proc].ending.kind == PL_ENDING_EXIT) {
       outbuf_str(o, "  (");
       put_ending(o, &s->procs[at->proc]);

@@ -86,27 +86,24 @@ static int same(const side_buf *a, size_t i, const side_buf *b, size_t j)
    return a->key[a->head + i] == b->key[b->head + j];
 }
 
+/* How many lines A from i and B from j agree for, at most limit and up
+   to the end of the shorter look-ahead; SIZE_MAX if they agree to the
+   end of both runs. */
+static size_t agree_for(const side_buf *a, size_t i, const side_buf *b,
+                        size_t j, size_t limit)
+{
+   size_t na = avail(a), nb = avail(b), k;
+   for (k = 0; k < limit && i + k < na && j + k < nb
+               && same(a, i + k, b, j + k); k++)
+      ;
+   return i + k == na && j + k == nb && a->ended && b->ended ? SIZE_MAX : k;
+}
+
 /* Whether A from i and B from j agree again: for SYNC_LINES lines, or
    up to the end of both. */
 static int agree(const side_buf *a, size_t i, const side_buf *b, size_t j)
 {
-   size_t na = avail(a), nb = avail(b), k;
-   for (k = 0; k < SYNC_LINES && i + k < na && j + k < nb
-               && same(a, i + k, b, j + k); k++)
-      ;
-   return k == SYNC_LINES
-          || (i + k == na && j + k == nb && a->ended && b->ended);
-}
-
-/* How many lines A from i and B from j agree for, up to the end of the
-   shorter look-ahead; SIZE_MAX if they agree to the end of both runs. */
-static size_t agree_len(const side_buf *a, size_t i, const side_buf *b,
-                        size_t j)
-{
-   size_t na = avail(a), nb = avail(b), k;
-   for (k = 0; i + k < na && j + k < nb && same(a, i + k, b, j + k); k++)
-      ;
-   return i + k == na && j + k == nb && a->ended && b->ended ? SIZE_MAX : k;
+   return agree_for(a, i, b, j, SYNC_LINES) >= SYNC_LINES;
 }
 
 /* The first mark of A's look-ahead that B's holds too: 1 with their
@@ -147,7 +144,7 @@ static int resync(const side_buf *a, const side_buf *b, size_t lim_a,
    size_t na = avail(a), nb = avail(b), i, j, mask;
    size_t best = SIZE_MAX, best_d = SIZE_MAX, best_sum = SIZE_MAX;
    size_t best_len = 0;
-   int len_known = 0;        /* best_len is the best point's agree_len */
+   int len_known = 0;        /* best_len is the best point's agreement */
    size_t *slot, *next;
    unsigned bits = 4;
 
@@ -182,10 +179,10 @@ static int resync(const side_buf *a, const side_buf *b, size_t lim_a,
             continue;
          if (mx == best) {         /* a tie: the longer agreement first */
             if (!len_known) {
-               best_len = agree_len(a, *ri, b, *rj);
+               best_len = agree_for(a, *ri, b, *rj, SIZE_MAX);
                len_known = 1;
             }
-            len = agree_len(a, i, b, j);
+            len = agree_for(a, i, b, j, SIZE_MAX);
             if (len < best_len
                 || (len == best_len
                     && (d > best_d || (d == best_d && i + j >= best_sum))))

@@ -195,7 +195,7 @@ static size_t ranked_proc(const pl_program *p, const pl_ranks *rk,
    last), then the others; within each, in thread order. */
 typedef struct {
    run_pair pair;
-   size_t   place, i;
+   size_t   place;
 } placed_pair;
 
 static int by_place(const void *x, const void *y)
@@ -203,7 +203,7 @@ static int by_place(const void *x, const void *y)
    const placed_pair *a = x, *b = y;
    if (a->place != b->place)
       return a->place < b->place ? -1 : 1;
-   return a->i < b->i ? -1 : a->i > b->i;
+   return a->pair.ib < b->pair.ib ? -1 : a->pair.ib > b->pair.ib;
 }
 
 int run_threads_within(const run_threads *r, const pl_program *p,
@@ -243,7 +243,6 @@ int run_threads_within(const run_threads *r, const pl_program *p,
       pp[n].pair.ia = k;
       pp[n].pair.ib = i;
       pp[n].place = place[me];
-      pp[n].i = i;
       n++;
    }
    if (n)
