@@ -24,9 +24,9 @@ typedef struct {
 void pl_fn_set_patterns(const pl_fn_patterns *p);
 
 /* Per function ID: PL_FN_RECORD if its calls are recorded, PL_FN_TOGGLE if
-   it is a --toggle-trace function.  Without patterns every function is
-   PL_FN_RECORD. */
-enum { PL_FN_RECORD = 1, PL_FN_TOGGLE = 2 };
+   it is a --toggle-trace function, PL_FN_ENDS_JOB if it is MPI_Abort (by
+   any of its names).  Without patterns every function is PL_FN_RECORD. */
+enum { PL_FN_RECORD = 1, PL_FN_TOGGLE = 2, PL_FN_ENDS_JOB = 4 };
 extern UChar *pl_fn_flags;
 /* Per function ID: its ID in the trace, which numbers only the recorded
    functions (1, 2, ... as they are first translated: the same ID when

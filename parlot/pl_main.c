@@ -535,6 +535,14 @@ static void add_entry_call(IRSB *sb, const VexGuestLayout *layout,
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+static void add_job_abort_call(IRSB *sb)
+{
+   IRDirty *d = unsafeIRDirty_0_N(0, "pl_on_job_abort",
+                                  VG_(fnptr_to_fnentry)(&pl_on_job_abort),
+                                  mkIRExprVec_0());
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
 static void add_return_call(IRSB *sb, const VexGuestLayout *layout, IRType ty)
 {
    IRTemp sp = read_sp(sb, layout, ty);
@@ -667,6 +675,8 @@ static IRSB *pl_instrument(VgCallbackClosure *closure, IRSB *sb_in,
          if (!first_insn)              /* a fall-through or a loop */
             add_jump_note(sb, layout, gWordTy);
          add_entry_call(sb, layout, gWordTy, fn);
+         if (pl_fn_flags[fn] & PL_FN_ENDS_JOB)
+            add_job_abort_call(sb);
       }
       first_insn = False;
    }

@@ -546,6 +546,9 @@ static uint8_t program_class(const pl_trace *t, uint32_t id, int kind,
       return PL_KEEP_YES;
    if (pl_runtime_calls_main(fn->name.str))
       return PL_KEEP_CALLS_MAIN;
+   if ((kind == PL_OBJECT_PROGRAM || kind == PL_OBJECT_SYSTEM)
+       && pl_runtime_instantiated(fn->name.str))
+      return PL_KEEP_ENTRY;
    switch (kind) {
    case PL_OBJECT_PROGRAM:
       return pl_runtime_function(fn->name.str) ? PL_KEEP_NO : PL_KEEP_YES;

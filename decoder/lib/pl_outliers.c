@@ -219,7 +219,8 @@ static int explain(pl_outlier *o, const pl_graph *g, pl_graph *gs,
 
 /* Per program function, what outlier classes look at: the program's view
    (pl_runtime.h): its own functions (B_OWN), and the library functions
-   it calls (B_ENTRY, counted along the edges from its own code only).
+   it calls (B_ENTRY, counted along the edges from its own code only),
+   the C++ standard library's code compiled into the program among them.
    Libraries' internal calls differ from rank to rank (rank 0 does more in
    MPI_Init, progress engines poll as they please) and would drown the
    program's behaviour, as would its own calls of MPI's polls (MPI_Test,
@@ -250,6 +251,8 @@ static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
          b[f] = B_OWN;            /* stands for a stripped main */
       else if (pl_runtime_mpi_poll(g->name))
          b[f] = B_NO;
+      else if (k != PL_OBJECT_LOADER && pl_runtime_instantiated(g->name))
+         b[f] = B_ENTRY;          /* std::sort's internals follow the data */
       else if (k == PL_OBJECT_PROGRAM || k == PL_OBJECT_SYSTEM)
          b[f] = pl_runtime_function(g->name) ? B_NO
                 : k == PL_OBJECT_PROGRAM ? B_OWN : B_CALLED;

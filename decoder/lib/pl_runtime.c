@@ -99,6 +99,27 @@ int pl_runtime_function(const char *name)
    return any_match(runtime_functions, name);
 }
 
+/* Itanium C++ ABI manglings of names in std (St, or nested: NSt, NKSt;
+   Sa, Ss, Si, So, Sd: std::allocator, string, istream, ostream,
+   iostream) and __gnu_cxx; ZZ...: a local entity of such a function. */
+static const char *const std_prefixes[] = {
+   "St", "NSt", "NKSt", "NVSt", "NVKSt", "NSa", "NKSa", "NSs", "NKSs",
+   "NSi", "NKSi", "NSo", "NKSo", "NSd", "NKSd", "N9__gnu_cxx",
+   "NK9__gnu_cxx", NULL
+};
+
+int pl_runtime_instantiated(const char *name)
+{
+   const char *const *p;
+   if (strncmp(name, "_Z", 2) != 0)
+      return 0;
+   name += name[2] == 'Z' ? 3 : 2;    /* a local entity: its function */
+   for (p = std_prefixes; *p; p++)
+      if (strncmp(name, *p, strlen(*p)) == 0)
+         return 1;
+   return 0;
+}
+
 int pl_runtime_calls_main(const char *name)
 {
    /* glibc 2.34 and later; older ones call main from __libc_start_main,

@@ -48,6 +48,15 @@ enum pl_object_kind pl_object_kind(const char *path);
    program's own. */
 int pl_runtime_function(const char *name);
 
+/* Whether a function name (as recorded: C++ names mangled) is the C++
+   standard library's (namespaces std and __gnu_cxx: std::sort's
+   __introsort_loop, std::vector's _M_realloc_insert), instantiated from
+   its headers into the object that uses it.  Such code is the library's
+   wherever it was compiled: its calls follow the data (a sort's
+   recursion, a vector's growth), and the program's view shows it as one
+   opaque call where the program's own code called it.  Since 0.15. */
+int pl_runtime_instantiated(const char *name);
+
 /* Whether a function is the C library's code that calls main
    (__libc_start_call_main): what it calls stands for the program's own
    calls when the main executable is stripped and main itself is never

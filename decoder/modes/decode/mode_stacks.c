@@ -61,6 +61,7 @@ typedef struct {
    progress_frame *pos;     /* its position: [0] the root, [1..npos] */
    size_t   npos;
    progress_frame mpi, mpi_caller;  /* its last MPI call (fn 0: none) */
+   progress_frame mpi_prev, mpi_prev_caller;   /* the one before, no poll */
    progress_frame before_poll;      /* where the innermost frame is one of
                                        MPI's polls: its caller's last
                                        other call (fn 0: none) */
@@ -311,6 +312,8 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
    memcpy(st->pos, pg->f, (kept + 1) * sizeof *st->pos);
    st->mpi = pg->mpi;
    st->mpi_caller = pg->mpi_caller;
+   st->mpi_prev = pg->mpi_prev;
+   st->mpi_prev_caller = pg->mpi_prev_caller;
    if (pg->depth && pg->f[pg->depth].poll) {
       st->before_poll.fn = pg->f[pg->depth - 1].last_fn;
       st->before_poll.num = pg->f[pg->depth - 1].last_num;
@@ -321,6 +324,8 @@ static int keep_position(stacks *s, sthread *st, const progress *pg,
    if (globalize(s, &st->handler, t, nm, map) < 0
        || globalize(s, &st->mpi, t, nm, map) < 0
        || globalize(s, &st->mpi_caller, t, nm, map) < 0
+       || globalize(s, &st->mpi_prev, t, nm, map) < 0
+       || globalize(s, &st->mpi_prev_caller, t, nm, map) < 0
        || globalize(s, &st->before_poll, t, nm, map) < 0)
       return -1;
    return 0;
@@ -518,6 +523,8 @@ static int merge_thread(stacks *s, stacks *part, size_t k,
    map_frame(&st->handler, map);
    map_frame(&st->mpi, map);
    map_frame(&st->mpi_caller, map);
+   map_frame(&st->mpi_prev, map);
+   map_frame(&st->mpi_prev_caller, map);
    map_frame(&st->before_poll, map);
    r = add_stack(s, th, fns, depth);
    free(fns);
@@ -850,12 +857,35 @@ static void put_position_path(outbuf *o, const stacks *s, const sthread *t)
    }
 }
 
+/* Whether no frame of t's position has a number that says which pass of
+   a loop it is in ("main > MPI_Finalize"). */
+static int names_no_pass(const sthread *t)
+{
+   size_t d;
+   for (d = 1; d <= t->npos; d++)
+      if (t->pos[d].num > 1)
+         return 0;
+   return 1;
+}
+
+/* " in CALLER" after an MPI call made by caller (fn 0: none known). */
+static void put_caller(outbuf *o, const stacks *s, const progress_frame *c)
+{
+   if (c->fn) {
+      outbuf_str(o, " in ");
+      put_frame(o, s, c);
+   }
+}
+
 /* One position: "main > conj_grad #7 > MPI_Recv", where the thread runs a
    frame's own code the calls it has made there, where it polls the call
-   before, and the last MPI call where the thread is not in one. */
+   before, and the last MPI call where the thread is not in one; where it
+   is in one and the path names no pass (a rank that left the main loop
+   for MPI_Finalize, or aborted from main), the MPI call before it. */
 static void put_position(outbuf *o, const stacks *s, const sthread *t)
 {
    const progress_frame *leaf = &t->pos[t->npos];
+   int in_mpi = t->npos && pl_runtime_mpi_interface(s->fns[leaf->fn].label);
 
    put_position_path(o, s, t);
    if (t->npos == 0)
@@ -871,14 +901,15 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
       outbuf_str(o, ", polling since ");
       put_frame(o, s, &t->before_poll);
    }
-   if (t->mpi.fn && !(t->npos && pl_runtime_mpi_interface(
-                         s->fns[leaf->fn].label))) {
+   if (t->mpi.fn && !in_mpi) {
       outbuf_str(o, "; last MPI call ");
       put_frame(o, s, &t->mpi);
-      if (t->mpi_caller.fn) {
-         outbuf_str(o, " in ");
-         put_frame(o, s, &t->mpi_caller);
-      }
+      put_caller(o, s, &t->mpi_caller);
+   } else if (in_mpi && t->mpi_prev.fn && !t->before_poll.fn
+              && names_no_pass(t)) {
+      outbuf_str(o, "; previous MPI call ");
+      put_frame(o, s, &t->mpi_prev);
+      put_caller(o, s, &t->mpi_prev_caller);
    }
 }
 

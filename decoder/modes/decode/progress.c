@@ -35,6 +35,10 @@ void progress_call(progress *p, uint32_t depth, uint32_t fn, int kind)
    x->last_fn = 0;
    p->depth = depth;
    if (kind & PROGRESS_MPI) {
+      if (p->mpi.fn && !p->mpi.poll) {
+         p->mpi_prev = p->mpi;
+         p->mpi_prev_caller = p->mpi_caller;
+      }
       p->mpi = *x;
       p->mpi_caller = p->f[depth - 1];
    }

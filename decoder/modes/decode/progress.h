@@ -50,6 +50,8 @@ typedef struct {
    call_numbers    nums;
    progress_frame  mpi;  /* the last MPI call (fn 0: none) */
    progress_frame  mpi_caller;   /* the frame that made it */
+   progress_frame  mpi_prev;     /* the MPI call before it, no poll */
+   progress_frame  mpi_prev_caller;
    int             broken;       /* out of memory: nothing known */
 } progress;
 
