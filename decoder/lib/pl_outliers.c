@@ -306,18 +306,19 @@ static int behaviour_graph(const pl_graph *g, const uint8_t *b,
           && (b[e->callee] == B_OWN || b[e->callee] == B_ENTRY))
          out->edges[out->nedges++] = *e;
    }
+   /* each function's calls along those edges: a library's calls of the
+      program's code (qsort's of its comparator, as often as the data has
+      it) are the library's doing; such a function still counts as there */
    for (i = 0; i < g->nfns; i++) {
       pl_fstat s = g->fns[i];
       if (b[s.fn] != B_OWN && b[s.fn] != B_ENTRY)
          continue;
-      if (b[s.fn] == B_ENTRY) {          /* the program's calls only */
-         s.calls = 0;
-         for (k = 0; k < out->nedges; k++)
-            if (out->edges[k].callee == s.fn)
-               s.calls += out->edges[k].calls;
-         if (!s.calls)
-            continue;
-      }
+      s.calls = 0;
+      for (k = 0; k < out->nedges; k++)
+         if (out->edges[k].callee == s.fn)
+            s.calls += out->edges[k].calls;
+      if (!s.calls && b[s.fn] == B_ENTRY)
+         continue;
       out->fns[out->nfns++] = s;
    }
    return 0;
@@ -362,14 +363,17 @@ static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
 {
    uint8_t *seen = calloc((size_t)p->nfns + 1, 1);
    uint8_t *gone = calloc((size_t)p->nfns + 1, 1);
-   uint8_t *drop = NULL;
+   uint8_t *drop = NULL, *was_called = NULL;
    uint32_t *stack = malloc(((size_t)p->nfns + 1) * sizeof *stack);
    pl_graph *g = &gs[root];
    size_t j, k, m, w;
    int ret = -1, dropped = 0;
 
-   if (!seen || !gone || !stack || !(drop = calloc(g->nedges + 1, 1)))
+   if (!seen || !gone || !stack || !(drop = calloc(g->nedges + 1, 1))
+       || !(was_called = malloc(g->nfns + 1)))
       goto out;
+   for (k = 0; k < g->nfns; k++)
+      was_called[k] = g->fns[k].calls != 0;
    for (j = 0; j < g->nedges; j++) {
       pl_edge *e = &g->edges[j];
       uint64_t most = 0, excess;      /* another process's most calls */
@@ -390,9 +394,11 @@ static int drop_root_only(const pl_program *p, pl_graph *gs, size_t n,
             g->fns[k].calls -= excess < g->fns[k].calls
                                ? excess : g->fns[k].calls;
    }
+   /* a function the program's code never calls (a comparator qsort
+      calls) had none before: it stays */
    for (k = w = 0; k < g->nfns; k++) {
-      gone[g->fns[k].fn] = !g->fns[k].calls;
-      if (g->fns[k].calls)
+      gone[g->fns[k].fn] = !g->fns[k].calls && was_called[k];
+      if (!gone[g->fns[k].fn])
          g->fns[w++] = g->fns[k];
    }
    g->nfns = w;
@@ -406,6 +412,7 @@ out:
    free(seen);
    free(gone);
    free(drop);
+   free(was_called);
    free(stack);
    return ret;
 }

@@ -8,6 +8,7 @@
 #include "call_numbers.h"
 #include "diff_report.h"
 #include "pl_alloc.h"
+#include "pl_filter.h"
 #include "pl_hash.h"
 
 #define SYNC_LINES  3      /* equal lines that end a hunk */
@@ -22,6 +23,11 @@ typedef struct {
    size_t     head, n, cap;
    int        ended;
    uint64_t   last;        /* event number of the last line passed */
+   uint8_t   *entry_at;    /* [depth]: the last call there is a library's
+                              (the program's view: pl_filter.h) */
+   size_t     entry_cap;
+   pl_line    held;        /* a callback waiting for the line after it */
+   int        holding;
 } side_buf;
 
 static uint64_t line_key(const diff_side *s, const pl_line *l, int ignore)
@@ -38,6 +44,64 @@ static uint64_t line_key(const diff_side *s, const pl_line *l, int ignore)
    return h;
 }
 
+/* Append line l to b: 0, or -1 if out of memory. */
+static int push_line(side_buf *b, const pl_line *l, int ignore)
+{
+   if (b->n == b->cap && b->head > 0) {
+      memmove(b->v, b->v + b->head, (b->n - b->head) * sizeof *b->v);
+      memmove(b->key, b->key + b->head, (b->n - b->head) * sizeof *b->key);
+      b->n -= b->head;
+      b->head = 0;
+   }
+   if (b->n == b->cap) {
+      size_t cap = b->cap;
+      if (pl_grow(&b->v, &cap, b->n + 1, sizeof *b->v) < 0)
+         return -1;
+      cap = b->cap;
+      if (pl_grow(&b->key, &cap, b->n + 1, sizeof *b->key) < 0)
+         return -1;
+      b->cap = cap;
+   }
+   b->v[b->n] = *l;
+   b->key[b->n++] = line_key(b->s, l, ignore);
+   return 0;
+}
+
+/* Whether call line l is the program's code called back by a library
+   call (qsort's comparator, std::sort's): in the program's view, a call
+   whose caller's line is a library's. */
+static int callback(const side_buf *b, const pl_line *l)
+{
+   const uint8_t *keep = b->s->keep;
+   return keep && l->kind == PL_LINE_CALL && l->depth >= 2
+          && l->depth - 1 < b->entry_cap && b->entry_at[l->depth - 1]
+          && keep[l->fn] != PL_KEEP_ENTRY;
+}
+
+/* Take line l from the source: a callback that makes no call shown (a
+   comparator) is the library call's detail, as many as its data has it
+   in any run, and is left out; so it waits for the next line, which
+   says whether it made one.  0, or -1 if out of memory. */
+static int take_line(side_buf *b, const pl_line *l, int ignore)
+{
+   if (b->holding) {
+      b->holding = 0;
+      if (l->depth > b->held.depth && push_line(b, &b->held, ignore) < 0)
+         return -1;
+   }
+   if (b->s->keep && l->kind == PL_LINE_CALL) {
+      if (pl_grow(&b->entry_at, &b->entry_cap, (size_t)l->depth + 1, 1) < 0)
+         return -1;
+      b->entry_at[l->depth] = b->s->keep[l->fn] == PL_KEEP_ENTRY;
+      if (callback(b, l)) {
+         b->held = *l;
+         b->holding = 1;
+         return 0;
+      }
+   }
+   return push_line(b, l, ignore);
+}
+
 /* Have at least want lines buffered, or all that are left: 0, or -1. */
 static int fill(side_buf *b, size_t want, int ignore, pl_error *err)
 {
@@ -50,25 +114,14 @@ static int fill(side_buf *b, size_t want, int ignore, pl_error *err)
          return -1;
       if (r == 0) {
          b->ended = 1;
+         /* the thread stopped there (a crash in a comparator) */
+         if (b->holding && push_line(b, &b->held, ignore) < 0)
+            goto oom;
+         b->holding = 0;
          break;
       }
-      if (b->n == b->cap && b->head > 0) {
-         memmove(b->v, b->v + b->head, (b->n - b->head) * sizeof *b->v);
-         memmove(b->key, b->key + b->head, (b->n - b->head) * sizeof *b->key);
-         b->n -= b->head;
-         b->head = 0;
-      }
-      if (b->n == b->cap) {
-         size_t cap = b->cap;
-         if (pl_grow(&b->v, &cap, b->n + 1, sizeof *b->v) < 0)
-            goto oom;
-         cap = b->cap;
-         if (pl_grow(&b->key, &cap, b->n + 1, sizeof *b->key) < 0)
-            goto oom;
-         b->cap = cap;
-      }
-      b->v[b->n] = *l;
-      b->key[b->n++] = line_key(b->s, l, ignore);
+      if (take_line(b, l, ignore) < 0)
+         goto oom;
    }
    return 0;
 oom:
@@ -580,6 +633,8 @@ out:
    free(a.key);
    free(b.v);
    free(b.key);
+   free(a.entry_at);
+   free(b.entry_at);
    call_numbers_free(&a.nums);
    call_numbers_free(&b.nums);
    free(c.ring);
