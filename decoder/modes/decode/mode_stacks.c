@@ -881,8 +881,10 @@ static void put_caller(outbuf *o, const stacks *s, const progress_frame *c)
    frame's own code the calls it has made there, where it polls the call
    before, and the last MPI call where the thread is not in one; where it
    is in one and the path names no pass (a rank that left the main loop
-   for MPI_Finalize, or aborted from main), the MPI call before it. */
-static void put_position(outbuf *o, const stacks *s, const sthread *t)
+   for MPI_Finalize, or aborted from main), the MPI call before it, if
+   prev (the threads shown at this position made the same). */
+static void put_position(outbuf *o, const stacks *s, const sthread *t,
+                         int prev)
 {
    const progress_frame *leaf = &t->pos[t->npos];
    int in_mpi = t->npos && pl_runtime_mpi_interface(s->fns[leaf->fn].label);
@@ -905,7 +907,7 @@ static void put_position(outbuf *o, const stacks *s, const sthread *t)
       outbuf_str(o, "; last MPI call ");
       put_frame(o, s, &t->mpi);
       put_caller(o, s, &t->mpi_caller);
-   } else if (in_mpi && t->mpi_prev.fn && !t->before_poll.fn
+   } else if (prev && in_mpi && t->mpi_prev.fn && !t->before_poll.fn
               && names_no_pass(t)) {
       outbuf_str(o, "; previous MPI call ");
       put_frame(o, s, &t->mpi_prev);
@@ -922,7 +924,7 @@ static int put_thread_position(outbuf *o, const stacks *s, const sthread *t)
    if (put_thread_set(o, &k, 1) < 0)
       return -1;
    outbuf_str(o, "  ");
-   put_position(o, s, t);
+   put_position(o, s, t, 1);
    return 0;
 }
 
@@ -1088,6 +1090,25 @@ static int stale_position(const stacks *s, const sthread *t)
 }
 
 /* Class c's threads in range notation, two spaces, and their position. */
+static int same_frame(const progress_frame *a, const progress_frame *b)
+{
+   return a->fn == b->fn && a->num == b->num;
+}
+
+/* Whether threads th[0..n-1] made the same MPI call before their last. */
+static int same_previous_call(const stacks *s, const size_t *th, size_t n)
+{
+   const sthread *a = &s->threads[th[0]];
+   size_t j;
+   for (j = 1; j < n; j++) {
+      const sthread *b = &s->threads[th[j]];
+      if (!same_frame(&a->mpi_prev, &b->mpi_prev)
+          || !same_frame(&a->mpi_prev_caller, &b->mpi_prev_caller))
+         return 0;
+   }
+   return 1;
+}
+
 static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
                               size_t c)
 {
@@ -1105,7 +1126,8 @@ static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
    }
    free(k);
    outbuf_str(o, "  ");
-   put_position(o, s, &s->threads[pc->order[lo]]);
+   put_position(o, s, &s->threads[pc->order[lo]],
+                same_previous_call(s, pc->order + lo, hi - lo));
    if (stale_position(s, &s->threads[pc->order[lo]]))
       outbuf_str(o, "  (as of its last flush: trace cut short)");
    return 0;
@@ -1374,7 +1396,7 @@ int pl_mode_crash_site(void *state, outbuf *o)
       return -1;
    outbuf_str(o, "  ");
    if (at && at->pos)
-      put_position(o, s, at);
+      put_position(o, s, at, 1);
    else
       outbuf_str(o, "(in none of the program's calls)");
    outbuf_printf(o, "  (%s)", signal_name(first));
