@@ -226,20 +226,6 @@ farm_rank() {
    esac
    echo "sync"; echo "kill"
 }
-# script_run NAME NRANKS FUNC [ARGS...]: an MPI run's traces in $tmp/NAME,
-# rank R's from the script FUNC R ARGS... writes, and their report in
-# $tmp/NAME.ann
-script_run() {
-   sr_name=$1 sr_n=$2 sr_f=$3
-   shift 3
-   mkdir -p "$tmp/$sr_name"
-   for sr_r in $(seq 0 $((sr_n - 1))); do
-      $sr_f $sr_r "$@" >"$tmp/$sr_name.script" &&
-      "$SCRIPT_TRACE" "$tmp/$sr_name.script" "$tmp/$sr_name/r$sr_r.trace" ||
-         fail "script_trace ($sr_name)"
-   done
-   "$PARLOT_ANNOTATE" "$tmp/$sr_name" >"$tmp/$sr_name.ann" 2>/dev/null
-}
 script_run farm 3 farm_rank
 if grep -qxF "Stopped at:       3 positions: 1:[0]  main > master > MPI_Recv #4; 1:[1]  main > worker > MPI_Recv #3; 1:[2]  main > MPI_Barrier; previous MPI call MPI_Recv #2 in worker" "$tmp/farm.ann" &&
    ! grep -q "^Least progressed" "$tmp/farm.ann"; then

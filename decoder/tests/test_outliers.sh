@@ -300,12 +300,7 @@ sort_script() {   # sort_script RANK FAULT
    echo "end"
 }
 for fault in none refine; do
-   mkdir "$tmp/sort_$fault"
-   for r in 0 1 2 3; do
-      sort_script $r $fault >"$tmp/sort_$fault.$r.script"
-      "$SCRIPT_TRACE" "$tmp/sort_$fault.$r.script" "$tmp/sort_$fault/$r.trace"
-   done
-   "$PARLOT_ANNOTATE" "$tmp/sort_$fault" >"$tmp/sort_$fault.ann" 2>&1
+   script_run sort_$fault 4 sort_script $fault
    "$PARLOT_DIFF" --within "$tmp/sort_$fault" >"$tmp/sort_$fault.within" 2>&1
 done
 if grep -qx "Outlier ranks:    none of 4 (1 class)" "$tmp/sort_none.ann" \

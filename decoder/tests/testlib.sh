@@ -145,6 +145,21 @@ mpi_script_head() {
    echo "thread 1"
 }
 
+# script_run NAME NRANKS FUNC [ARGS...]: an MPI run's traces in $tmp/NAME,
+# rank R's from the script FUNC R ARGS... writes (script_trace), and their
+# report in $tmp/NAME.ann
+script_run() {
+   sr_name=$1 sr_n=$2 sr_f=$3
+   shift 3
+   mkdir -p "$tmp/$sr_name"
+   for sr_r in $(seq 0 $((sr_n - 1))); do
+      $sr_f $sr_r "$@" >"$tmp/$sr_name.script" &&
+      "$SCRIPT_TRACE" "$tmp/$sr_name.script" "$tmp/$sr_name/r$sr_r.trace" ||
+         fail "script_trace ($sr_name)"
+   done
+   "$PARLOT_ANNOTATE" "$tmp/$sr_name" >"$tmp/$sr_name.ann" 2>/dev/null
+}
+
 run() {
    tl_prog=$1 tl_o=$2 tl_e=$3
    shift 3

@@ -8,24 +8,13 @@
    run, only a flush at MPI_Abort's entry puts the steps before it in the
    file: the trace must decode to a prefix of the oracle's sequence that
    reaches the call of MPI_Abort. */
-#include <sys/resource.h>
-#include <sys/time.h>
+#include "cpu_limit.h"
 
 static volatile long sink;
 
 __attribute__((noinline)) void step(int i)
 {
    sink += i;
-}
-
-__attribute__((noinline)) void arm_cpu_limit(long seconds)
-{
-   struct rusage ru;
-   struct rlimit rl;
-   getrusage(RUSAGE_SELF, &ru);
-   rl.rlim_cur = rl.rlim_max =
-      (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1 + seconds);
-   setrlimit(RLIMIT_CPU, &rl);
 }
 
 __attribute__((noinline)) void MPI_Abort(int comm, int code)

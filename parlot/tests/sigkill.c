@@ -9,9 +9,9 @@
    it must decode to a prefix of the oracle's sequence holding at least
    phase A and the sleep, which ended more than a flush interval before
    the kill. */
-#include <sys/resource.h>
-#include <sys/time.h>
 #include <time.h>
+
+#include "cpu_limit.h"
 
 static volatile long sink;
 
@@ -30,16 +30,6 @@ __attribute__((noinline)) void nap(long ms)
    ts.tv_sec = ms / 1000;
    ts.tv_nsec = (ms % 1000) * 1000000L;
    nanosleep(&ts, NULL);
-}
-
-__attribute__((noinline)) void arm_cpu_limit(long seconds)
-{
-   struct rusage ru;
-   struct rlimit rl;
-   getrusage(RUSAGE_SELF, &ru);
-   rl.rlim_cur = rl.rlim_max =
-      (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1 + seconds);
-   setrlimit(RLIMIT_CPU, &rl);
 }
 
 __attribute__((noinline)) void phase_b_leaf(long i) { sink += i; }
