@@ -535,10 +535,15 @@ static void add_entry_call(IRSB *sb, const VexGuestLayout *layout,
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
+/* After the entry of MPI_Abort (PL_FN_ENDS_JOB): the launcher kills every
+   rank, this one too, with SIGKILL once it hears of the abort (MPICH's
+   does, within a second), and what the periodic flush has not written
+   yet would be lost, where the job was ended first.  So every thread's
+   events go to the file then. */
 static void add_job_abort_call(IRSB *sb)
 {
-   IRDirty *d = unsafeIRDirty_0_N(0, "pl_on_job_abort",
-                                  VG_(fnptr_to_fnentry)(&pl_on_job_abort),
+   IRDirty *d = unsafeIRDirty_0_N(0, "pl_sync_all_threads",
+                                  VG_(fnptr_to_fnentry)(&pl_sync_all_threads),
                                   mkIRExprVec_0());
    addStmtToIRSB(sb, IRStmt_Dirty(d));
 }

@@ -873,11 +873,6 @@ void pl_sync_all_threads(void)
          pl_thread_sync(threads[i]);
 }
 
-void pl_on_job_abort(void)
-{
-   pl_sync_all_threads();
-}
-
 Bool pl_other_thread_running(const pl_thread *t)
 {
    for (UInt i = 0; i < n_thread_slots; i++)

@@ -173,13 +173,6 @@ extern UWord pl_jump_sp;
 VG_REGPARM(2) void pl_on_entry(UWord fn, UWord sp);
 VG_REGPARM(1) void pl_on_return(UWord sp_after);
 
-/* After the entry of MPI_Abort (PL_FN_ENDS_JOB): the launcher kills every
-   rank, this one too, with SIGKILL once it hears of the abort (MPICH's
-   does, within a second), and what the periodic flush has not written
-   yet would be lost: where the job was ended, first.  So every thread's
-   events go to the file now. */
-void pl_on_job_abort(void);
-
 /* --collect-insns or --collect-time: the per-event path does more than
    encode (pl_main.c sets it from the options). */
 extern Bool pl_collecting;

@@ -1089,7 +1089,6 @@ static int stale_position(const stacks *s, const sthread *t)
    return 0;
 }
 
-/* Class c's threads in range notation, two spaces, and their position. */
 static int same_frame(const progress_frame *a, const progress_frame *b)
 {
    return a->fn == b->fn && a->num == b->num;
@@ -1109,6 +1108,7 @@ static int same_previous_call(const stacks *s, const size_t *th, size_t n)
    return 1;
 }
 
+/* Class c's threads in range notation, two spaces, and their position. */
 static int put_progress_class(outbuf *o, stacks *s, const progress_classes *pc,
                               size_t c)
 {
