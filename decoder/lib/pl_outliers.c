@@ -282,16 +282,18 @@ static uint8_t *behaviour_functions(const pl_program *p, const pl_graph *gs,
 
 /* g restricted to behaviour b: the edges from the program's own code to
    its own code and to library entries (and from no caller to its own
-   code), and each function's calls along them.  0, or -1 if out of
-   memory. */
+   code), and each function's calls along them (b has nfns + 1 entries).
+   0, or -1 if out of memory. */
 static int behaviour_graph(const pl_graph *g, const uint8_t *b,
-                           pl_graph *out)
+                           uint32_t nfns, pl_graph *out)
 {
-   size_t i, k;
+   uint64_t *in = calloc((size_t)nfns + 1, sizeof *in);   /* [callee] */
+   size_t i;
    memset(out, 0, sizeof *out);
    out->fns = malloc((g->nfns + 1) * sizeof *out->fns);
    out->edges = malloc((g->nedges + 1) * sizeof *out->edges);
-   if (!out->fns || !out->edges) {
+   if (!in || !out->fns || !out->edges) {
+      free(in);
       pl_graph_free(out);
       return -1;
    }
@@ -303,8 +305,10 @@ static int behaviour_graph(const pl_graph *g, const uint8_t *b,
       /* a library's thread starts in the library: no call of the
          program's (caller 0 is a thread's outermost frame) */
       if ((e->caller ? b[e->caller] == B_OWN : b[e->callee] == B_OWN)
-          && (b[e->callee] == B_OWN || b[e->callee] == B_ENTRY))
+          && (b[e->callee] == B_OWN || b[e->callee] == B_ENTRY)) {
          out->edges[out->nedges++] = *e;
+         in[e->callee] += e->calls;
+      }
    }
    /* each function's calls along those edges: a library's calls of the
       program's code (qsort's of its comparator, as often as the data has
@@ -313,14 +317,12 @@ static int behaviour_graph(const pl_graph *g, const uint8_t *b,
       pl_fstat s = g->fns[i];
       if (b[s.fn] != B_OWN && b[s.fn] != B_ENTRY)
          continue;
-      s.calls = 0;
-      for (k = 0; k < out->nedges; k++)
-         if (out->edges[k].callee == s.fn)
-            s.calls += out->edges[k].calls;
+      s.calls = in[s.fn];
       if (!s.calls && b[s.fn] == B_ENTRY)
          continue;
       out->fns[out->nfns++] = s;
    }
+   free(in);
    return 0;
 }
 
@@ -725,7 +727,7 @@ int pl_ranks_analyse(const pl_program *p, pl_ranks *r)
       goto out;
    for (i = 0; i < n; i++) {
       pl_graph b;
-      if (behaviour_graph(&gs[i], keep, &b) < 0)
+      if (behaviour_graph(&gs[i], keep, p->nfns, &b) < 0)
          goto out;
       pl_graph_free(&gs[i]);
       gs[i] = b;
