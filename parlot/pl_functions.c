@@ -17,6 +17,7 @@
 
 #include "pl_format.h"
 #include "pl_glob.h"
+#include "pl_mpi_names.h"
 #include "pl_grow.h"
 #include "pl_hash.h"
 #include "pl_output.h"
@@ -164,22 +165,6 @@ static UChar classify(const pl_function *f, const HChar *objname)
    if (any_glob(p->toggle, p->n_toggle, f, shown))
       fl |= PL_FN_TOGGLE;
    return fl;
-}
-
-/* MPI_Abort by any of its names: profiling (PMPI_Abort), Fortran's
-   (MPI_ABORT, mpi_abort_, pmpi_abort__, mpi_abort_f08). */
-static Bool ends_job(const HChar *name)
-{
-   if (*name == 'P' || *name == 'p')
-      name++;
-   if (VG_(strncasecmp)(name, "mpi_abort", 9) != 0)
-      return False;
-   name += 9;
-   if (VG_(strncasecmp)(name, "_f08", 4) == 0)
-      name += 4;
-   while (*name == '_')
-      name++;
-   return *name == 0;
 }
 
 static Bool unwind_wanted(const HChar *path);
@@ -625,7 +610,8 @@ UInt pl_fn_entry_id(Addr a)
    fns[id].obj = obj;
    set_names(&fns[id], di ? other_names(di, a, name) : NULL);
    UChar fl = classify(&fns[id], objname);
-   pl_fn_flags[id] = fl | (ends_job(name) ? PL_FN_ENDS_JOB : 0);
+   pl_fn_flags[id] = fl | (pl_mpi_call_is(name, "abort") ? PL_FN_ENDS_JOB
+                                                         : 0);
    pl_fn_trace_id[id] = fl & PL_FN_RECORD ? n_defined + 1 : 0;
    if (2 * (used_slots + 1) > n_slots)
       slots_grow();

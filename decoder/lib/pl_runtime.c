@@ -2,9 +2,9 @@
 /* Runtime objects and functions (pl_runtime.h). */
 
 #include <string.h>
-#include <strings.h>
 
 #include "pl_glob.h"
+#include "pl_mpi_names.h"
 #include "pl_runtime.h"
 
 /* Matched against the object's file name without directories. */
@@ -127,29 +127,14 @@ int pl_runtime_calls_main(const char *name)
    return pl_glob_match("__libc_start_call_main*", name);
 }
 
-/* Whether name is the MPI call MPI_<one of names> (any case): the C
-   name, its profiling name, or a Fortran binding's (trailing
-   underscores, or the F08 names: mpi_test_f08). */
+/* Whether name is the MPI call MPI_<one of names> by any of its names
+   (pl_mpi_names.h). */
 static int mpi_call_in(const char *name, const char *const *names, size_t n)
 {
-   size_t i, len;
-
-   if (*name == 'P' || *name == 'p')
-      name++;
-   if (strncasecmp(name, "mpi_", 4) != 0)
-      return 0;
-   name += 4;
-   for (i = 0; i < n; i++) {
-      const char *rest = name + (len = strlen(names[i]));
-      if (strncasecmp(name, names[i], len) != 0)
-         continue;
-      if (strncasecmp(rest, "_f08", 4) == 0)
-         rest += 4;
-      while (*rest == '_')
-         rest++;
-      if (*rest == '\0')
+   size_t i;
+   for (i = 0; i < n; i++)
+      if (pl_mpi_call_is(name, names[i]))
          return 1;
-   }
    return 0;
 }
 

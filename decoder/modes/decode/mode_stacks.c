@@ -826,12 +826,17 @@ static void put_frame(outbuf *o, const stacks *s, const progress_frame *f)
 #define PATH_SHOWN 16u
 #define PATH_HEAD  4u
 
-/* The frames pos[d..] that repeat pos[d] (same function and number). */
+/* Whether two frames are the same call: function and number. */
+static int same_frame(const progress_frame *a, const progress_frame *b)
+{
+   return a->fn == b->fn && a->num == b->num;
+}
+
+/* The frames pos[d..] that repeat pos[d] (the same call). */
 static size_t same_frames(const sthread *t, size_t d)
 {
    size_t e = d + 1;
-   while (e <= t->npos && t->pos[e].fn == t->pos[d].fn
-          && t->pos[e].num == t->pos[d].num)
+   while (e <= t->npos && same_frame(&t->pos[e], &t->pos[d]))
       e++;
    return e - d;
 }
@@ -1087,11 +1092,6 @@ static int stale_position(const stacks *s, const sthread *t)
       if (s->procs[i].ending.kind != PL_ENDING_CUT_SHORT)
          return 1;
    return 0;
-}
-
-static int same_frame(const progress_frame *a, const progress_frame *b)
-{
-   return a->fn == b->fn && a->num == b->num;
 }
 
 /* Whether threads th[0..n-1] made the same MPI call before their last. */
