@@ -183,15 +183,17 @@ static uint32_t find_edge(pl_cg_builder *b, uint32_t caller, uint32_t callee)
    spanned) counts for the edge, and for its outer figures when it is the
    edge's outermost activation. */
 static inline void edge_return(local_edge *le, uint64_t calls, uint64_t span,
-                               uint64_t cost)
+                               int costs, uint64_t cost)
 {
    le->incl_calls += calls;
    le->incl_events += span;
-   le->incl_cost += cost;
+   if (costs)
+      le->incl_cost += cost;
    if (--le->active == 0) {
       le->outer_calls += calls;
       le->outer_events += span;
-      le->outer_cost += cost;
+      if (costs)
+         le->outer_cost += cost;
    }
 }
 
@@ -203,9 +205,11 @@ int pl_cg_events(pl_cg_builder *b, const pl_event *ev, size_t n)
 /* The counters live in locals for the loop: through b, every store to an
    edge's counters could alias them and force a reload.  An event's cost
    is the frame's on top before it, and counts in the span of every frame
-   open after it. */
-int pl_cg_events_costs(pl_cg_builder *b, const pl_event *ev,
-                       const uint64_t *cost, size_t n)
+   open after it.  Inline twice, with costs and without (most traces),
+   whose loop then has no cost to keep. */
+static inline __attribute__((always_inline))
+int add_events(pl_cg_builder *b, const pl_event *ev, const uint64_t *cost,
+               size_t n)
 {
    uint64_t events = b->events, calls = b->calls, max_depth = b->max_depth;
    uint64_t depth = b->depth, total = b->cost;
@@ -271,10 +275,11 @@ int pl_cg_events_costs(pl_cg_builder *b, const pl_event *ev,
          span = events - fr->ev0 + 1;
          if (fr->edge != NO_EDGE)
             edge_return(&b->edges[fr->edge], calls - fr->calls0, span,
-                        total - fr->cost0);
+                        cost != NULL, total - fr->cost0);
          if (--onstack[f] == 0) {
             incl[f] += span;
-            b->incl_cost[f] += total - fr->cost0;
+            if (cost)
+               b->incl_cost[f] += total - fr->cost0;
          }
          depth = d - 1;
       }
@@ -285,6 +290,12 @@ int pl_cg_events_costs(pl_cg_builder *b, const pl_event *ev,
    b->depth = depth;
    b->cost = total;
    return ret;
+}
+
+int pl_cg_events_costs(pl_cg_builder *b, const pl_event *ev,
+                       const uint64_t *cost, size_t n)
+{
+   return cost ? add_events(b, ev, cost, n) : add_events(b, ev, NULL, n);
 }
 
 static int by_edge(const void *a, const void *b)
@@ -313,7 +324,7 @@ int pl_cg_end(pl_cg_builder *b, const uint32_t *fn_map, pl_graph *out)
       frame *fr = &b->frames[d];
       uint64_t span = b->events - fr->ev0;
       if (fr->edge != NO_EDGE)
-         edge_return(&b->edges[fr->edge], b->calls - fr->calls0, span,
+         edge_return(&b->edges[fr->edge], b->calls - fr->calls0, span, 1,
                      b->cost - fr->cost0);
       if (--b->onstack[fr->fn] == 0) {
          b->incl[fr->fn] += span;

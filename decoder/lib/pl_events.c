@@ -60,6 +60,11 @@ struct pl_events {
    size_t    sp, stack_cap;
    pl_decoder dec;
    cost_reader *cr;           /* NULL: the thread has no costs */
+   size_t    nvalues;         /* values[0..nvalues): the decoded batch */
+   size_t    vpos;            /* values before it are events already */
+   size_t    from;            /* the last batch returned: ev + from */
+   int       overrun;         /* the stream holds values past THREAD_END's
+                                 count: fail once the batch is replayed */
    uint32_t  values[BATCH];
    pl_event  ev[BATCH];
    uint64_t  costs[BATCH];
@@ -129,7 +134,7 @@ void pl_events_close(pl_events *it)
 
 const uint64_t *pl_events_costs(const pl_events *it)
 {
-   return it->cr ? it->costs : NULL;
+   return it->cr ? it->costs + it->from : NULL;
 }
 
 void pl_events_skip_costs(pl_events *it)
@@ -326,27 +331,43 @@ static void next_segment(pl_events *it)
       }
 }
 
-/* Turn n decoded values into events, replaying the call stack.  Returns
-   how many are valid: fewer than n after an error (it->state == -1). */
-static size_t replay(pl_events *it, size_t n)
+/* Turn the decoded values from it->vpos on (at most n) into events,
+   replaying the call stack; it->vpos moves past them.  Skipping (a
+   constant in each caller), the events are not written out, and the
+   replay stops before the first event that is not a return of a frame
+   above raw depth floor or a call of a function stop does not mark.
+   Returns how many were replayed: fewer than n after an error too
+   (it->state == -1). */
+static inline __attribute__((always_inline))
+size_t replay_values(pl_events *it, size_t n, int skipping, uint32_t floor,
+                     const uint8_t *stop, int *called)
 {
-   const uint32_t *v = it->values;
-   pl_event *ev = it->ev;
+   const uint32_t *v = it->values + it->vpos;
+   pl_event *ev = it->ev + it->vpos;
    uint32_t nfns = it->t->nfns;
    uint32_t number = it->th->info.number;
    uint32_t *stack = it->stack;
    size_t sp = it->sp, cap = it->stack_cap, i;
+   int stopped = 0;
 
    for (i = 0; i < n; i++) {
       uint32_t x = v[i];
+      if (skipping && (x == PL_WORD_EXIT ? sp <= floor
+                                         : x <= nfns && stop[x])) {
+         stopped = 1;
+         break;
+      }
       if (it->events + i == it->seg_at)
          next_segment(it);
       if (x == PL_WORD_EXIT) {
          if (sp == 0 || it->events + i < it->enter_end)
             break;
-         ev[i].fn = stack[--sp];
-         ev[i].depth = (uint32_t)sp + 1;
-         ev[i].kind = PL_EV_RETURN;
+         --sp;
+         if (!skipping) {
+            ev[i].fn = stack[sp];
+            ev[i].depth = (uint32_t)sp + 1;
+            ev[i].kind = PL_EV_RETURN;
+         }
       } else {
          if (x > nfns)
             break;
@@ -358,13 +379,17 @@ static size_t replay(pl_events *it, size_t n)
             cap = it->stack_cap;
          }
          stack[sp++] = x;
-         ev[i].fn = x;
-         ev[i].depth = (uint32_t)sp;
-         ev[i].kind = PL_EV_CALL;
+         if (skipping) {
+            *called = 1;
+         } else {
+            ev[i].fn = x;
+            ev[i].depth = (uint32_t)sp;
+            ev[i].kind = PL_EV_CALL;
+         }
       }
    }
    it->sp = sp;
-   if (i < n) {
+   if (i < n && !stopped) {
       uint64_t e = it->events + i + 1;
       uint32_t x = v[i];
       if (x == PL_WORD_EXIT && e <= it->th->info.inherited_depth)
@@ -390,6 +415,11 @@ static size_t replay(pl_events *it, size_t n)
               "call stack of depth %zu", number, ULL(e), sp + 1);
    }
    it->events += i;
+   it->vpos += i;
+   if (it->state == 0 && it->overrun && it->vpos == it->nvalues)
+      fail(it, it->chunk_off, "thread %u: the stream holds more than the "
+           "%llu events THREAD_END records", number,
+           ULL(it->th->info.events));
    return i;
 }
 
@@ -420,16 +450,17 @@ static int next_cost_chunk(pl_events *it)
    return 0;
 }
 
-/* The costs of the batch's n events (their values in it->values).
-   Events past the last COSTS chunk (a trace cut short) cost 0; so do
-   those from a damaged chunk on, the iterator having failed (its events
-   so far are still returned). */
-static void decode_costs(pl_events *it, size_t n)
+/* The costs of the batch's events from, from + n (their values in
+   it->values) into it->costs.  Events past the last COSTS chunk (a trace
+   cut short) cost 0; so do those from a damaged chunk on, the iterator
+   having failed (its events so far are still returned). */
+static void decode_costs(pl_events *it, size_t from, size_t n)
 {
    cost_reader *cr = it->cr;
    size_t i;
 
-   for (i = 0; i < n; ) {
+   n += from;
+   for (i = from; i < n; ) {
       size_t k;
       if (cr->left == 0
           && (cr->next == it->th->ncosts || it->state < 0
@@ -451,14 +482,16 @@ static void decode_costs(pl_events *it, size_t n)
    }
 }
 
-long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
+/* Decode the next batch of values into it->values: 1, or 0 at the end of
+   the stream or after an error (it->state says which). */
+static int next_values(pl_events *it)
 {
    const pl_thread_info *ti = &it->th->info;
 
    while (it->state == 0) {
       const uint8_t *before;
       long n;
-      size_t cap = BATCH, k;
+      size_t cap = BATCH;
 
       if (it->in == it->in_end && !it->more_output) {
          int f;
@@ -492,21 +525,31 @@ long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
          }
          continue;
       }
-      if (ti->ended && it->events + (uint64_t)n > ti->events) {
-         /* report it after the events THREAD_END does account for */
-         n = (long)(ti->events - it->events);
-         k = replay(it, (size_t)n);
-         if (it->state == 0)
-            fail(it, it->chunk_off, "thread %u: the stream holds more than "
-                 "the %llu events THREAD_END records", ti->number,
-                 ULL(ti->events));
-      } else {
-         k = replay(it, (size_t)n);
-      }
+      it->vpos = 0;
+      it->nvalues = (size_t)n;
+      /* reported after the events THREAD_END does account for */
+      it->overrun = ti->ended && it->events + (uint64_t)n > ti->events;
+      if (it->overrun)
+         it->nvalues = (size_t)(ti->events - it->events);
+      if (it->nvalues == 0)
+         replay_values(it, 0, 0, 0, NULL, NULL);     /* fails */
+      return it->state == 0;
+   }
+   return 0;
+}
+
+long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
+{
+   while (it->state == 0) {
+      size_t k;
+      if (it->vpos == it->nvalues && !next_values(it))
+         break;
+      it->from = it->vpos;
+      k = replay_values(it, it->nvalues - it->vpos, 0, 0, NULL, NULL);
       if (k > 0 && it->cr)
-         decode_costs(it, k);
+         decode_costs(it, it->from, k);
       if (k > 0) {
-         *ev = it->ev;
+         *ev = it->ev + it->from;
          return (long)k;
       }
    }
@@ -515,4 +558,32 @@ long pl_events_next(pl_events *it, const pl_event **ev, pl_error *err)
       return -1;
    }
    return 0;
+}
+
+uint64_t pl_events_skip(pl_events *it, uint32_t floor, const uint8_t *stop,
+                        uint64_t max, uint64_t *cost, int *called)
+{
+   uint64_t done = 0;
+
+   *cost = 0;
+   *called = 0;
+   while (it->state == 0 && done < max) {
+      size_t k, left, i;
+      if (it->vpos == it->nvalues && !next_values(it))
+         break;
+      left = it->nvalues - it->vpos;
+      if (left > max - done)
+         left = (size_t)(max - done);
+      it->from = it->vpos;
+      k = replay_values(it, left, 1, floor, stop, called);
+      if (k > 0 && it->cr) {
+         decode_costs(it, it->from, k);
+         for (i = 0; i < k; i++)
+            *cost += it->costs[it->from + i];
+      }
+      done += k;
+      if (it->vpos < it->nvalues)
+         break;                  /* an event that must be shown, or an error */
+   }
+   return done;
 }

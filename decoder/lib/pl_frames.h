@@ -8,6 +8,7 @@
 #ifndef PL_FRAMES_H
 #define PL_FRAMES_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "pl_alloc.h"
@@ -55,6 +56,41 @@ static inline int pl_frames_return(pl_frames *f, uint32_t d)
    if (d < f->cap)
       f->st[d] = 0;
    return shown;
+}
+
+/* Whether the frame open at raw depth d is the program's own (in a
+   view that is not the program's, a shown one).  If not, nothing inside
+   it is shown but calls of the functions pl_frames_stops marks. */
+static inline int pl_frames_own(const pl_frames *f, uint32_t d)
+{
+   return d < f->cap && (f->st[d] & PL_FRAME_OWN);
+}
+
+/* [fn] for function IDs 0..n: whether keep may show a call of fn inside
+   a frame that is not the program's own (pl_keep_frame).  malloc'ed;
+   NULL if out of memory. */
+static inline uint8_t *pl_frames_stops(const uint8_t *keep, uint32_t n)
+{
+   uint8_t *stop = (uint8_t *)malloc((size_t)n + 1);
+   uint32_t fn;
+   if (stop)
+      for (fn = 0; fn <= n; fn++)
+         stop[fn] = keep[fn] == PL_KEEP_YES || keep[fn] == PL_KEEP_CALLS_MAIN;
+   return stop;
+}
+
+/* How many of the events ev[0..n) stay inside the frame open at raw
+   depth floor, which is not the program's own: they show nothing and
+   change no frame's state (pl_events_skip goes past such events before
+   they are made). */
+static inline size_t pl_frames_inside(const pl_event *ev, size_t n,
+                                      uint32_t floor, const uint8_t *stop)
+{
+   size_t j;
+   for (j = 0; j < n; j++)
+      if (ev[j].kind == PL_EV_CALL ? stop[ev[j].fn] : ev[j].depth <= floor)
+         break;
+   return j;
 }
 
 #endif

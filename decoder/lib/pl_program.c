@@ -477,6 +477,7 @@ typedef struct {
 
 typedef struct {
    const uint8_t *keep;    /* the program's view of the trace */
+   const uint8_t *stop;    /* pl_frames_stops of keep */
    const uint8_t *mpi;     /* [trace fn]: the MPI interface */
    pl_frames      frames;
    order_frame   *open;    /* the shown calls open, [depth - 1] */
@@ -507,22 +508,28 @@ static void order_feed(order_sig *o, const pl_program *p,
       if (ev[i].kind != PL_EV_CALL) {
          if (pl_frames_return(&o->frames, d) && o->depth)
             order_close(o);
-         continue;
-      }
-      switch (pl_frames_call(&o->frames, o->keep, ev[i].fn, d)) {
-      case -1:
-         o->broken = 1;
-         break;
-      case 1:
-         if (pl_grow(&o->open, &o->cap, o->depth + 1, sizeof *o->open) < 0) {
+         d--;
+      } else {
+         switch (pl_frames_call(&o->frames, o->keep, ev[i].fn, d)) {
+         case -1:
             o->broken = 1;
             break;
+         case 1:
+            if (pl_grow(&o->open, &o->cap, o->depth + 1,
+                        sizeof *o->open) < 0) {
+               o->broken = 1;
+               break;
+            }
+            ident = p->fns[fn_map[ev[i].fn]].ident;
+            o->open[o->depth++] = (order_frame){ ident, o->mpi[ev[i].fn] };
+            o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth), ident);
+            break;
          }
-         ident = p->fns[fn_map[ev[i].fn]].ident;
-         o->open[o->depth++] = (order_frame){ ident, o->mpi[ev[i].fn] };
-         o->h = pl_fnv1a_step(pl_fnv1a_step(o->h, o->depth), ident);
-         break;
       }
+      /* what a library call does inside shows nothing (d: the top) */
+      if (!pl_frames_own(&o->frames, d))
+         i += (long)pl_frames_inside(ev + i + 1, (size_t)(n - i - 1), d,
+                                     o->stop);
    }
 }
 
@@ -570,7 +577,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
    const pl_filter *filter = pl_program_filter(p);
    pl_trace *t = pl_input_open(in, err);
    uint32_t *fn_map = NULL;
-   uint8_t *keep = NULL, *prog_keep = NULL, *mpi = NULL;
+   uint8_t *keep = NULL, *prog_keep = NULL, *prog_stop = NULL, *mpi = NULL;
    pl_filter *prog_view = NULL;
    pl_cg_builder *b = NULL;
    pl_process *pr;
@@ -599,6 +606,8 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
        || (prog_view && !(prog_keep = pl_filter_functions(prog_view, t,
                                                            p->demangle)))
        || (prog_view && !(mpi = mpi_functions(t, prog_keep)))
+       || (prog_view && !(prog_stop = pl_frames_stops(prog_keep,
+                                                      pl_trace_nfunctions(t))))
        || !(b = pl_cg_new(pl_trace_nfunctions(t)))) {
       oom(err);
       ret = -1;
@@ -655,6 +664,7 @@ int pl_program_read_input(pl_program *p, const pl_input *in,
          ahead = pl_view_ahead_start(view);   /* NULL: read here */
       memset(&os, 0, sizeof os);
       os.keep = prog_keep;
+      os.stop = prog_stop;
       os.mpi = mpi;
       os.h = os.h_mpi = PL_FNV1A_INIT;
       for (;;) {
@@ -717,6 +727,7 @@ out:
    pl_cg_free(b);
    free(keep);
    free(prog_keep);
+   free(prog_stop);
    free(mpi);
    pl_filter_free(prog_view);
    free(fn_map);

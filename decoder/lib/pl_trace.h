@@ -274,6 +274,19 @@ const uint64_t *pl_events_costs(const pl_events *it);
    (Since libparlot 0.11.) */
 void pl_events_skip_costs(pl_events *it);
 
+/* Consume, without returning them, the events from the next one on that
+   stay inside the frames open above raw depth floor (returns of those
+   frames, calls of functions stop does not mark), at most max of them:
+   a reader that shows nothing inside a frame goes past it without the
+   events being made.  stop: pl_trace_nfunctions() + 1 bytes, nonzero for
+   the functions whose call must be returned.  The count consumed, *cost
+   their costs' sum (0 without costs), *called whether one was a call.
+   pl_events_next() goes on with the first event not consumed, and
+   returns the error if the stream has one there.  (Since libparlot
+   0.16.) */
+uint64_t pl_events_skip(pl_events *it, uint32_t floor, const uint8_t *stop,
+                        uint64_t max, uint64_t *cost, int *called);
+
 /* Stream data bytes decoded so far, for progress reports. */
 uint64_t pl_events_position(const pl_events *it);
 

@@ -14,6 +14,9 @@ struct pl_view {
    pl_events      *it;
    const pl_filter *f;
    const uint8_t  *keep;
+   uint8_t        *stop;       /* [fn]: a call of fn may be shown where the
+                                  frame on top is not the program's own
+                                  (pl_events_skip) */
    pl_frames       frames;     /* which open frames are shown */
    uint32_t        depth;      /* shown frames open */
    uint32_t        call_depth; /* shown frames open after the last call */
@@ -78,8 +81,14 @@ pl_view *pl_view_open(const pl_trace *t, size_t index, const pl_filter *f,
    }
    v->first = 1;
    v->last = UINT64_MAX;
-   if (v->f)
+   if (v->f) {
       pl_filter_thread_range(v->f, t, index, &v->first, &v->last);
+      if (!(v->stop = pl_frames_stops(keep, pl_trace_nfunctions(t)))) {
+         pl_view_close(v);
+         pl_error_set(err, 0, "out of memory");
+         return NULL;
+      }
+   }
    v->tr = pl_trace_tracing(t, index, &v->ntr);
    next_recreation(v);
    return v;
@@ -90,6 +99,7 @@ void pl_view_close(pl_view *v)
    if (!v)
       return;
    pl_events_close(v->it);
+   free(v->stop);
    free(v->frames.st);
    free(v->out);
    free(v->plain);
@@ -124,6 +134,28 @@ static long next_unfiltered(pl_view *v, const pl_vevent **ev, pl_error *err)
    return n;
 }
 
+/* Go past the events inside the frame on top if it is not the program's
+   own, without their being made: in a hung MPI program, a library's
+   polling loop is nearly all of a thread's events. */
+static void skip_inside(pl_view *v)
+{
+   size_t raw;
+   uint64_t cost, k;
+   int called;
+
+   pl_events_stack(v->it, &raw);
+   if (pl_frames_own(&v->frames, (uint32_t)raw))
+      return;
+   k = pl_events_skip(v->it, (uint32_t)raw, v->stop,
+                      v->last == UINT64_MAX ? UINT64_MAX
+                                            : v->last - v->number,
+                      &cost, &called);
+   v->number += k;
+   v->cost_acc += cost;
+   if (called)
+      v->call_depth = v->depth;
+}
+
 long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
 {
    const pl_filter *f = v->f;
@@ -137,10 +169,16 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
       v->done = 1;
    while (!v->done) {
       const pl_event *e;
-      long n = pl_events_next(v->it, &e, err), i;
+      long n, i;
       size_t k = 0;
       const uint64_t *c;
 
+      skip_inside(v);
+      if (v->number >= last) {
+         v->done = 1;
+         break;
+      }
+      n = pl_events_next(v->it, &e, err);
       if (n < 0)
          return -1;
       if (n == 0)
@@ -190,6 +228,22 @@ long pl_view_next(pl_view *v, const pl_vevent **ev, pl_error *err)
                v->cost_out[k - 1] = v->cost_acc;
                v->cost_acc = 0;
             }
+         }
+         /* the rest of the batch inside a frame that shows nothing, as
+            skip_inside goes past the next batches' */
+         d -= e[i].kind != PL_EV_CALL;          /* the frame on top */
+         if (!pl_frames_own(&v->frames, d)) {
+            long j = i + 1, end;
+            end = j + (long)pl_frames_inside(e + j, (size_t)(n - j), d,
+                                             v->stop);
+            for (; j < end; j++) {
+               if (c)
+                  v->cost_acc += c[j];
+               if (e[j].kind == PL_EV_CALL)
+                  v->call_depth = v->depth;
+            }
+            v->number += (uint64_t)(end - i - 1);
+            i = end - 1;
          }
       }
       if (v->number >= last)

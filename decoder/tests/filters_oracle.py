@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Oracle of decoder/tests/test_filters.sh: the filters (--images, --only,
---hide, --only-object, --hide-object, --max-depth or --depth, --range) as
+"""Oracle of decoder/tests/test_filters.sh: the filters (--images, with
+the program's view --images=program, --only, --hide, --only-object,
+--hide-object, --max-depth or --depth, --range) as
 documented, applied by this model to events
 it generated itself, and what every mode must then write.
 
@@ -84,13 +85,20 @@ def gen(d, seed):
     stacks = {1: ["main"], 2: [], 3: []}
     lines += ["thread 1", "call 1 main"]
     ev.append((1, "call", "main"))
-    lines += ["thread 2", "thread 3"]
+    # thread 3 waits in MPI_Recv under everything it does, longer than
+    # a reader's batch of events (4,096): views that show nothing inside
+    # a library call go past such stretches whole
+    lines += ["thread 2", "thread 3", "call 3 MPI_Recv"]
+    ev.append((3, "call", "MPI_Recv"))
+    stacks[3].append("MPI_Recv")
     for rnd in range(6):
         for t in (1, 2, 3):
-            walk(rng, t, rng.randint(150, 400), stacks[t], lines, ev)
+            n = rng.randint(1500, 2500) if t == 3 else rng.randint(150, 400)
+            walk(rng, t, n, stacks[t], lines, ev)
             lines.append("sync %d" % t)
-    lines += ["return 1", "exit 2", "exit 3", "end"]
+    lines += ["return 1", "return 3", "exit 2", "exit 3", "end"]
     ev.append((1, "return", "main"))
+    ev.append((3, "return", "MPI_Recv"))
     model += [("200", t, k, f, 0) for t, k, f in ev]
     with open(os.path.join(d, "a.script"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
@@ -114,12 +122,14 @@ def gen(d, seed):
 
 
 def parse_filters(args):
-    f = {"main": False, "only": [], "hide": [], "depth": 0,
+    f = {"main": False, "program": False, "only": [], "hide": [],
+         "depth": 0,
          "objs": [], "hide_objs": [], "first": 1, "last": None}
     for a in args:
         key, _, val = a.lstrip("-").partition("=")
         if key == "images":
             f["main"] = val == "main"
+            f["program"] = val == "program"
         elif key in ("only", "hide"):
             f[key].append(val)
         elif key == "only-object":
@@ -153,21 +163,38 @@ def keep(f, name):
     return not match(f["hide"])
 
 
+def program_frame(name, caller_own):
+    """(shown, own) of a call in the program's view: the program's own
+    functions are shown, and a library's (the MPI library and the C
+    library are runtimes) where the program's own code calls it, as one
+    opaque call whose callees are hidden but for the program's."""
+    own = OBJ[name] == MAIN
+    return own or caller_own, own
+
+
 def shown_events(f, events):
     """events: [(kind, name)] of one thread -> [(number, kind, depth, name)]."""
     out, stack, depth = [], [], 0
+    owns = [False]          # per open frame: the program's own code
     last = f["last"] or len(events)
     for num, (kind, name) in enumerate(events, 1):
         if num > last:
             break
         if kind == "call":
-            show = (keep(f, name) and num >= f["first"]
+            if f["program"]:
+                kept, own = program_frame(name, owns[-1])
+                owns.append(own)
+            else:
+                kept = keep(f, name)
+            show = (kept and num >= f["first"]
                     and (not f["depth"] or depth < f["depth"]))
             stack.append(show)
             if show:
                 depth += 1
                 out.append((num, kind, depth, name))
         else:
+            if f["program"]:
+                owns.pop()
             if stack.pop():
                 out.append((num, kind, depth, name))
                 depth -= 1

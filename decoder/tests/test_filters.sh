@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The filters (--images, --only, --hide, --only-object, --hide-object,
-# --max-depth or --depth, --range) in every mode,
+# The filters (--images, the program's view --images=program among them,
+# --only, --hide, --only-object, --hide-object, --max-depth or --depth,
+# --range) in every mode,
 # patterns matching any of a function's names (aliases included):
 # parlot-decode --events, --folded, --paths, --xml, --callgrind and
 # parlot-annotate.
@@ -15,7 +16,10 @@
 # threads and its forked child (whose stream starts with inherited calls),
 # writes it as script_trace scripts, and applies the filters' documented
 # rules to the events it generated (a hidden call's callees one level up,
-# depths among shown frames, event numbers per thread).  For each filter:
+# depths among shown frames, event numbers per thread; in the program's
+# view a library call made by the program's code one opaque call).  One
+# thread waits in MPI_Recv under all it does, longer than a reader's
+# batch, which views that show nothing inside it go past.  For each filter:
 #  - --events is exactly the model's shown events;
 #  - --folded is the model's call counts per shown call path;
 #  - --paths has the "# filter:" line and the same counts per path;
@@ -168,6 +172,8 @@ check_filter mixed --images=main --max-depth=2 --range=50-
 check_filter only-hide '--only=*e*' --hide=kernel
 check_filter only-alias '--only=PMPI_*' --only=malloc
 check_filter hide-alias --hide=memmove
+check_filter program --images=program
+check_filter program-range --images=program --max-depth=3 --range=300-9000
 
 # bad arguments: one line, exit 2, in both programs
 for args in --depth=0 --max-depth=x --images=, --range=9-3 --only= --hide-object=; do
