@@ -997,8 +997,8 @@ pl_trace *pl_trace_open_member(const char *path, uint64_t offset,
    }
    index_file(t, &r);
    free(r.buf);
-   free(t->packer);           /* the tables are read: the model is done */
-   t->packer = NULL;
+   pl_packed_done(t->packed);  /* the tables are read: the model is done */
+   t->packed = NULL;
    if (t->tables) {
       pl_tref_done(&t->tref);
       pl_tables_release(t->tables);
@@ -1026,7 +1026,7 @@ void pl_trace_close(pl_trace *t)
       free(t->blocks[i]);
    free(t->threads);
    free(t->blocks);
-   free(t->packer);
+   pl_packed_done(t->packed);
    free(t->fns);
    free(t->aliases);
    free(t->alias_of);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pl_table_cache.h"
 #include "pl_table_pack.h"
 #include "pl_tables.h"
 #include "pl_trace.h"
@@ -88,7 +89,7 @@ struct pl_trace {
                                  that of an archive member */
    uint64_t size;             /* trace size (file size when opened) */
    unsigned major, minor;
-   pl_tpack *packer;          /* the table model, while PACKED_TABLE chunks
+   pl_packed_tables *packed;  /* the table model, while PACKED_TABLE chunks
                                  are read (format 2.0) */
    int      in_packed;        /* the table being read was packed: entries
                                  have no file offsets of their own */

@@ -182,14 +182,6 @@ int pl_trace_read_packed(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       return pl_trace_set_damage(t, off, "PACKED_TABLE chunk: %u table bytes, more than "
                                  "the maximum %u", raw_len, PL_TPACK_MAX_RAW);
    }
-   if (!t->packer) {
-      t->packer = malloc(sizeof *t->packer);
-      if (!t->packer) {
-         free(p);
-         return pl_trace_set_damage(t, off, "out of memory");
-      }
-      pl_tpack_init(t->packer);
-   }
    /* +1: a NUL after the payload, as for the other kept payloads */
    raw = malloc((size_t)raw_len + 1);
    if (!raw) {
@@ -197,12 +189,14 @@ int pl_trace_read_packed(pl_trace *t, uint64_t off, uint8_t *p, uint32_t len)
       return pl_trace_set_damage(t, off, "out of memory");
    }
    raw[raw_len] = 0;
-   rc = pl_tpack_decode(t->packer, type, p + PL_PACKED_PREFIX_SIZE,
-                        len - PL_PACKED_PREFIX_SIZE, raw, raw_len, &why);
+   rc = pl_packed_decode(&t->packed, type, p + PL_PACKED_PREFIX_SIZE,
+                         len - PL_PACKED_PREFIX_SIZE, raw, raw_len, &why);
    free(p);
    if (rc) {
       free(raw);
-      return pl_trace_set_damage(t, off, "PACKED_TABLE chunk: %s", why);
+      return rc < 0 ? pl_trace_set_damage(t, off, "out of memory")
+                    : pl_trace_set_damage(t, off, "PACKED_TABLE chunk: %s",
+                                          why);
    }
    return on_table(t, off, type, raw, raw_len);
 }

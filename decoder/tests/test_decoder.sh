@@ -29,6 +29,9 @@
 #    bytes flipped: never a crash, hang or sanitizer report; exit 0 or 1;
 #    one error line; what is printed is, per thread, a prefix of the true
 #    events;
+#  - a trace and a copy of its first quarter read by one reader, in both
+#    orders, -j1 and -j2 (the second takes the first's decoded tables):
+#    each reads as it does alone;
 #  - empty, nonexistent, directory, bad-magic, short-header and
 #    unknown-major-version inputs: exit 1, one line naming file and offset;
 #  - the command line: --help, --version, usage errors (exit 2), -o,
@@ -312,6 +315,42 @@ if [ -n "$(sed -n 3p "$smallx.exp")" ]; then
 else
    fail "small trace with failed execs: make_trace wrote no EXEC chunk"
 fi
+# ---- One trace read after another that shares its first tables ---------------
+
+# A reader keeps the packed tables it decoded for the next open of the
+# same file (decoder/lib/pl_table_cache.h).  A trace read after a copy of
+# it cut short takes the copy's tables from there, and must decode its
+# later ones itself, its table model first catching up; read before the
+# copy, it leaves all of the copy's.  Each must read as it does alone.
+# (The first quarter of this trace holds only some of its table chunks.)
+shared=$tmp/shared
+"$MAKE_TRACE" --seed 23 --threads 3 --events 300 --functions 80 --chunk 40 \
+   "$shared.trace" "$shared.list" "$shared.exp"
+part=$(( $(wc -c <"$shared.trace") / 4 ))
+head -c $part "$shared.trace" >"$tmp/shared_part.trace"
+run "$PARLOT_DECODE" "$tmp/part.out" "$tmp/part.err" --events \
+   "$tmp/shared_part.trace"
+cat "$tmp/part.out" "$shared.list" >"$tmp/part_full.want"
+cat "$shared.list" "$tmp/part.out" >"$tmp/full_part.want"
+for j in 1 2; do
+   run "$PARLOT_DECODE" "$tmp/hf.out" "$tmp/hf.err" --events -j$j \
+      "$tmp/shared_part.trace" "$shared.trace"
+   rc_hf=$rc
+   run "$PARLOT_DECODE" "$tmp/fh.out" "$tmp/fh.err" --events -j$j \
+      "$shared.trace" "$tmp/shared_part.trace"
+   if [ $rc_hf -eq 1 ] && [ $rc -eq 1 ] && [ -s "$tmp/part.out" ] &&
+      cmp -s "$tmp/hf.out" "$tmp/part_full.want" &&
+      cmp -s "$tmp/fh.out" "$tmp/full_part.want" &&
+      cmp -s "$tmp/hf.err" "$tmp/part.err" &&
+      cmp -s "$tmp/fh.err" "$tmp/part.err"; then
+      pass "a trace and its first quarter in one reader, -j$j: each as alone"
+   else
+      fail "a trace and its first quarter in one reader, -j$j" \
+         "exit $rc_hf and $rc" "$(diff "$tmp/part_full.want" "$tmp/hf.out" | head -3)" \
+         "$(diff "$tmp/full_part.want" "$tmp/fh.out" | head -3)"
+   fi
+done
+
 # ---- Random corruption ----------------------------------------------------------
 
 i=0 bad=0
