@@ -127,6 +127,14 @@ static void add(uint64_t key, uint64_t prev, unsigned type,
    pthread_mutex_unlock(&cache.mu);
 }
 
+static void forget_behind(pl_packed_tables *pt)
+{
+   size_t i;
+   for (i = 0; i < pt->nbehind; i++)
+      free(pt->behind[i].packed);
+   pt->nbehind = 0;
+}
+
 /* The model reads the payloads the cache served since it last read one,
    so that it can decode the next itself.  0, 1 (one did not decode as
    it had: the file changed between the reads), or -1. */
@@ -149,9 +157,7 @@ static int catch_up(pl_packed_tables *pt, const char **why)
                                scratch, u->raw_len, why))
          rc = 1;
    }
-   for (i = 0; i < pt->nbehind; i++)
-      free(pt->behind[i].packed);
-   pt->nbehind = 0;
+   forget_behind(pt);
    free(scratch);
    return rc;
 }
@@ -194,11 +200,9 @@ int pl_packed_decode(pl_packed_tables **ptp, unsigned type,
 
 void pl_packed_done(pl_packed_tables *pt)
 {
-   size_t i;
    if (!pt)
       return;
-   for (i = 0; i < pt->nbehind; i++)
-      free(pt->behind[i].packed);
+   forget_behind(pt);
    free(pt->behind);
    free(pt->model);
    free(pt);
