@@ -206,12 +206,14 @@ elif not (0 < start["native"] < start["none"] and start["parlot-all"] > 0):
     print("times", start)
 '
 # Peak RSS moves by tens of KiB per thread between runs, which is the
-# size of the smaller models: only CCM's (about 1.15 MiB) stands out.
+# size of the smaller models: only CCM's (about 1.15 MiB) stands out, and
+# raw's (a buffer and a shadow stack) once measured 15 KiB below none's.
 check "memory.csv: KiB per traced thread, each codec's; raw below the models, CCM below its full model; the batch adds to it" '
 batched = {r["codec"]: r["kib_per_thread_batched"] for r in rows("memory.csv")}
 if sorted(mem) != ["ccm", "lzrc", "lzze", "raw"]:
     print("codecs", sorted(mem))
-elif not (min(mem.values()) > 0 and mem["raw"] + 64 < mem["ccm"] < 1200
+elif not (mem["raw"] > -64 and min(mem["ccm"], mem["lzrc"], mem["lzze"]) > 0
+          and mem["raw"] + 64 < mem["ccm"] < 1200
           and mem["raw"] + 64 < mem["lzrc"] and mem["lzze"] > mem["raw"] - 64):
     print("KiB per thread", mem)
 elif not batched["ccm"] or float(batched["ccm"]) < mem["ccm"] - 128 \
