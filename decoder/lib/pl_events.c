@@ -331,6 +331,15 @@ static void next_segment(pl_events *it)
       }
 }
 
+/* The batch held values past THREAD_END's count: an error once those
+   it does count are events. */
+static void overrun_fail(pl_events *it)
+{
+   fail(it, it->chunk_off, "thread %u: the stream holds more than the %llu "
+        "events THREAD_END records", it->th->info.number,
+        ULL(it->th->info.events));
+}
+
 /* Turn the decoded values from it->vpos on (at most n) into events,
    replaying the call stack; it->vpos moves past them.  Skipping (a
    constant in each caller), the events are not written out, and the
@@ -417,9 +426,7 @@ size_t replay_values(pl_events *it, size_t n, int skipping, uint32_t floor,
    it->events += i;
    it->vpos += i;
    if (it->state == 0 && it->overrun && it->vpos == it->nvalues)
-      fail(it, it->chunk_off, "thread %u: the stream holds more than the "
-           "%llu events THREAD_END records", number,
-           ULL(it->th->info.events));
+      overrun_fail(it);
    return i;
 }
 
@@ -532,7 +539,7 @@ static int next_values(pl_events *it)
       if (it->overrun)
          it->nvalues = (size_t)(ti->events - it->events);
       if (it->nvalues == 0)
-         replay_values(it, 0, 0, 0, NULL, NULL);     /* fails */
+         overrun_fail(it);
       return it->state == 0;
    }
    return 0;
@@ -568,18 +575,18 @@ uint64_t pl_events_skip(pl_events *it, uint32_t floor, const uint8_t *stop,
    *cost = 0;
    *called = 0;
    while (it->state == 0 && done < max) {
-      size_t k, left, i;
+      size_t k, left, i, from;
       if (it->vpos == it->nvalues && !next_values(it))
          break;
-      left = it->nvalues - it->vpos;
+      from = it->vpos;
+      left = it->nvalues - from;
       if (left > max - done)
          left = (size_t)(max - done);
-      it->from = it->vpos;
       k = replay_values(it, left, 1, floor, stop, called);
       if (k > 0 && it->cr) {
-         decode_costs(it, it->from, k);
+         decode_costs(it, from, k);
          for (i = 0; i < k; i++)
-            *cost += it->costs[it->from + i];
+            *cost += it->costs[from + i];
       }
       done += k;
       if (it->vpos < it->nvalues)

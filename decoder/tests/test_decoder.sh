@@ -321,7 +321,8 @@ fi
 # same file (decoder/lib/pl_table_cache.h).  A trace read after a copy of
 # it cut short takes the copy's tables from there, and must decode its
 # later ones itself, its table model first catching up; read before the
-# copy, it leaves all of the copy's.  Each must read as it does alone.
+# copy, it leaves all of the copy's.  Each must read as it does alone,
+# the copy's events per thread a prefix of the true ones.
 # (The first quarter of this trace holds only some of its table chunks.)
 shared=$tmp/shared
 "$MAKE_TRACE" --seed 23 --threads 3 --events 300 --functions 80 --chunk 40 \
@@ -339,6 +340,7 @@ for j in 1 2; do
    run "$PARLOT_DECODE" "$tmp/fh.out" "$tmp/fh.err" --events -j$j \
       "$shared.trace" "$tmp/shared_part.trace"
    if [ $rc_hf -eq 1 ] && [ $rc -eq 1 ] && [ -s "$tmp/part.out" ] &&
+      prefix_of "$tmp/part.out" "$shared.list" >/dev/null &&
       cmp -s "$tmp/hf.out" "$tmp/part_full.want" &&
       cmp -s "$tmp/fh.out" "$tmp/full_part.want" &&
       cmp -s "$tmp/hf.err" "$tmp/part.err" &&
